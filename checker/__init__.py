@@ -1,0 +1,1 @@
+"""The engine: source → parse → IR → semantics → rules/analyses → report."""

@@ -1,0 +1,122 @@
+"""One table of rules, keyed by code and by the op names they run on.
+
+A rule is a generator function decorated with `@rule(code, name, ...)`; its
+docstring is its documentation (first line = summary; `## Why is this bad?`,
+`## Example`, `## Use instead` sections). Rule modules in shlo_lint.rules are
+loaded by pkgutil, third-party ones through the `shlo_lint.rules` entry point.
+Malformed or duplicate codes fail at import.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .diagnostics import CATEGORIES, Severity
+
+_CODE = re.compile(r"^[A-Z]{2,8}\d{3,4}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+DOCS_URL = "https://github.com/shlo-lint/shlo-lint/blob/main/docs/rules.md#{anchor}"
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    code: str
+    name: str
+    category: str
+    severity: Severity
+    ops: tuple[str, ...]
+    """Op names the rule runs on; empty for module-level (whole-program) rules."""
+    spec: str | None
+    """The specification label it enforces, e.g. "send C2"."""
+    func: Callable | None
+    status: str = "stable"
+    """stable | preview | deprecated."""
+
+    @property
+    def doc(self) -> str:
+        return inspect.cleandoc(self.func.__doc__ or "") if self.func else ""
+
+    @property
+    def summary(self) -> str:
+        return self.doc.split("\n", 1)[0] if self.doc else self.name
+
+    @property
+    def help_uri(self) -> str:
+        return DOCS_URL.format(anchor=f"{self.code.lower()}-{self.name}")
+
+
+_BY_CODE: dict[str, RuleSpec] = {}
+_BY_OP: dict[str, list[RuleSpec]] = {}
+_MODULE_RULES: list[RuleSpec] = []
+_loaded = False
+
+
+def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
+         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable"):
+    """Register a rule. `on` names the ops it runs on (none: it runs once per module)."""
+    ops = (on,) if isinstance(on, str) else tuple(on)
+
+    def deco(func: Callable) -> Callable:
+        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status))
+        return func
+
+    return deco
+
+
+def register(spec: RuleSpec) -> None:
+    if not _CODE.match(spec.code):
+        raise ValueError(f"malformed rule code {spec.code!r}")
+    if not _NAME.match(spec.name):
+        raise ValueError(f"malformed rule name {spec.name!r} for {spec.code}")
+    if spec.category not in CATEGORIES:
+        raise ValueError(f"unknown category {spec.category!r} for {spec.code}")
+    if spec.code in _BY_CODE and _BY_CODE[spec.code].func is not spec.func:
+        raise ValueError(f"duplicate rule code {spec.code}")
+    _BY_CODE[spec.code] = spec
+    if spec.ops:
+        for op in spec.ops:
+            _BY_OP.setdefault(op, []).append(spec)
+    elif spec.func is not None:
+        _MODULE_RULES.append(spec)
+
+
+def load() -> None:
+    """Import every rule module once (built-in, then entry-point plugins)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from shlo_lint import rules as pkg
+
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{pkg.__name__}.{info.name}")
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="shlo_lint.rules"):
+            ep.load()
+    except Exception:  # pragma: no cover - a broken plugin must not break the linter
+        pass
+
+
+def all_rules() -> list[RuleSpec]:
+    load()
+    return sorted(_BY_CODE.values(), key=lambda r: r.code)
+
+
+def get(code: str) -> RuleSpec | None:
+    load()
+    return _BY_CODE.get(code.upper())
+
+
+def rules_for_op(name: str) -> list[RuleSpec]:
+    return _BY_OP.get(name, [])
+
+
+def module_rules() -> list[RuleSpec]:
+    return list(_MODULE_RULES)

@@ -1,0 +1,306 @@
+"""The structural pass: finds every op's boundaries, name, results and regions.
+
+MLIR as printers write it puts one op per line and opens regions at line ends,
+so most lines are a whole op: those take a fast path (one regex match and a
+look at the last character). Everything else — regions, ops written over
+several lines, seed-style hand-written forms — goes through a bracket walker
+that skips strings. Op headers (operands, types, attributes, loc) are NOT read
+here: the Lark grammar parses them on demand (ir.Operation.header).
+
+Syntax problems found here (unbalanced brackets, a `}` with nothing open, an
+unterminated region at end of file) are recorded in module.syntax_errors and
+scanning carries on, so the rest of the file is still checked.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .ir import Block, Module, OpHeader, Operation, Region
+from .source import SourceFile, Span
+
+# An op line: optional results `%a, %b:2 =`, then a quoted or bare op name.
+_OP_START = re.compile(
+    r'[ \t]*(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
+    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))')
+_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
+# After a `{`: does an attribute dictionary start here (rather than a region)?
+_DICT_START = re.compile(r'\s*(?:\}|(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))')
+_ALIAS = re.compile(r'([#!][\w$.\-]+)[ \t]*=[ \t]*')
+_BLOCK_LABEL = re.compile(r'[ \t]*(\^[\w$.\-]+)')
+_OPEN_ENDS = frozenset("{([,<")
+_BARE_OPS = frozenset({"return", "call", "module", "call_indirect", "constant", "yield", "br", "cond_br"})
+
+
+class LazyLocations(Mapping):
+    """`#locN` alias → Location, parsed on first lookup (debug-info files define thousands)."""
+
+    def __init__(self, module: Module):
+        self._module = module
+        self._parsed: dict = {}
+
+    def _texts(self) -> dict[str, tuple[str, int]]:
+        return self._module.alias_texts
+
+    def __getitem__(self, key: str):
+        if key not in self._parsed:
+            text, offset = self._texts()[key]
+            self._parsed[key] = self._module.parser.parse_location_alias(self._module, text, offset)
+        return self._parsed[key]
+
+    def __iter__(self):
+        return (k for k in self._texts() if k.startswith("#loc"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Stmt:
+    """An op whose text is still open: its bracket stack across lines."""
+
+    __slots__ = ("op", "stack", "generic")
+
+    def __init__(self, op: Operation, generic: bool):
+        self.op = op
+        self.stack: list[str] = []  # "(", "[", "{" (dict) or "R" (region)
+        self.generic = generic
+
+
+def scan(source: SourceFile, parser) -> Module:
+    """Build the op/region/block skeleton of a file."""
+    return _Scanner(source, parser).run()
+
+
+class _Scanner:
+    def __init__(self, source: SourceFile, parser):
+        self.text = source.text
+        self.module = Module(source, parser)
+        self.module.alias_texts = {}
+        self.module.loc_aliases = LazyLocations(self.module)
+        root = Operation("builtin.module", Span(0, len(self.text)), (), self.module)
+        root._header = OpHeader(name="builtin.module", name_span=Span(0, 0))
+        self.implicit_root = root
+        region = Region(root, Span(0, len(self.text)), self.module)
+        region.blocks.append(Block(region))
+        root.regions.append(region)
+        # Frames: (region, owning statement) — the statement resumes when the region closes.
+        self.frames: list[tuple[Region, _Stmt | None]] = [(region, None)]
+        self.stmt: _Stmt | None = None
+        self.last_op: Operation | None = None
+        self.last_generic = False
+
+    def error(self, message: str, start: int, end: int | None = None) -> None:
+        self.module.syntax_errors.append((message, Span(start, start + 1 if end is None else end)))
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> Module:
+        text = self.text
+        n = len(text)
+        pos = 0
+        find = text.find
+        while pos < n:
+            nl = find("\n", pos)
+            if nl < 0:
+                nl = n
+            end = nl
+            while end > pos and text[end - 1] in " \t\r":
+                end -= 1
+            if self.stmt is not None:
+                self.continue_stmt(pos, end)
+            elif (resume := self.line(pos, end)) is not None:
+                pos = resume
+                continue
+            pos = nl + 1
+        self.finish()
+        return self.module
+
+    def line(self, pos: int, end: int) -> int | None:
+        """Handle a line at op level; returns where to resume when it skips ahead."""
+        text = self.text
+        start = pos
+        while start < end and text[start] in " \t":
+            start += 1
+        if start >= end:
+            return
+        c = text[start]
+        if c == "/" and text.startswith("//", start):
+            return
+        if c == "}":
+            self.close_region(start, end)
+            return
+        if c == "^":
+            self.block_label(start, end)
+            return
+        if c in "#!" and len(self.frames) == 1:
+            self.alias(start, end)
+            return
+        if c == "{" and text.startswith("{-#", start):
+            close = text.find("#-}", start)
+            if close < 0:
+                self.error("unterminated dialect resources block `{-# ... #-}`", start, end)
+                return len(text)
+            return close + 3
+        if c == "{" or (c.isalpha() and self.last_op is not None and self.is_continuation(start, end)):
+            # `cond {`, `} do {`, `reducer(...) {`, or an attr dict on its own line.
+            self.stmt = _Stmt(self.last_op, self.last_generic)
+            self.continue_stmt(start, end)
+            return
+        m = _OP_START.match(text, start, end)
+        if m is None:
+            self.error(f"expected an operation, got {text[start:min(end, start + 20)]!r}", start, end)
+            return
+        results = m.group(1)
+        name = m.group(2) or m.group(3)
+        generic = m.group(2) is not None
+        if generic is False and "." not in name and name not in _BARE_OPS:
+            self.error(f"expected an operation, got {name!r}", start, m.end())
+        if name == "module":
+            name = "builtin.module"
+        elif "." not in name and not generic:
+            name = "func." + name if name in ("return", "call", "call_indirect", "constant") else name
+        op = Operation(name, Span(start, end), _result_names(results) if results else (),
+                       self.module, self.frames[-1][0].blocks[-1])
+        op.parent.operations.append(op)
+        self.last_op = op
+        self.last_generic = generic
+        if text[end - 1] not in _OPEN_ENDS:
+            return  # fast path: a whole op on one line
+        self.stmt = _Stmt(op, generic)
+        self.continue_stmt(m.end(), end)
+
+    def is_continuation(self, start: int, end: int) -> bool:
+        """A bare keyword line that continues the previous op (pretty `cond {`, `reducer(...) {`)."""
+        m = re.match(r"[A-Za-z_][\w$\-]*", self.text[start:end])
+        if m is None:
+            return False
+        word = m.group(0)
+        rest = self.text[start + m.end():start + m.end() + 1]
+        return word not in _BARE_OPS and rest != "." and (self.text[end - 1] == "{" or rest in ("(", " "))
+
+    # ------------------------------------------------------------------ statements
+    def continue_stmt(self, pos: int, end: int) -> None:
+        """Walk brackets of the open statement over [pos, end); close it if balanced at `end`."""
+        stmt = self.stmt
+        assert stmt is not None
+        text = self.text
+        stack = stmt.stack
+        for m in _TOKENS.finditer(text, pos, end):
+            tok = m.group(0)
+            t0 = tok[0]
+            if t0 == '"':
+                continue
+            if tok == "//":
+                break
+            if t0 in "([":
+                stack.append(t0)
+            elif t0 == ")" or t0 == "]":
+                want = "(" if t0 == ")" else "["
+                if stack and stack[-1] == want:
+                    stack.pop()
+                else:
+                    self.error(f"unbalanced {t0!r}: no matching {want!r}", m.start())
+            elif t0 == "{":
+                top = stack[-1] if stack else ""
+                is_region = (top == "(" and stmt.generic) or (
+                    top in ("", "(") and not _DICT_START.match(text, m.end()))
+                if is_region:
+                    if m.end() < end and text[m.end():end].strip() and not text[m.end():end].strip().startswith("//"):
+                        # A region with content on its own line (`({ ^bb0 ... })` inline):
+                        # uncommon; treat as opaque brace text.
+                        stack.append("{")
+                        continue
+                    self.open_region(stmt, m.start())
+                    return  # the rest of the op resumes when the region closes
+                stack.append("{")
+            else:  # "}"
+                if stack and stack[-1] == "{":
+                    stack.pop()
+                elif stack and stack[-1] == "R":
+                    stack.pop()
+                    stmt.op.region_spans[-1] = Span(stmt.op.region_spans[-1].start, m.end())
+                    stmt.op.regions[-1].span = stmt.op.region_spans[-1]
+                else:
+                    self.error("unbalanced '}': nothing is open here", m.start())
+        op = stmt.op
+        op.span = Span(op.span.start, max(end, op.span.start))
+        if not stack:
+            self.stmt = None
+            self.last_op = op
+
+    def open_region(self, stmt: _Stmt, brace: int) -> None:
+        op = stmt.op
+        if not op.regions:
+            op.header_end = brace
+        region = Region(op, Span(brace, brace + 1), self.module)
+        region.blocks.append(Block(region))
+        op.regions.append(region)
+        op.region_spans.append(Span(brace, brace + 1))
+        stmt.stack.append("R")
+        self.frames.append((region, stmt))
+        self.stmt = None
+        self.last_op = None
+
+    def close_region(self, start: int, end: int) -> None:
+        if len(self.frames) == 1:
+            self.error("unbalanced '}': no region is open", start)
+            return
+        _region, stmt = self.frames.pop()
+        self.stmt = stmt
+        self.continue_stmt(start, end)
+
+    def block_label(self, start: int, end: int) -> None:
+        region = self.frames[-1][0]
+        m = _BLOCK_LABEL.match(self.text, start, end)
+        label = m.group(1) if m else self.text[start:end]
+        block = region.blocks[-1]
+        if block.label is not None or block.operations:
+            block = Block(region)
+            region.blocks.append(block)
+        block.label = label
+        block.label_span = Span(start, end)
+        self.last_op = None
+
+    def alias(self, start: int, end: int) -> None:
+        m = _ALIAS.match(self.text, start, end)
+        if m is None:
+            self.error(f"expected an alias definition `#name = ...`, got {self.text[start:end][:20]!r}", start, end)
+            return
+        self.module.alias_texts[m.group(1)] = (self.text[m.end():end], m.end())
+        self.module.loc_alias_spans[m.group(1)] = Span(start, end)
+
+    # ------------------------------------------------------------------ end
+    def finish(self) -> None:
+        n = len(self.text)
+        if self.stmt is not None:
+            op = self.stmt.op
+            self.error(f"unexpected end of file: {op.name} is not closed", max(0, n - 1), n)
+            self.stmt = None
+        while len(self.frames) > 1:
+            region, stmt = self.frames.pop()
+            line_op = region.parent
+            self.error(f"unexpected end of file: region of {line_op.name} opened here is not closed",
+                       region.span.start, region.span.start + 1)
+            if line_op is not None:
+                line_op.span = Span(line_op.span.start, n)
+        top = self.implicit_root.regions[0].blocks[0]
+        modules = [op for op in top.operations if op.name == "builtin.module"]
+        if len(modules) == 1 and len(top.operations) == 1:
+            root = modules[0]
+            root.parent = None
+        else:
+            root = self.implicit_root
+        self.module.root = root
+
+
+def _result_names(text: str) -> tuple[tuple[str, int], ...]:
+    if "," not in text and ":" not in text:
+        return ((text.strip(), 1),)
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if ":" in part:
+            name, count = part.split(":", 1)
+            out.append((name.strip(), int(count)))
+        else:
+            out.append((part, 1))
+    return tuple(out)

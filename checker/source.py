@@ -1,0 +1,79 @@
+"""Source text, spans, and the offset → line:column map every report uses."""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+_NEWLINE = re.compile("\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range of character offsets [start, end) into one SourceFile."""
+
+    start: int
+    end: int
+
+    def shift(self, delta: int) -> "Span":
+        return Span(self.start + delta, self.end + delta)
+
+    def cover(self, other: "Span | None") -> "Span":
+        if other is None:
+            return self
+        return Span(min(self.start, other.start), max(self.end, other.end))
+
+
+class SourceFile:
+    """One input text with its display path.
+
+    Lines and columns are 1-based; columns count characters (not bytes).
+    The line index is built on first use, so a file nobody reports on pays nothing.
+    """
+
+    __slots__ = ("path", "text", "_starts")
+
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self._starts: list[int] | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+        return self._starts
+
+    @property
+    def num_lines(self) -> int:
+        return len(self.line_starts)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        starts = self.line_starts
+        i = bisect.bisect_right(starts, offset) - 1
+        return i + 1, offset - starts[i] + 1
+
+    def offset(self, line: int, col: int) -> int:
+        """Character offset of a 1-based (line, column)."""
+        starts = self.line_starts
+        line = max(1, min(line, len(starts)))
+        return min(starts[line - 1] + col - 1, len(self.text))
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line, without its newline."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1]:end]
+
+    def range(self, span: Span) -> tuple[int, int, int, int]:
+        """(line, col, end_line, end_col) of a span; end is exclusive."""
+        line, col = self.line_col(span.start)
+        end_line, end_col = self.line_col(max(span.start, span.end))
+        return line, col, end_line, end_col
+
+    def snippet(self, span: Span) -> str:
+        return self.text[span.start:span.end]

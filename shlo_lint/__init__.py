@@ -1,0 +1,1 @@
+"""shlo-lint: a verifier and linter for StableHLO programs."""
