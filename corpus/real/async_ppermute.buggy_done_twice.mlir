@@ -1,0 +1,17 @@
+module @jit_body attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=8]> {stablehlo.mesh = {axes = [{name = "x", size = 8 : i64}]}}
+  func.func public @main(%arg0: tensor<32x8xf32>) -> (tensor<32x8xf32> {jax.result_info = "result"}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%arg1: tensor<4x8xf32>) {
+      %1 = "stablehlo.async_start"(%arg1) ({
+      ^bb0(%arg2: tensor<4x8xf32>):
+        %5 = "stablehlo.collective_permute"(%arg2) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+        stablehlo.return %5 : tensor<4x8xf32>
+      }) : (tensor<4x8xf32>) -> !stablehlo.future<tensor<4x8xf32>>
+      %2 = "stablehlo.async_done"(%1) : (!stablehlo.future<tensor<4x8xf32>>) -> tensor<4x8xf32>
+      %3 = "stablehlo.async_done"(%1) : (!stablehlo.future<tensor<4x8xf32>>) -> tensor<4x8xf32>
+      %4 = stablehlo.add %2, %3 : tensor<4x8xf32>
+      sdy.return %4 : tensor<4x8xf32>
+    } : (tensor<32x8xf32>) -> tensor<32x8xf32>
+    return %0 : tensor<32x8xf32>
+  }
+}
