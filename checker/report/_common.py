@@ -1,0 +1,105 @@
+"""What every reporter shares: resolving a Location to 1-based positions, the sort
+order, counts for the summary, and the tool's version. Reads only Diagnostic
+values and SourceFile text; never the IR."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..diagnostics import Diagnostic, Location, Severity
+from ..source import SourceFile, Span
+
+TOOL_NAME = "shlo-lint"
+INFORMATION_URI = "https://github.com/shlo-lint/shlo-lint"
+
+
+def tool_version() -> str:
+    """The installed distribution's version, or "0+unknown" when running from a
+    tree that was never installed."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover - Python < 3.8
+        return "0+unknown"
+    try:
+        return version("shlo-lint")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A location resolved against the sources: 1-based, end exclusive; any part
+    may be None (a whole-file problem has no line; a loc() line has no end)."""
+
+    path: str
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def label(self) -> str:
+        """`path:line:col`, `path:line` or `path`, as far as it is known."""
+        if self.line is None:
+            return self.path
+        if self.column is None:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+def resolve(location: Location, sources: dict[str, SourceFile]) -> Position:
+    """Map a Location to line/column. A span in a known source wins; otherwise the
+    Location's own line/column (a Python file named by loc()); otherwise nothing."""
+    source = sources.get(location.path)
+    if location.span is not None and source is not None:
+        line, col, end_line, end_col = source.range(location.span)
+        return Position(location.path, line, col, end_line, end_col)
+    line = location.line if location.line is not None and location.line >= 1 else None
+    col = location.column if line is not None and location.column is not None and location.column >= 1 else None
+    return Position(location.path, line, col)
+
+
+def resolve_span(path: str, span: Span, sources: dict[str, SourceFile]) -> Position:
+    """Resolve an edit's span in `path` (the diagnostic's file)."""
+    return resolve(Location(path, span), sources)
+
+
+def sort_key(diag: Diagnostic, sources: dict[str, SourceFile]) -> tuple:
+    """Path, line, column, code; a position-less diagnostic leads its file."""
+    pos = resolve(diag.location, sources)
+    return (diag.path, pos.line or 0, pos.column or 0, diag.code, diag.message)
+
+
+def sorted_diagnostics(diagnostics: Iterable[Diagnostic], sources: dict[str, SourceFile]) -> list[Diagnostic]:
+    return sorted(diagnostics, key=lambda d: sort_key(d, sources))
+
+
+def severity_of(diag: Diagnostic) -> Severity:
+    return Severity(diag.severity)
+
+
+def counts(diagnostics: list[Diagnostic], summary: dict | None = None) -> dict:
+    """The summary every format reports: totals by severity, files with findings,
+    fixable counts, then whatever the caller passed (its keys win)."""
+    by_sev = Counter(severity_of(d).value for d in diagnostics)
+    out = {
+        "diagnostics": len(diagnostics),
+        "errors": by_sev.get("error", 0),
+        "warnings": by_sev.get("warning", 0),
+        "infos": by_sev.get("info", 0),
+        "files_with_diagnostics": len({d.path for d in diagnostics}),
+        "fixable": sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability == "safe"),
+        "unsafe_fixable": sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability == "unsafe"),
+    }
+    if summary:
+        out.update(summary)
+    return out
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def process_label(process: tuple[int, int] | list[int]) -> str:
+    r, p = process
+    return f"process ({r}, {p})"
