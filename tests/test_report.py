@@ -59,9 +59,11 @@ def recv_deadlock():
 
 
 RULES = {
-    "SHLO103": RuleSpec("SHLO103", "send-duplicate-source", "constraint", Severity.ERROR,
-                        ("stablehlo.send",), "send C2", send_duplicate_source),
-    "SHLO501": RuleSpec("SHLO501", "recv-deadlock", "deadlock", Severity.ERROR, (), None, recv_deadlock),
+    "SHLO103": RuleSpec(code="SHLO103", name="send-duplicate-source", category="constraint",
+                        severity=Severity.ERROR, ops=("stablehlo.send",), spec="send C2",
+                        func=send_duplicate_source),
+    "SHLO501": RuleSpec(code="SHLO501", name="recv-deadlock", category="deadlock", severity=Severity.ERROR,
+                        ops=(), spec=None, func=recv_deadlock),
 }
 
 
