@@ -35,7 +35,7 @@ class RuleSpec:
     """The specification label it enforces, e.g. "send C2"."""
     func: Callable | None
     status: str = "stable"
-    """stable | preview | deprecated."""
+    """stable | preview | deprecated | builtin (raised by the engine itself, never run)."""
 
     @property
     def doc(self) -> str:
@@ -81,7 +81,7 @@ def register(spec: RuleSpec) -> None:
     if spec.ops:
         for op in spec.ops:
             _BY_OP.setdefault(op, []).append(spec)
-    elif spec.func is not None:
+    elif spec.func is not None and spec.status != "builtin":
         _MODULE_RULES.append(spec)
 
 

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _NEWLINE = re.compile("\n")
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A half-open range of character offsets [start, end) into one SourceFile."""
+class Span(NamedTuple):
+    """A half-open range of character offsets [start, end) into one SourceFile.
+    (A tuple: the scanner makes one per op, and tuples are the cheapest object.)"""
 
     start: int
     end: int

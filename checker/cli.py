@@ -1,0 +1,240 @@
+"""`shlo-lint`: the command line. `shlo-lint PATHS...` is `shlo-lint check PATHS...`.
+
+Exit codes: 0 no findings at or above --fail-on, 1 findings, 2 the tool could not
+do its job (unreadable or unparsable input, bad option or config).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from . import registry
+from .config import Config, ConfigError, find_pyproject, load_config
+from .diagnostics import Severity
+from .engine import FileResult, iter_files, lint_source, read_path
+
+_FORMATS = ("text", "json", "sarif", "github")
+
+
+class _DefaultToCheck(click.Group):
+    """Route `shlo-lint file.mlir` to the `check` command, as ruff does for `ruff check`."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["check", *args]
+        elif not args:
+            args = ["check"]
+        return super().parse_args(ctx, args)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("shlo-lint")
+    except Exception:  # pragma: no cover
+        return "0+unknown"
+
+
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_version(), "--version", prog_name="shlo-lint")
+def main() -> None:
+    """Verifier and linter for StableHLO programs.
+
+    \b
+    shlo-lint prog.mlir              check files or directories (*.mlir)
+    shlo-lint rule SHLO103           show a rule's documentation
+    shlo-lint rule --all             list every rule
+    """
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values:
+        out += [x.strip() for x in v.split(",") if x.strip()]
+    return tuple(out)
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--output-format", "-f", type=click.Choice(_FORMATS), default=None, help="Output format (default text).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report here instead of standard output.")
+@click.option("--select", multiple=True, help="Codes, prefixes, categories or names to enable (comma-separated).")
+@click.option("--extend-select", multiple=True, help="Add to the selection from the config.")
+@click.option("--ignore", multiple=True, help="Codes, prefixes, categories or names to disable.")
+@click.option("--statistics", is_flag=True, help="Count diagnostics per code instead of listing them.")
+@click.option("--num-partitions", type=click.IntRange(min=1), default=None,
+              help="Process grid: partitions (overrides mhlo.num_partitions).")
+@click.option("--num-replicas", type=click.IntRange(min=1), default=None,
+              help="Process grid: replicas (overrides mhlo.num_replicas).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Read settings from this pyproject.toml / TOML file.")
+@click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
+@click.option("--stdin-filename", default=None, help="Name to report for `-` (standard input).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
+              help="Lowest severity that makes the exit code 1 (default warning).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (still 2 if a file could not be checked).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change meaning.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--full-parse-limit", type=click.IntRange(min=0), default=None,
+              help="Parse every op of files up to this many characters (bigger: only ops rules read).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@click.option("--no-source", is_flag=True, help="Do not print source lines under text diagnostics.")
+@click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
+def check(paths, output_format, output_file, select, extend_select, ignore, statistics, num_partitions,
+          num_replicas, config_path, isolated, stdin_filename, fail_on, exit_zero, fix, unsafe_fixes, diff,
+          full_parse_limit, color, no_source, quiet) -> None:
+    """Check StableHLO files (FILES or directories; `-` reads standard input)."""
+    if not paths:
+        raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
+    try:
+        config = _config(paths, config_path, isolated)
+    except ConfigError as e:
+        click.echo(f"shlo-lint: error: {e}", err=True)
+        sys.exit(2)
+    config = config.merged(
+        select=_split(select) or None, ignore=(config.ignore + _split(ignore)) if ignore else None,
+        extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
+        num_partitions=num_partitions, num_replicas=num_replicas, output_format=output_format,
+        fail_on=fail_on, full_parse_limit=full_parse_limit)
+    _check_selectors(config)
+
+    results: list[FileResult] = []
+    for path in iter_files(paths, config.exclude):
+        source, err = read_path(path)
+        if path == "-" and stdin_filename:
+            source.path = stdin_filename
+            if err is not None:
+                from dataclasses import replace
+
+                err = replace(err, location=replace(err.location, path=stdin_filename))
+        results.append(lint_source(source, config, err))
+
+    if fix or diff:
+        results = _fix(results, config, unsafe_fixes, diff)
+
+    diagnostics = [d for r in results for d in r.diagnostics]
+    sources = {r.source.path: r.source for r in results}
+    summary = _summary(results)
+    fmt = config.output_format
+    opts = {}
+    if fmt == "text":
+        use_color = color == "always" or (color == "auto" and output_file is None and sys.stdout.isatty()
+                                           and "NO_COLOR" not in os.environ)
+        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics}
+    from .report import render
+
+    out = render(fmt, diagnostics, sources, registry.get, summary=None if quiet else summary, **opts)
+    if output_file:
+        Path(output_file).write_text(out, encoding="utf-8")
+    elif out:
+        click.echo(out, nl=not out.endswith("\n"))
+    sys.exit(_exit_code(results, config.fail_on, exit_zero))
+
+
+def _config(paths, config_path, isolated) -> Config:
+    if isolated:
+        return Config()
+    if config_path:
+        return load_config(Path(config_path))
+    first = next((p for p in paths if p != "-"), None)
+    start = Path(first) if first and os.path.exists(first) else Path.cwd()
+    found = find_pyproject(start) or find_pyproject(Path.cwd())
+    return load_config(found) if found else Config()
+
+
+def _check_selectors(config: Config) -> None:
+    rules = registry.all_rules()
+    cats = {r.category for r in rules}
+    for sel in (*config.select, *config.extend_select, *config.ignore):
+        s = sel.strip()
+        if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
+            continue
+        raise click.BadParameter(f"`{sel}` matches no rule code, prefix, category or name",
+                                 param_hint="--select/--ignore")
+
+
+def _summary(results: list[FileResult]) -> dict:
+    counts = {s.value: 0 for s in Severity}
+    for r in results:
+        for d in r.diagnostics:
+            counts[d.severity.value] += 1
+    return {"files": len(results), "failed_files": sum(r.failed for r in results), **{
+        f"{k}s": v for k, v in counts.items()}, "diagnostics": sum(counts.values())}
+
+
+def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
+    if any(r.failed for r in results):
+        return 2
+    if exit_zero:
+        return 0
+    threshold = Severity(fail_on).rank
+    return 1 if any(d.severity.rank <= threshold for r in results for d in r.diagnostics) else 0
+
+
+def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool) -> list[FileResult]:
+    from .fixes import apply_fixes, unified_diff
+
+    out = []
+    for r in results:
+        if r.failed or r.module is None or not any(d.fix for d in r.diagnostics):
+            out.append(r)
+            continue
+        new_text, applied = apply_fixes(r.source.text, r.diagnostics, unsafe=unsafe)
+        if not applied:
+            out.append(r)
+            continue
+        if diff_only:
+            sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
+            out.append(r)
+            continue
+        if r.source.path not in ("<stdin>",) and os.path.isfile(r.source.path):
+            Path(r.source.path).write_text(new_text, encoding="utf-8")
+        from .source import SourceFile
+
+        out.append(lint_source(SourceFile(r.source.path, new_text), config))
+    return out
+
+
+@main.command("rule")
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+@click.option("--output-format", "-f", type=click.Choice(["text", "json"]), default="text")
+def rule_cmd(code, show_all, output_format) -> None:
+    """Show the documentation of rule CODE (or its name), or list every rule."""
+    rules = registry.all_rules()
+    if show_all or not code:
+        if output_format == "json":
+            import json
+
+            click.echo(json.dumps([_rule_json(r) for r in rules], indent=2))
+        else:
+            for r in rules:
+                click.echo(f"{r.code:<8} {r.name:<36} {r.category:<12} {r.severity.value:<8} {r.summary}")
+        return
+    spec = registry.get(code) or next((r for r in rules if r.name == code), None)
+    if spec is None:
+        click.echo(f"shlo-lint: error: unknown rule `{code}` (see `shlo-lint rule --all`)", err=True)
+        sys.exit(2)
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps(_rule_json(spec), indent=2))
+        return
+    label = f" — enforces {spec.spec}" if spec.spec else ""
+    click.echo(f"# {spec.code} {spec.name} ({spec.category}, {spec.severity.value}){label}\n")
+    click.echo(spec.doc)
+
+
+def _rule_json(r) -> dict:
+    return {"code": r.code, "name": r.name, "category": r.category, "severity": r.severity.value,
+            "spec": r.spec, "ops": list(r.ops), "status": r.status, "summary": r.summary, "doc": r.doc}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,80 @@
+"""What a rule gets besides the op: where to point, how to say it, the grid."""
+from __future__ import annotations
+
+from typing import Any
+
+from .attributes import Attribute
+from .diagnostics import Diagnostic, Location, Note, Severity
+from .ir import Module, Operation
+from .registry import RuleSpec
+from .semantics import Grid
+from .source import SourceFile, Span
+
+Where = "Operation | Attribute | Span | None"
+
+
+class Context:
+    """Shared by every rule run on one module; `spec` is the rule being run."""
+
+    def __init__(self, module: Module, grid: Grid, options: dict[str, Any] | None = None):
+        self.module = module
+        self.source: SourceFile = module.source
+        self.grid = grid
+        self.options = options or {}
+        self.spec: RuleSpec | None = None
+        self.cache: dict[str, Any] = {}
+        """Per-module memo for whole-program analyses shared by several rules."""
+
+    # -- locations ---------------------------------------------------------------
+    def span(self, where: Any) -> Span:
+        if isinstance(where, Span):
+            return where
+        if isinstance(where, Operation):
+            return where.name_span
+        span = getattr(where, "span", None)
+        if isinstance(span, Span):
+            return span
+        return Span(0, 0)
+
+    def loc(self, where: Any) -> Location:
+        return Location(self.source.path, self.span(where))
+
+    def attr_span(self, op: Operation, name: str) -> Span:
+        """Where attribute `name`'s value is written, else the op's name."""
+        a = op.attr(name)
+        span = getattr(a, "span", None)
+        return span if isinstance(span, Span) else op.name_span
+
+    def python_note(self, op: Operation) -> Note | None:
+        """The user's source line this op came from (its loc), as a note."""
+        frames = op.python_frames
+        if not frames:
+            return None
+        f = frames[0]
+        return Note(Location(f.file, None, f.line, f.col), "this op was written here")
+
+    # -- diagnostics ---------------------------------------------------------------
+    def diag(self, where: Any, message: str, *, op: Operation | None = None,
+             severity: Severity | str | None = None, help: str | None = None) -> Diagnostic:
+        spec = self.spec
+        assert spec is not None, "Context.diag called outside a rule"
+        if spec.spec and f"({spec.spec})" not in message:
+            message = f"{message} ({spec.spec})"
+        op = op if op is not None else (where if isinstance(where, Operation) else None)
+        notes: tuple[Note, ...] = ()
+        if op is not None and (note := self.python_note(op)) is not None:
+            notes = (note,)
+        sev = Severity(severity) if severity is not None else spec.severity
+        return Diagnostic(spec.code, spec.name, spec.category, sev, message, self.loc(where), notes, help=help)
+
+    def error(self, where: Any, message: str, **kw) -> Diagnostic:
+        return self.diag(where, message, severity=Severity.ERROR, **kw)
+
+    def warning(self, where: Any, message: str, **kw) -> Diagnostic:
+        return self.diag(where, message, severity=Severity.WARNING, **kw)
+
+    def info(self, where: Any, message: str, **kw) -> Diagnostic:
+        return self.diag(where, message, severity=Severity.INFO, **kw)
+
+    def option(self, name: str, default: Any) -> Any:
+        return self.options.get(name, default)

@@ -1,0 +1,345 @@
+"""One file in, diagnostics out: read → scan → (parse) → rules → suppressions → select.
+
+Nothing here formats output; nothing here knows a rule by name.
+"""
+from __future__ import annotations
+
+import fnmatch
+import gc
+import hashlib
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from . import registry
+from .config import Config
+from .context import Context
+from .diagnostics import Diagnostic, Location, Severity
+from .ir import Module
+from .registry import RuleSpec, rule
+from .scan import scan
+from .semantics import grid_of
+from .source import SourceFile, Span
+from .suppress import find_suppressions
+
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+# ----------------------------------------------------------------------------- built-in codes
+@rule("SHLO001", "syntax-error", category="syntax", status="builtin")
+def syntax_error():
+    """The text is not a well-formed StableHLO / MLIR program.
+
+    ## Why is this bad?
+    Nothing else can be checked in the part of the file that does not parse, and
+    XLA will refuse the program.
+
+    ## Example
+    ```mlir
+    %0 = stablehlo.add %a, %b : tensor<4xf3
+    ```
+
+    ## Use instead
+    Fix the text at the reported line and column; the message says what was
+    expected. Also raised for MLIR bytecode (print it as text first), text that
+    is not UTF-8, and an empty file.
+    """
+
+
+@rule("SHLO002", "unreadable-input", category="tool", status="builtin")
+def unreadable_input():
+    """The file could not be read (missing, a directory, no permission).
+
+    ## Why is this bad?
+    The file was not checked at all.
+
+    ## Use instead
+    Check the path; pass `-` to read standard input.
+    """
+
+
+@rule("SHLO003", "internal-error", category="tool", status="builtin")
+def internal_error():
+    """shlo-lint itself failed while checking this op; the rest of the file was checked.
+
+    ## Why is this bad?
+    The op may hide a finding that was not reported.
+
+    ## Use instead
+    Please report it with the program that triggers it. `--ignore` the code
+    named in the message to silence it meanwhile.
+    """
+
+
+@rule("SHLO004", "unused-suppression", category="tool", severity="warning", status="builtin")
+def unused_suppression():
+    """A `// shlo-lint: ignore[CODE]` comment that suppresses nothing.
+
+    ## Why is this bad?
+    Stale suppressions hide future findings on that line and mislead readers.
+
+    ## Example
+    ```mlir
+    // shlo-lint: ignore[SHLO103]
+    %0 = stablehlo.add %a, %b : tensor<4xf32>
+    ```
+
+    ## Use instead
+    Remove the comment, or name the code that is really reported there.
+    """
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class FileResult:
+    source: SourceFile
+    module: Module | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    failed: bool = False
+    """True when the file could not be read or did not parse (exit code 2)."""
+
+
+def _diag(spec_code: str, source_path: str, span: Span | None, message: str,
+          severity: Severity = Severity.ERROR, line: int | None = None, col: int | None = None) -> Diagnostic:
+    spec = registry.get(spec_code)
+    assert spec is not None
+    return Diagnostic(spec.code, spec.name, spec.category, severity, message,
+                      Location(source_path, span, line, col))
+
+
+# ----------------------------------------------------------------------------- reading
+def decode(data: bytes, path: str) -> tuple[SourceFile, Diagnostic | None]:
+    """Bytes → SourceFile, with a located diagnostic for bytecode and bad UTF-8."""
+    if data.startswith(BYTECODE_MAGIC):
+        src = SourceFile(path, "")
+        return src, _diag("SHLO001", path, Span(0, 0),
+                          "this is MLIR bytecode, not text; print it as text first "
+                          "(e.g. `stablehlo-translate --deserialize` or `mlir-opt` without --emit-bytecode)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = data.decode("utf-8", errors="replace")
+        prefix = data[: e.start].decode("utf-8", errors="replace")
+        src = SourceFile(path, text)
+        off = len(prefix)
+        return src, _diag("SHLO001", path, Span(off, off + 1),
+                          f"invalid UTF-8: byte 0x{data[e.start]:02x} cannot start a character; "
+                          f"StableHLO text must be UTF-8")
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]  # keep offsets, drop the BOM
+    return SourceFile(path, text), None
+
+
+def read_path(path: str) -> tuple[SourceFile, Diagnostic | None]:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as e:
+        reason = e.strerror or str(e)
+        return SourceFile(path, ""), _diag("SHLO002", path, None, f"cannot read {path}: {reason}")
+    return decode(data, "<stdin>" if path == "-" else path)
+
+
+# ----------------------------------------------------------------------------- selection
+def _matches(selector: str, spec: RuleSpec) -> bool:
+    s = selector.strip()
+    return (s.upper() == "ALL" or spec.code == s.upper() or spec.code.startswith(s.upper())
+            or s.lower() == spec.category or s.lower() == spec.name)
+
+
+def enabled(spec: RuleSpec, config: Config) -> bool:
+    if spec.category == "syntax" or spec.code == "SHLO002":
+        return True  # never silenced: the file was not checked
+    chosen = any(_matches(s, spec) for s in (*config.select, *config.extend_select))
+    return chosen and not any(_matches(s, spec) for s in config.ignore)
+
+
+# ----------------------------------------------------------------------------- linting
+_parser = None
+
+
+def parser():
+    """The Lark header parser, built once per process."""
+    global _parser
+    if _parser is None:
+        from .parse import LarkParser
+
+        _parser = LarkParser()
+    return _parser
+
+
+def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None) -> FileResult:
+    """Lint one file. The cyclic GC is paused meanwhile: a big module is 300k
+    long-lived objects that a collection would re-walk again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint_source(source, config, read_error)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None) -> FileResult:
+    if read_error is not None:
+        return FileResult(source, None, [read_error], failed=True)
+    if not source.text.strip():
+        return FileResult(source, None, [_diag("SHLO001", source.path, Span(0, 0),
+                                                "empty file: expected a module or operations")], failed=True)
+    registry.load()
+    module = scan(source, parser())
+    result = FileResult(source, module)
+    if len(source.text) <= config.full_parse_limit:
+        _parse_everything(module)
+    result.diagnostics.extend(_run_rules(module, config))
+    seen: set[tuple[int, str]] = set()
+    for message, span in module.syntax_errors:  # parse errors, including lazily found ones
+        if (span.start, message) not in seen:
+            seen.add((span.start, message))
+            result.diagnostics.append(_diag("SHLO001", source.path, span, message))
+    result.failed = bool(module.syntax_errors)
+    result.diagnostics = _apply_suppressions(module, result.diagnostics, config)
+    for d in result.diagnostics:
+        object.__setattr__(d, "fingerprint", _fingerprint(source, d))
+    result.diagnostics.sort(key=_sort_key(source))
+    return result
+
+
+def _parse_everything(module: Module) -> None:
+    for op in module.walk():
+        op.header  # noqa: B018
+        for region in op.regions:
+            for block in region.blocks:
+                if block.label_span is not None:
+                    block.arguments  # noqa: B018
+
+
+def _run_rules(module: Module, config: Config) -> Iterator[Diagnostic]:
+    grid = grid_of(module, config.num_replicas, config.num_partitions)
+    ctx = Context(module, grid, config.options)
+    by_op: dict[str, list[RuleSpec]] = {}
+    for op in module.walk():
+        specs = by_op.get(op.name)
+        if specs is None:
+            specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
+        for spec in specs:
+            yield from _call(spec, ctx, op)
+    for spec in registry.module_rules():
+        if enabled(spec, config):
+            yield from _call(spec, ctx, module)
+
+
+def _call(spec: RuleSpec, ctx: Context, subject) -> Iterator[Diagnostic]:
+    ctx.spec = spec
+    try:
+        found = list(spec.func(subject, ctx) or ())
+    except Exception as e:  # a rule bug must not cost the user the rest of the file
+        where = subject.name_span if hasattr(subject, "name_span") and subject is not ctx.module else Span(0, 0)
+        found = [_diag("SHLO003", ctx.source.path, where,
+                       f"internal error in rule {spec.code} ({spec.name}): {type(e).__name__}: {e}")]
+    yield from found
+
+
+def _statement_lines(module: Module):
+    """line → (first, last) line of the op header starting on that line."""
+    src = module.source
+    table: dict[int, tuple[int, int]] = {}
+    for op in module.walk():
+        if op is module.root:
+            continue
+        first = src.line_col(op.span.start)[0]
+        last = src.line_col(max(op.span.start, op.header_end - 1 if op.regions else op.span.end))[0]
+        table.setdefault(first, (first, last))
+    return lambda line: table.get(line, (line, line))
+
+
+def _apply_suppressions(module: Module, diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
+    sups = find_suppressions(module.source, _statement_lines(module) if "shlo-lint:" in module.source.text else None)
+    if not sups:
+        return diags
+    kept: list[Diagnostic] = []
+    src = module.source
+    for d in diags:
+        if d.category == "syntax" or d.span is None:
+            kept.append(d)
+            continue
+        line = src.line_col(d.span.start)[0]
+        suppressed = False
+        for s in sups:
+            if s.whole_file or line in s.lines:
+                hit = s.matches(d.code, d.name)
+                if hit is not None:
+                    s.used.add(hit)  # type: ignore[union-attr]
+                    suppressed = True
+        if not suppressed:
+            kept.append(d)
+    unused_spec = registry.get("SHLO004")
+    if unused_spec is not None and enabled(unused_spec, config):
+        for s in sups:
+            wanted = s.codes or ("*",)
+            for c in wanted:
+                if c in (s.used or set()):
+                    continue
+                spec = registry.get(c) if c != "*" else None
+                known = c == "*" or spec is not None or any(r.name == c for r in registry.all_rules())
+                if not known:
+                    msg = f"unknown rule code `{c}` in suppression"
+                elif c == "*":
+                    msg = "unused suppression: no diagnostic is reported here"
+                else:
+                    msg = f"unused suppression: no {c} diagnostic is reported here"
+                kept.append(_diag("SHLO004", src.path, s.span, msg, Severity.WARNING))
+    return kept
+
+
+def _fingerprint(source: SourceFile, d: Diagnostic) -> str:
+    snippet = " ".join(source.snippet(d.span).split()) if d.span is not None else ""
+    h = hashlib.sha256(f"{d.code}\0{d.path}\0{snippet}\0{d.message}".encode()).hexdigest()
+    return h[:32]
+
+
+def _sort_key(source: SourceFile):
+    def key(d: Diagnostic):
+        off = d.span.start if d.span is not None else -1
+        return (d.path, off, d.code, d.message)
+
+    return key
+
+
+# ----------------------------------------------------------------------------- many files
+def iter_files(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[str]:
+    """Explicit files as given; directories walked for *.mlir, skipping `exclude` globs."""
+    patterns = list(exclude)
+
+    def skipped(p: str) -> bool:
+        norm = p.replace(os.sep, "/")
+        return any(fnmatch.fnmatch(norm, pat) or fnmatch.fnmatch(os.path.basename(p), pat)
+                   or fnmatch.fnmatch(norm, f"*/{pat}") or fnmatch.fnmatch(norm, f"{pat}/*")
+                   or fnmatch.fnmatch(norm, f"*/{pat}/*") for pat in patterns)
+
+    for p in paths:
+        if p != "-" and os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not skipped(os.path.join(root, d)))
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if f.endswith(".mlir") and not skipped(full):
+                        yield full
+        else:
+            yield p
+
+
+def lint_text(text: str, path: str = "<string>", config: Config | None = None) -> list[Diagnostic]:
+    """Lint one program given as text."""
+    return lint_source(SourceFile(path, text), config or Config()).diagnostics
+
+
+def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileResult]:
+    """Lint files and directories; one FileResult per file."""
+    config = config or Config()
+    out = []
+    for p in iter_files(paths, config.exclude):
+        source, err = read_path(p)
+        out.append(lint_source(source, config, err))
+    return out

@@ -1,0 +1,205 @@
+"""Typed views the rules share: the process grid, each collective's strategy and
+process groups (SPEC-NOTES §1–2), channels, pairs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DialectAttr, IntegerAttr,
+                         UnitAttr)
+from .ir import Module, Operation
+
+CROSS_REPLICA = "cross_replica"
+CROSS_PARTITION = "cross_partition"
+CROSS_REPLICA_AND_PARTITION = "cross_replica_and_partition"
+FLATTENED_IDS = "flattened_ids"
+
+# Ops whose strategy follows all_reduce's rule (channel + use_global_device_ids).
+_AR_LIKE = {"all_reduce", "all_gather", "reduce_scatter"}
+# Ops whose strategy is cross_replica / cross_partition by channel alone.
+_CHANNEL_ONLY = {"all_to_all", "collective_permute", "collective_broadcast", "collective_reduce", "send", "recv"}
+
+COLLECTIVES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
+                         "collective_broadcast", "collective_reduce"})
+
+
+def base_kind(op_name: str) -> str:
+    """`stablehlo.all_reduce_start` → `all_reduce`; `stablehlo.send` → `send`."""
+    kind = op_name.rsplit(".", 1)[-1]
+    for suffix in ("_start", "_done"):
+        if kind.endswith(suffix) and kind[: -len(suffix)] in COLLECTIVES:
+            return kind[: -len(suffix)]
+    return kind
+
+
+@dataclass(frozen=True)
+class Grid:
+    """num_replicas × num_partitions processes; `source` says where the numbers came from."""
+
+    num_replicas: int | None
+    num_partitions: int | None
+    source: str = "module"
+    """"module" (mhlo.num_* attributes), "config" (flags / pyproject) or "default"."""
+
+    @property
+    def known(self) -> bool:
+        return self.num_replicas is not None and self.num_partitions is not None
+
+    @property
+    def size(self) -> int | None:
+        return self.num_replicas * self.num_partitions if self.known else None  # type: ignore[operator]
+
+    def processes(self) -> list[tuple[int, int]]:
+        """Every (replica_id, partition_id), in flattened-id order."""
+        assert self.known
+        return [(r, p) for r in range(self.num_replicas) for p in range(self.num_partitions)]  # type: ignore[arg-type]
+
+    def flat(self, replica: int, partition: int) -> int:
+        return replica * self.num_partitions + partition  # type: ignore[operator]
+
+    def unflat(self, flat: int) -> tuple[int, int]:
+        return divmod(flat, self.num_partitions)  # type: ignore[arg-type]
+
+    def axis_size(self, strategy: str) -> int | None:
+        """N for id bounds: replicas, partitions, or all processes."""
+        if strategy in (CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION):
+            return self.num_replicas
+        if strategy == CROSS_PARTITION:
+            return self.num_partitions
+        return self.size
+
+
+def grid_of(module: Module, num_replicas: int | None = None, num_partitions: int | None = None) -> Grid:
+    """The module's grid; explicit numbers (flags/config) override the module attributes.
+    A module that states one of the two gets 1 for the other (JAX always writes both)."""
+    r, p = module.num_replicas, module.num_partitions
+    source = "module" if (r is not None or p is not None) else "default"
+    if num_replicas is not None or num_partitions is not None:
+        source = "config"
+        r = num_replicas if num_replicas is not None else r
+        p = num_partitions if num_partitions is not None else p
+    if source != "default":
+        r = 1 if r is None else r
+        p = 1 if p is None else p
+    return Grid(r, p, source)
+
+
+# --------------------------------------------------------------------------- op attributes
+def channel_id(op: Operation) -> int | None:
+    """The channel handle's `handle` (None when the op has no channel_handle)."""
+    ch = op.attr("channel_handle")
+    if isinstance(ch, DialectAttr):
+        return ch.int_param("handle")
+    if isinstance(ch, IntegerAttr):
+        return ch.value
+    return None
+
+
+def channel_type(op: Operation) -> int | None:
+    ch = op.attr("channel_handle")
+    return ch.int_param("type") if isinstance(ch, DialectAttr) else None
+
+
+def flag(op: Operation, name: str) -> bool:
+    a = op.attr(name)
+    if isinstance(a, UnitAttr):
+        return True
+    if isinstance(a, BoolAttr):
+        return a.value
+    if isinstance(a, IntegerAttr):
+        return a.value != 0
+    return False
+
+
+def int_attr(op: Operation, name: str) -> int | None:
+    a = op.attr(name)
+    return a.value if isinstance(a, IntegerAttr) else None
+
+
+def int_list(attr) -> list[int] | None:
+    """An i64 list from `array<i64: ...>`, `[1, 2]`, or a 1-D dense constant."""
+    if isinstance(attr, DenseArrayAttr):
+        return [int(v) for v in attr.values]
+    if isinstance(attr, ArrayAttr):
+        out = []
+        for e in attr.elements:
+            if not isinstance(e, IntegerAttr):
+                return None
+            out.append(e.value)
+        return out
+    if isinstance(attr, DenseElementsAttr):
+        try:
+            return [int(v) for v in attr.array.reshape(-1)]
+        except Exception:
+            return None
+    return None
+
+
+def strategy(op: Operation) -> str:
+    """Which process-group strategy the op uses (SPEC-NOTES §2)."""
+    kind = base_kind(op.name)
+    ch = channel_id(op)
+    positive = ch is not None and ch > 0
+    if kind in _AR_LIKE:
+        if not positive:
+            return CROSS_REPLICA
+        return FLATTENED_IDS if flag(op, "use_global_device_ids") else CROSS_REPLICA_AND_PARTITION
+    return CROSS_PARTITION if positive else CROSS_REPLICA
+
+
+def replica_groups(op: Operation) -> list[list[int]] | None:
+    """The dense `replica_groups` as lists with `-1` padding removed (None if absent or
+    written in a form that is not a dense constant)."""
+    a = op.attr("replica_groups")
+    if not isinstance(a, DenseElementsAttr):
+        return None
+    arr = a.array
+    if arr.ndim == 1 and arr.size == 0:
+        return []
+    if arr.ndim != 2:
+        return None
+    return [[int(v) for v in row if v != -1] for row in arr]
+
+
+def source_target_pairs(op: Operation) -> list[tuple[int, int]] | None:
+    a = op.attr("source_target_pairs")
+    if not isinstance(a, DenseElementsAttr):
+        return None
+    arr = a.array
+    if arr.size == 0:
+        return []
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        return None
+    return [(int(s), int(t)) for s, t in arr]
+
+
+def process_groups(grid: Grid, strategy_name: str, groups: Iterable[Iterable[int]] | None
+                   ) -> list[list[tuple[int, int]]]:
+    """The spec's process groups: lists of (replica_id, partition_id) that rendezvous.
+
+    An empty or missing `groups` means one group of every id on the strategy's axis.
+    """
+    assert grid.known
+    R, P = grid.num_replicas, grid.num_partitions
+    groups = [list(g) for g in groups] if groups is not None else []
+    if not groups:
+        n = grid.axis_size(strategy_name)
+        groups = [list(range(n))]  # type: ignore[arg-type]
+    out: list[list[tuple[int, int]]] = []
+    if strategy_name == CROSS_REPLICA:
+        for g in groups:
+            for p in range(P):  # type: ignore[arg-type]
+                out.append([(r, p) for r in g])
+    elif strategy_name == CROSS_PARTITION:
+        for g in groups:
+            for r in range(R):  # type: ignore[arg-type]
+                out.append([(r, p) for p in g])
+    elif strategy_name == CROSS_REPLICA_AND_PARTITION:
+        for g in groups:
+            out.append([(r, p) for r in g for p in range(P)])  # type: ignore[arg-type]
+    elif strategy_name == FLATTENED_IDS:
+        for g in groups:
+            out.append([grid.unflat(i) for i in g])
+    else:  # pragma: no cover
+        raise ValueError(strategy_name)
+    return out

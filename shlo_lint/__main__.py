@@ -1,0 +1,3 @@
+from shlo_lint.checker.cli import main
+
+main()
