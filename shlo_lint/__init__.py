@@ -1,1 +1,23 @@
-"""shlo-lint: a verifier and linter for StableHLO programs."""
+"""shlo-lint: a verifier and static-analysis linter for StableHLO programs.
+
+    >>> import shlo_lint
+    >>> diags = shlo_lint.lint_text(open("prog.mlir").read(), path="prog.mlir")
+    >>> [f"{d.code} {d.message}" for d in diags]
+"""
+from __future__ import annotations
+
+from shlo_lint.checker.config import Config
+from shlo_lint.checker.diagnostics import Diagnostic, Fix, Note, Severity
+from shlo_lint.checker.engine import FileResult, lint_paths, lint_text
+
+
+def parse(text: str, path: str = "<string>"):
+    """Parse StableHLO text into the IR (shlo_lint.checker.ir.Module), headers lazily."""
+    from shlo_lint.checker.engine import parser
+    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.source import SourceFile
+
+    return scan(SourceFile(path, text), parser())
+
+
+__all__ = ["Config", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "lint_paths", "lint_text", "parse"]

@@ -1,0 +1,48 @@
+"""Shared test helpers: paths, running the real CLI in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus"
+SHARED = ROOT.parent / "shared"
+
+
+def run_cli(*args: str, input: str | bytes | None = None, cwd: Path | str | None = None,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run `python -m shlo_lint ARGS` as a user would, capturing text output."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    data = input.encode() if isinstance(input, str) else input
+    proc = subprocess.run([sys.executable, "-m", "shlo_lint", *args], input=data, capture_output=True,
+                          cwd=cwd, env=full_env, timeout=300)
+    proc.stdout = proc.stdout.decode("utf-8", errors="replace")  # type: ignore[assignment]
+    proc.stderr = proc.stderr.decode("utf-8", errors="replace")  # type: ignore[assignment]
+    return proc
+
+
+def run_json(*args: str, **kw) -> tuple[int, dict]:
+    proc = run_cli("--output-format", "json", *args, **kw)
+    assert proc.stdout.strip(), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.fixture
+def write(tmp_path):
+    """write("name.mlir", text) -> path in a temp dir."""
+
+    def _write(name: str, text: str | bytes) -> Path:
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            p.write_bytes(text)
+        else:
+            p.write_text(text, encoding="utf-8")
+        return p
+
+    return _write
