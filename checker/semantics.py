@@ -203,3 +203,46 @@ def process_groups(grid: Grid, strategy_name: str, groups: Iterable[Iterable[int
     else:  # pragma: no cover
         raise ValueError(strategy_name)
     return out
+
+
+# --------------------------------------------------------------------------- calls, def-use
+def call_graph(module: Module) -> dict[str, list[tuple[Operation, str]]]:
+    """func name → the (func.call op, callee name) pairs in its body (nested regions
+    included). JAX outlines loop bodies and shard_map bodies into private funcs
+    (`@closed_call`, `@shmap_body`), so analyses follow these edges."""
+    from .ir import callee
+
+    graph: dict[str, list[tuple[Operation, str]]] = {}
+    for name, func in module.funcs.items():
+        edges = graph.setdefault(name, [])
+        for op in func.walk():
+            if op.name == "func.call" and (target := callee(op)) is not None:
+                edges.append((op, target))
+    return graph
+
+
+def reachable_funcs(module: Module, root: str) -> list[str]:
+    """Funcs reachable from `root` through calls, root first, each once."""
+    graph = call_graph(module)
+    seen: list[str] = []
+    stack = [root]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in graph:
+            continue
+        seen.append(name)
+        stack.extend(reversed([t for _op, t in graph[name]]))
+    return seen
+
+
+def uses(scope: Operation) -> dict[object, list[Operation]]:
+    """Value → the ops (nested in `scope`) that use it, for def-use queries.
+    Parses the headers of every op in `scope`; call it on a func, not a module."""
+    table: dict[object, list[Operation]] = {}
+    for op in scope.walk():
+        if op is scope:
+            continue
+        for v in op.operands:
+            if v is not None:
+                table.setdefault(v, []).append(op)
+    return table
