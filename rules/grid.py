@@ -1,0 +1,100 @@
+"""The process grid: one note when it is unknown and bound checks were skipped.
+
+Rules whose check needs `num_replicas` / `num_partitions` call `grid_needed(ctx, op,
+"send C4 (ids < N)")` before it: when the grid is known it returns True; otherwise
+it records the skipped check under `ctx.cache["grid_skipped"]` (a set of labels,
+shared with every rule family) and returns False. The module rule below runs after
+all op rules and turns what was recorded into a single note.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.diagnostics import Diagnostic
+from shlo_lint.checker.ir import Module, Operation
+from shlo_lint.checker.registry import rule
+from shlo_lint.checker.source import Span
+
+GRID_SKIPPED = "grid_skipped"
+"""ctx.cache key: set of the check labels skipped because the grid is unknown."""
+GRID_SKIPPED_AT = "grid_skipped_at"
+"""ctx.cache key: the first op whose check was skipped (where the note points when
+the module op is implicit)."""
+
+
+def grid_needed(ctx: Context, op: Operation | None, check: str) -> bool:
+    """True when the process grid is known; else record `check` as skipped."""
+    if ctx.grid.known:
+        return True
+    ctx.cache.setdefault(GRID_SKIPPED, set()).add(check)
+    if op is not None:
+        ctx.cache.setdefault(GRID_SKIPPED_AT, op)
+    return False
+
+
+def _module_span(module: Module) -> Span | None:
+    """The `module` keyword when the file writes a module op, else None."""
+    root = module.root
+    if root is None:
+        return None
+    span = root.name_span
+    return span if span.end > span.start else None
+
+
+@rule("SHLO190", "grid-unknown", category="tool", severity="info")
+def grid_unknown(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """The process grid (replicas × partitions) is unknown, so id-range checks were skipped.
+
+    ## What it does
+    Reports, once per file, which checks could not run because neither the
+    module (`mhlo.num_partitions` / `mhlo.num_replicas`) nor the command line or
+    configuration says how many processes run the program. Only the checks that
+    need the grid are skipped (e.g. send C4, "every id is below N"); everything
+    else, including negative ids, is still checked.
+
+    ## Why is this bad?
+    An id that is out of range for the real grid makes XLA reject the program
+    or makes a collective wait for a process that does not exist (a hang). Without
+    the grid the linter cannot tell.
+
+    ## Example
+    ```mlir
+    module @m {
+      func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+        %0 = "stablehlo.collective_permute"(%x) {
+          source_target_pairs = dense<[[0, 1], [1, 9]]> : tensor<2x2xi64>,
+          channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>
+        } : (tensor<4xf32>) -> tensor<4xf32>
+        return %0 : tensor<4xf32>
+      }
+    }
+    ```
+
+    ## Use instead
+    Export with JAX, which writes the grid on the module:
+    ```mlir
+    module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} { ... }
+    ```
+    or pass it: `shlo-lint check --num-partitions 8 --num-replicas 1 prog.mlir`, or in
+    `pyproject.toml`:
+    ```toml
+    [tool.shlo-lint]
+    num-partitions = 8
+    num-replicas = 1
+    ```
+    """
+    skipped = ctx.cache.get(GRID_SKIPPED)
+    if not skipped or ctx.grid.known:
+        return
+    where: Operation | Span | None = _module_span(module)
+    if where is None:
+        where = ctx.cache.get(GRID_SKIPPED_AT) or Span(0, 0)
+    checks = ", ".join(sorted(skipped))
+    yield ctx.info(
+        where,
+        f"process grid unknown (no mhlo.num_partitions / mhlo.num_replicas on the module): "
+        f"skipped {checks}",
+        help="pass --num-partitions N --num-replicas M, or set num-partitions / num-replicas "
+             "under [tool.shlo-lint] in pyproject.toml",
+    )

@@ -1,0 +1,837 @@
+"""`stablehlo.send` / `stablehlo.recv`: the source_target_pairs constraints C1–C4,
+the channel type C5, operand/result layout, and send↔recv payload agreement.
+
+Constraint labels follow the 2025 RFC that added `source_target_pairs` (seed 000)
+and the current StableHLO spec. They differ in one place: for `recv` the RFC's
+text says a host transfer uses DEVICE_TO_HOST; the current spec and the reference
+verifier use HOST_TO_DEVICE, which is what is enforced here.
+
+The pair helpers (`read_pairs`, `pairs_shape_diags`, ...) are shared with
+`collective_permute`, whose pairs obey the same C1–C4.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from shlo_lint.checker.attributes import DenseElementsAttr
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
+from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.registry import rule
+from shlo_lint.checker.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
+from shlo_lint.checker.types import TensorType, TokenType, Type
+
+from .grid import grid_needed
+
+SEND = "stablehlo.send"
+RECV = "stablehlo.recv"
+
+CHANNEL_TYPE_NAMES = {0: "CHANNEL_TYPE_INVALID", 1: "DEVICE_TO_DEVICE", 2: "DEVICE_TO_HOST",
+                      3: "HOST_TO_DEVICE"}
+DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
+_PAIR_ELEMENTS = ("i64", "si64")
+
+
+def kind_of(op: Operation) -> str:
+    """`stablehlo.send` → `send` (the prefix of every message)."""
+    return op.name.rsplit(".", 1)[-1]
+
+
+def type_name(t: int | None) -> str:
+    if t is None:
+        return "none"
+    return f"{t} ({CHANNEL_TYPE_NAMES[t]})" if t in CHANNEL_TYPE_NAMES else f"{t} (not a channel type)"
+
+
+# ----------------------------------------------------------------------------- pairs
+@dataclass(frozen=True)
+class Pairs:
+    """What `source_target_pairs` holds, read once per op."""
+
+    present: bool
+    """False when the op has no source_target_pairs attribute."""
+    rows: list[tuple[int, int]] | None
+    """(source, target) rows when the attribute is a well-formed [k, 2] integer
+    constant, else None (see `problem`)."""
+    problem: str | None = None
+    """Why the attribute is not a [k, 2] si64 constant (a C1 violation)."""
+
+
+def _shape_text(shape) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def read_pairs(op: Operation, ctx: Context | None = None) -> Pairs:
+    """Decode the op's `source_target_pairs` (memoised in ctx.cache)."""
+    memo = ctx.cache.setdefault("send_recv.pairs", {}) if ctx is not None else {}
+    if op in memo:
+        return memo[op]
+    memo[op] = result = _read_pairs(op)
+    return result
+
+
+def _read_pairs(op: Operation) -> Pairs:
+    a = op.attr("source_target_pairs")
+    if a is None:
+        return Pairs(False, None)
+    if not isinstance(a, DenseElementsAttr):
+        return Pairs(True, None, "source_target_pairs is not a dense constant; expected a [k, 2] si64 "
+                                 "tensor like dense<[[0, 1]]> : tensor<1x2xi64>")
+    t = a.type
+    shape = t.shape if isinstance(t, TensorType) and t.is_static else None
+    if isinstance(t, TensorType) and t.shape is not None and len(t.shape) != 2:
+        return Pairs(True, None, f"source_target_pairs has shape {_shape_text(t.shape)} (rank {len(t.shape)}); "
+                                 f"expected [k, 2]")
+    if shape is not None and shape[1] != 2:
+        return Pairs(True, None, f"source_target_pairs has shape {_shape_text(shape)}; expected [k, 2] "
+                                 f"(one (source, target) pair per row)")
+    if isinstance(t, TensorType) and str(t.element) not in _PAIR_ELEMENTS:
+        return Pairs(True, None, f"source_target_pairs has element type {t.element}; expected si64 "
+                                 f"(written i64)")
+    if shape is not None and 0 in shape:
+        return Pairs(True, [])
+    try:
+        arr = a.array
+    except Exception:
+        return Pairs(True, None, "source_target_pairs could not be read as an integer constant")
+    if shape is None:
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            return Pairs(True, None, f"source_target_pairs has shape {_shape_text(arr.shape)}; expected [k, 2]")
+    elif tuple(arr.shape) != tuple(shape):
+        return Pairs(True, None, f"source_target_pairs holds {arr.size} values but its type says "
+                                 f"{_shape_text(shape)}")
+    return Pairs(True, [(int(s), int(d)) for s, d in arr.reshape(-1, 2)])
+
+
+def pairs_span(op: Operation, ctx: Context):
+    return ctx.attr_span(op, "source_target_pairs")
+
+
+def _rows(rows: list[int]) -> str:
+    return ("rows " + ", ".join(map(str, rows[:-1])) + f" and {rows[-1]}") if len(rows) > 1 else f"row {rows[0]}"
+
+
+def pairs_shape_diags(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """C1: `source_target_pairs` is a [k, 2] si64 constant."""
+    p = read_pairs(op, ctx)
+    if p.present and p.problem is not None:
+        yield ctx.error(pairs_span(op, ctx), f"{kind_of(op)}: {p.problem}", op=op)
+
+
+def pairs_unique_diags(op: Operation, ctx: Context, column: int) -> Iterator[Diagnostic]:
+    """C2 (column 0, sources) / C3 (column 1, targets): no id twice in a column."""
+    p = read_pairs(op, ctx)
+    if not p.rows:
+        return
+    role = "source" if column == 0 else "target"
+    seen: dict[int, list[int]] = {}
+    for i, row in enumerate(p.rows):
+        seen.setdefault(row[column], []).append(i)
+    span = pairs_span(op, ctx)
+    for value, rows in seen.items():
+        if len(rows) < 2:
+            continue
+        times = "twice" if len(rows) == 2 else f"{len(rows)} times"
+        what = "sends" if column == 0 else "receives"
+        d = ctx.error(span, f"{kind_of(op)}: {role} {value} appears {times} in source_target_pairs "
+                            f"({_rows(rows)}); each process {what} at most once per op", op=op)
+        yield d.note(ctx.loc(span), f"row {rows[0]} is the first pair with {role} {value}")
+
+
+def _axis(op: Operation, ctx: Context) -> tuple[int | None, str]:
+    """N and the words explaining it, by the op's strategy (SPEC-NOTES §2)."""
+    ch = channel_id(op)
+    if strategy(op) == CROSS_PARTITION:
+        return ctx.grid.num_partitions, f"num_partitions = {ctx.grid.num_partitions} (cross_partition: channel_id {ch} > 0)"
+    why = "no channel_handle" if ch is None else f"channel_id {ch} <= 0"
+    return ctx.grid.num_replicas, f"num_replicas = {ctx.grid.num_replicas} (cross_replica: {why})"
+
+
+def pairs_range_diags(op: Operation, ctx: Context, label: str) -> Iterator[Diagnostic]:
+    """C4: every id in [0, N), N by the op's strategy. Negative ids are reported
+    without a grid; the upper bound needs one (else it is recorded as skipped)."""
+    p = read_pairs(op, ctx)
+    if not p.rows:
+        return
+    bad: list[str] = []
+    negative = [(i, c, v) for i, row in enumerate(p.rows) for c, v in enumerate(row) if v < 0]
+    n: int | None = None
+    if grid_needed(ctx, op, f"{label} (ids < N)"):
+        n, why = _axis(op, ctx)
+    over = [(i, c, v) for i, row in enumerate(p.rows) for c, v in enumerate(row)
+            if n is not None and v >= n]
+    for i, c, v in sorted(negative + over):
+        bad.append(f"{'source' if c == 0 else 'target'} {v} (row {i})")
+    if not bad:
+        return
+    shown = ", ".join(bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else "")
+    if n is not None:
+        expect = f"expected ids in [0, {n}), {why}"
+    else:
+        expect = "expected ids >= 0 (`-1` padding is not allowed in source_target_pairs)"
+    help = None
+    if n is not None and over and strategy(op) != CROSS_PARTITION and ctx.grid.num_partitions:
+        if max(v for _i, _c, v in over) < ctx.grid.num_partitions:
+            help = ("with no positive channel_id these are replica ids; to address partitions give the op "
+                    "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>")
+    yield ctx.error(pairs_span(op, ctx), f"{kind_of(op)}: source_target_pairs id out of range: {shown}; {expect}",
+                    op=op, help=help)
+
+
+# ----------------------------------------------------------------------------- C5 and host transfers
+def _channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str = "") -> Iterator[Diagnostic]:
+    kind = kind_of(op)
+    host = flag(op, "is_host_transfer")
+    handle = op.attr("channel_handle")
+    span = ctx.attr_span(op, "channel_handle")
+    if handle is None:
+        yield ctx.error(op, f"{kind}: no channel_handle; expected one with type = {type_name(expected)} "
+                            f"since is_host_transfer = {str(host).lower()}", op=op)
+        return
+    t = channel_type(op)
+    if t == expected:
+        return
+    if t == 0:
+        msg = (f"{kind}: channel_handle type 0 (CHANNEL_TYPE_INVALID) is not a valid channel type; expected "
+               f"{type_name(expected)} since is_host_transfer = {str(host).lower()}")
+    else:
+        msg = (f"{kind}: channel_handle type = {type_name(t)} does not match is_host_transfer = "
+               f"{str(host).lower()}; expected type = {type_name(expected)}{reading}")
+    d = ctx.error(span, msg, op=op)
+    ht = op.attr("is_host_transfer")
+    if ht is not None and getattr(ht, "span", None) is not None:
+        d = d.note(ctx.loc(ht), f"is_host_transfer = {str(host).lower()} is set here")
+    text = ctx.source.text[span.start:span.end]
+    new = re.sub(r"\btype\s*=\s*-?\d+", f"type = {expected}", text, count=1)
+    if t is not None and new != text:
+        d = d.with_fix(Fix.unsafe(f"Set the channel type to {CHANNEL_TYPE_NAMES[expected]}", [Edit(span, new)]))
+    yield d
+
+
+def _missing_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    if flag(op, "is_host_transfer"):
+        return
+    p = read_pairs(op, ctx)
+    kind = kind_of(op)
+    if not p.present:
+        yield ctx.warning(op, f"{kind}: no source_target_pairs on a device-to-device transfer "
+                              f"(is_host_transfer = false): which process talks to which is undefined", op=op)
+    elif p.rows == []:
+        yield ctx.warning(pairs_span(op, ctx), f"{kind}: source_target_pairs is empty on a device-to-device "
+                                               f"transfer (is_host_transfer = false): undefined behaviour", op=op)
+
+
+def _host_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    if not flag(op, "is_host_transfer"):
+        return
+    p = read_pairs(op, ctx)
+    if p.present and p.rows != []:
+        direction = "to" if kind_of(op) == "send" else "from"
+        yield ctx.warning(pairs_span(op, ctx), f"{kind_of(op)}: source_target_pairs is ignored when "
+                                               f"is_host_transfer = true (the data goes {direction} the host)",
+                          op=op)
+
+
+# ----------------------------------------------------------------------------- send
+@rule("SHLO101", "send-pairs-bad-shape", on=SEND, spec="send C1")
+def send_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A send's `source_target_pairs` is not a [k, 2] si64 constant.
+
+    ## What it does
+    Checks send C1: `dim(source_target_pairs, 1) = 2`; the attribute is a
+    2-dimensional si64 tensor constant with one (source, target) row per pair.
+
+    ## Why is this bad?
+    XLA cannot tell which process sends to which; the StableHLO verifier rejects
+    the op.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[0, 1, 1, 2]> : tensor<4xi64>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    ```mlir
+    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
+    ```
+    In JAX, `jax.lax.psend(x, axis_name, perm=[(0, 1), (1, 2)])` writes it for you.
+    """
+    yield from pairs_shape_diags(op, ctx)
+
+
+@rule("SHLO102", "send-duplicate-source", on=SEND, spec="send C2")
+def send_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A process is the source of two pairs of one send.
+
+    ## What it does
+    Checks send C2: `is_unique(source_target_pairs[:, 0])`. The message names the
+    rows that repeat the source.
+
+    ## Why is this bad?
+    One send moves one buffer per process; a second destination for the same
+    source is undefined, and the recv waiting for it hangs.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    Send to the second target with a second send on another channel (and a
+    matching recv), or fix the permutation: `psend(x, "x", perm=[(0, 1), (1, 2)])`.
+    """
+    yield from pairs_unique_diags(op, ctx, 0)
+
+
+@rule("SHLO103", "send-duplicate-target", on=SEND, spec="send C3")
+def send_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A process is the target of two pairs of one send.
+
+    ## What it does
+    Checks send C3: `is_unique(source_target_pairs[:, 1])`.
+
+    ## Why is this bad?
+    The target's recv receives one buffer; two senders to it race, and one of
+    them never completes.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 2], [1, 2]]> : tensor<2x2xi64>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    Make the pairs a (partial) permutation: every target at most once, e.g.
+    `dense<[[0, 1], [1, 2]]>`. To gather from several sources use `all_gather`.
+    """
+    yield from pairs_unique_diags(op, ctx, 1)
+
+
+@rule("SHLO104", "send-id-out-of-range", on=SEND, spec="send C4")
+def send_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A send's `source_target_pairs` names a process id outside [0, N).
+
+    ## What it does
+    Checks send C4: `0 <= source_target_pairs < N`, with N = `num_partitions`
+    when channel_id > 0 (cross_partition) and `num_replicas` otherwise
+    (cross_replica). N comes from the module's `mhlo.num_partitions` /
+    `mhlo.num_replicas` or the command line; without it only negative ids are
+    reported (`-1` padding, allowed in replica_groups, is not allowed here).
+
+    ## Why is this bad?
+    There is no such process: XLA rejects the program or the send waits forever
+    for a peer that does not exist.
+
+    ## Example
+    ```mlir
+    module attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+      ...
+      %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+          source_target_pairs = dense<[[3, 4]]> : tensor<1x2xi64>}>
+          : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    Ids modulo the axis size, e.g. the ring `perm=[(i, (i + 1) % n) for i in range(n)]`
+    in `jax.lax.psend`.
+    """
+    yield from pairs_range_diags(op, ctx, "send C4")
+
+
+@rule("SHLO105", "send-channel-type-mismatch", on=SEND, spec="send C5")
+def send_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A send's channel type disagrees with `is_host_transfer`.
+
+    ## What it does
+    Checks send C5: the `channel_handle` type is DEVICE_TO_HOST (2) when
+    `is_host_transfer = true` and DEVICE_TO_DEVICE (1) otherwise. Type 0
+    (CHANNEL_TYPE_INVALID) is never valid on a send: `jax.export` writes
+    `type = 0` on all_reduce, never on send/recv, so it is reported here. A send
+    with no `channel_handle` is reported too.
+
+    ## Why is this bad?
+    XLA lowers host transfers and device-to-device transfers to different
+    runtimes; with the two fields disagreeing the verifier rejects the op.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>,
+        source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    ```mlir
+    channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>
+    ```
+    (or `is_host_transfer = true` if the data really goes to the host).
+
+    ## Fix safety
+    The fix sets the type from `is_host_transfer`; it is unsafe because the flag
+    may be the field that is wrong.
+    """
+    expected = DEVICE_TO_HOST if flag(op, "is_host_transfer") else DEVICE_TO_DEVICE
+    yield from _channel_type_diag(op, ctx, expected)
+
+
+@rule("SHLO106", "send-missing-pairs", severity="warning", on=SEND, spec="send semantics")
+def send_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A device-to-device send has no (or empty) `source_target_pairs`.
+
+    ## What it does
+    Reports a send with `is_host_transfer = false` (the default) whose
+    `source_target_pairs` is absent or `dense<> : tensor<0x2xi64>`.
+
+    ## Why is this bad?
+    The RFC that added the pairs (seed 000) says such a send was undefined
+    behaviour: nothing says which process receives the data. Newer StableHLO
+    deserialisers refuse it.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    ```mlir
+    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
+    ```
+    JAX's `psend(x, axis_name, perm)` always writes them.
+    """
+    yield from _missing_pairs_diag(op, ctx)
+
+
+@rule("SHLO107", "send-pairs-on-host-transfer", severity="warning", on=SEND, spec="send semantics")
+def send_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A host-transfer send carries `source_target_pairs`, which are ignored.
+
+    ## What it does
+    Reports a send with `is_host_transfer = true` and a non-empty
+    `source_target_pairs`.
+
+    ## Why is this bad?
+    A host transfer goes to the host whatever the pairs say; the pairs suggest a
+    device-to-device exchange that never happens, and the peer's recv hangs.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) {
+      source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>,
+      is_host_transfer = true
+    } : (tensor<2x2xi64>, !stablehlo.token) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    Drop the pairs for a host transfer, or make it a device transfer
+    (`is_host_transfer = false`, channel type 1).
+    """
+    yield from _host_pairs_diag(op, ctx)
+
+
+def _is_token(t: Type | None) -> bool:
+    return isinstance(t, TokenType)
+
+
+@rule("SHLO108", "send-bad-operands", on=SEND, spec="send inputs")
+def send_bad_operands(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A send's operands are not payload tensors followed by one token, or its result is not a token.
+
+    ## What it does
+    Checks the send signature: `inputs` (I1, tensors) then `token` (I2) last, and
+    a single `!stablehlo.token` result.
+
+    ## Why is this bad?
+    The token orders the send with other side effects; without it (or with the
+    token in the wrong place) the op does not verify.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%tok, %x) <{...}> : (!stablehlo.token, tensor<4xf32>) -> !stablehlo.token
+    ```
+
+    ## Use instead
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{...}> : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    ```
+    """
+    types = op.operand_types
+    if types and all(t is not None for t in types):
+        if not _is_token(types[-1]):
+            yield ctx.error(op, f"send: last operand must be a !stablehlo.token, got {types[-1]}", op=op)
+        for i, t in enumerate(types[:-1]):
+            if _is_token(t):
+                yield ctx.error(op, f"send: operand #{i} is a token; only the last operand may be one "
+                                    f"(inputs are tensors)", op=op)
+    elif not op.header.operands:
+        yield ctx.error(op, "send: no operands; expected the payload tensors and a token", op=op)
+    results = op.result_types
+    if results and (len(results) != 1 or not _is_token(results[0])):
+        shown = ", ".join(map(str, results))
+        yield ctx.error(op, f"send: result must be one !stablehlo.token, got ({shown})", op=op)
+
+
+# ----------------------------------------------------------------------------- recv
+@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1")
+def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A recv's `source_target_pairs` is not a [k, 2] si64 constant.
+
+    ## What it does
+    Checks recv C1: `dim(source_target_pairs, 1) = 2`; a 2-dimensional si64
+    constant with one (source, target) row per pair.
+
+    ## Why is this bad?
+    XLA cannot tell which process receives from which; the verifier rejects the op.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>}>
+        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    ```mlir
+    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
+    ```
+    (`jax.lax.precv(tok, out_shape, axis_name, perm=[(0, 1), (1, 2)])`).
+    """
+    yield from pairs_shape_diags(op, ctx)
+
+
+@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2")
+def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A process is the source of two pairs of one recv.
+
+    ## What it does
+    Checks recv C2: `is_unique(source_target_pairs[:, 0])`.
+
+    ## Why is this bad?
+    A source sends one buffer per op; two receivers expecting it cannot both be
+    served, and one recv hangs.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>}>
+        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    The same pairs as the matching send, a (partial) permutation:
+    `dense<[[0, 1], [1, 2]]>`.
+    """
+    yield from pairs_unique_diags(op, ctx, 0)
+
+
+@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3")
+def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A process is the target of two pairs of one recv.
+
+    ## What it does
+    Checks recv C3: `is_unique(source_target_pairs[:, 1])`.
+
+    ## Why is this bad?
+    The recv yields one buffer per process; a second source for the same target
+    is undefined, and its send never completes.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 2], [1, 2]]> : tensor<2x2xi64>}>
+        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    Receive from the second source with a second recv on another channel, or
+    fix the permutation: `dense<[[0, 1], [1, 2]]>`.
+    """
+    yield from pairs_unique_diags(op, ctx, 1)
+
+
+@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4")
+def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A recv's `source_target_pairs` names a process id outside [0, N).
+
+    ## What it does
+    Checks recv C4: `0 <= source_target_pairs < N`, N = `num_partitions` when
+    channel_id > 0 (cross_partition), else `num_replicas` (cross_replica). Without
+    a known grid only negative ids are reported.
+
+    ## Why is this bad?
+    The recv waits for a process that does not exist: a hang, or XLA rejects the
+    program.
+
+    ## Example
+    ```mlir
+    module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+      ...
+      %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+          source_target_pairs = dense<[[1, 2]]> : tensor<1x2xi64>}>
+          : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    Ids below the axis size: `dense<[[1, 0]]>` (`precv(..., perm=[(1, 0)])`).
+    """
+    yield from pairs_range_diags(op, ctx, "recv C4")
+
+
+_RECV_READING = (" (the current StableHLO spec and verifier; the 2025 send/recv RFC's text says "
+                 "DEVICE_TO_HOST for recv)")
+
+
+@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5")
+def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A recv's channel type disagrees with `is_host_transfer`.
+
+    ## What it does
+    Checks recv C5: the `channel_handle` type is HOST_TO_DEVICE (3) when
+    `is_host_transfer = true` and DEVICE_TO_DEVICE (1) otherwise. The 2025 RFC
+    that added `source_target_pairs` (seed 000) reads "DEVICE_TO_HOST if
+    is_host_transfer = true" for recv too; the current StableHLO spec and the
+    reference verifier use HOST_TO_DEVICE (data flows from the host into the
+    device), and that reading is enforced. The RFC's own recv example
+    (`type = 3`, `is_host_transfer = false`) violates C5 under either reading.
+    Type 0 (CHANNEL_TYPE_INVALID) and a missing `channel_handle` are reported too.
+
+    ## Why is this bad?
+    XLA lowers host and device transfers to different runtimes; with the fields
+    disagreeing the verifier rejects the op, or the recv waits on the wrong kind
+    of channel.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) {
+      source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>,
+      is_host_transfer = false
+    } : (!stablehlo.token) -> (tensor<2x2xi64>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    `type = 1` for a device-to-device recv, or `is_host_transfer = true` with
+    `type = 3` for data coming from the host.
+
+    ## Fix safety
+    The fix sets the type from `is_host_transfer`; it is unsafe because the flag
+    may be the field that is wrong.
+    """
+    host = flag(op, "is_host_transfer")
+    expected = HOST_TO_DEVICE if host else DEVICE_TO_DEVICE
+    yield from _channel_type_diag(op, ctx, expected, _RECV_READING if host else "")
+
+
+@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics")
+def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A device-to-device recv has no (or empty) `source_target_pairs`.
+
+    ## What it does
+    Reports a recv with `is_host_transfer = false` whose `source_target_pairs`
+    is absent or empty.
+
+    ## Why is this bad?
+    Undefined behaviour per the RFC (seed 000): nothing says which process the
+    data comes from.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}>
+        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    The same pairs as the matching send:
+    `source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>`.
+    """
+    yield from _missing_pairs_diag(op, ctx)
+
+
+@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics")
+def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A host-transfer recv carries `source_target_pairs`, which are ignored.
+
+    ## What it does
+    Reports a recv with `is_host_transfer = true` and non-empty pairs.
+
+    ## Why is this bad?
+    The data comes from the host whatever the pairs say; a device that sends to
+    this recv is never received from, and hangs.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) {
+      source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>,
+      is_host_transfer = true
+    } : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    Drop the pairs on a host transfer, or make it a device transfer.
+    """
+    yield from _host_pairs_diag(op, ctx)
+
+
+@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results")
+def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A recv's results are not payload tensors followed by exactly one token (or its operand is not a token).
+
+    ## What it does
+    Checks the recv signature: one `!stablehlo.token` operand; results are the
+    payload tensors first and a single `!stablehlo.token` last (the spec's
+    `results` constraints, numbered C2–C4 before the 2025 RFC renumbered them).
+
+    ## Why is this bad?
+    The verifier rejects it; consumers of the token and of the payload are
+    mis-wired.
+
+    ## Example
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{...}> : (!stablehlo.token) -> (!stablehlo.token, tensor<4xf32>)
+    ```
+
+    ## Use instead
+    ```mlir
+    %r:2 = "stablehlo.recv"(%tok) <{...}> : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+    ```
+    """
+    operands = op.operand_types
+    if len(op.header.operands) != 1:
+        yield ctx.error(op, f"recv: expected exactly one operand (a token), got {len(op.header.operands)}", op=op)
+    elif operands and operands[0] is not None and not _is_token(operands[0]):
+        yield ctx.error(op, f"recv: operand must be a !stablehlo.token, got {operands[0]}", op=op)
+    results = op.result_types
+    if not results:
+        if op.num_results == 0:
+            yield ctx.error(op, "recv: no results; expected the payload tensors and a token last", op=op)
+        return
+    if not _is_token(results[-1]):
+        yield ctx.error(op, f"recv: last result must be a !stablehlo.token, got {results[-1]}", op=op)
+    for i, t in enumerate(results[:-1]):
+        if _is_token(t):
+            yield ctx.error(op, f"recv: result #{i} is a token; only the last result may be one "
+                                f"(payload results are tensors)", op=op)
+
+
+# ----------------------------------------------------------------------------- send ↔ recv
+@dataclass(frozen=True)
+class _Send:
+    op: Operation
+    channel: int | None
+    pairs: frozenset[tuple[int, int]]
+    payload: tuple[Type | None, ...]
+
+
+def send_payload(op: Operation) -> tuple[Type | None, ...] | None:
+    types = op.operand_types
+    if not types or not _is_token(types[-1]):
+        return None
+    return tuple(types[:-1])
+
+
+def recv_payload(op: Operation) -> tuple[Type | None, ...] | None:
+    types = op.result_types
+    if not types or not _is_token(types[-1]):
+        return None
+    return tuple(types[:-1])
+
+
+def _sends(ctx: Context) -> list[_Send]:
+    """Every device-to-device send of the module with pairs (memoised)."""
+    cached = ctx.cache.get("send_recv.sends")
+    if cached is not None:
+        return cached
+    out: list[_Send] = []
+    for op in ctx.module.walk():
+        if op.name != SEND or flag(op, "is_host_transfer"):
+            continue
+        p = read_pairs(op, ctx)
+        payload = send_payload(op)
+        if p.rows and payload is not None:
+            out.append(_Send(op, channel_id(op), frozenset(p.rows), payload))
+    ctx.cache["send_recv.sends"] = out
+    return out
+
+
+def compatible(a: Type | None, b: Type | None) -> bool:
+    """Equal types, where a dynamic dimension (`?`) or an unknown type matches anything."""
+    if a is None or b is None or a == b:
+        return True
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        if a.element != b.element:
+            return False
+        if a.shape is None or b.shape is None:
+            return True
+        return len(a.shape) == len(b.shape) and all(x is None or y is None or x == y
+                                                    for x, y in zip(a.shape, b.shape))
+    return False
+
+
+def _types(ts) -> str:
+    return ", ".join(map(str, ts)) if ts else "nothing"
+
+
+@rule("SHLO120", "send-recv-payload-mismatch", on=RECV, spec="send/recv payload")
+def send_recv_payload_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A recv declares payload types other than what the matching send sends.
+
+    ## What it does
+    For each device-to-device recv, finds the sends on the same channel whose
+    `source_target_pairs` share a (source, target) pair with it, and checks that
+    the recv's payload result types equal the send's payload operand types
+    (count, shapes, element types). Reported at the recv, with a note at the send.
+
+    ## Why is this bad?
+    The receiving process reads a buffer of the size it declared while the
+    sender wrote another size: garbage, a crash, or a transfer that never
+    completes. JAX does not check this: `jax.lax.precv(tok, out_shape, ...)`
+    trusts `out_shape`.
+
+    ## Example
+    ```mlir
+    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}>
+        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}>
+        : (!stablehlo.token) -> (tensor<8xf32>, !stablehlo.token)
+    ```
+
+    ## Use instead
+    Declare what is sent: `precv(tok, jax.ShapeDtypeStruct(x.shape, x.dtype), ...)`,
+    i.e. `-> (tensor<4xf32>, !stablehlo.token)`.
+    """
+    if flag(op, "is_host_transfer"):
+        return
+    p = read_pairs(op, ctx)
+    payload = recv_payload(op)
+    if not p.rows or payload is None:
+        return
+    mine = set(p.rows)
+    ch = channel_id(op)
+    bad = []
+    for s in _sends(ctx):
+        if s.channel != ch or not (s.pairs & mine):
+            continue
+        if len(s.payload) != len(payload) or not all(compatible(a, b) for a, b in zip(s.payload, payload)):
+            bad.append(s)
+    if not bad:
+        return
+    first = bad[0]
+    shared = sorted(first.pairs & mine)
+    pair_text = ", ".join(f"({a}, {b})" for a, b in shared[:3]) + (" ..." if len(shared) > 3 else "")
+    d = ctx.error(op, f"recv: payload type ({_types(payload)}) differs from the matching send's "
+                      f"({_types(first.payload)}) on channel {ch}, pairs {pair_text}", op=op,
+                  help="declare the recv's results as the types the send sends (JAX does not check precv's out_shape)")
+    for s in bad:
+        d = d.note(ctx.loc(s.op), f"matching send is here, sending ({_types(s.payload)})")
+    yield d
