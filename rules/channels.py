@@ -37,7 +37,7 @@ def _ids(op: Operation, ctx: Context) -> tuple[str, list[list[int]]] | None:
 def _describe(groups: list[list[tuple[int, int]]]) -> str:
     g = next((g for g in groups if len({p for _r, p in g}) > 1), groups[0])
     shown = ", ".join(f"(r{r}, p{p})" for r, p in g[:4]) + (" ..." if len(g) > 4 else "")
-    return f"e.g. {{{shown}}}"
+    return f"{{{shown}}}"
 
 
 @rule("SHLO130", "cross-partition-group-without-channel", on=COLLECTIVE_OPS, spec="process groups")
@@ -108,7 +108,7 @@ def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterat
         meant = process_groups(grid, intended, groups)
     except Exception:  # pragma: no cover - malformed groups are C2/C4's business
         meant = []
-    example = f"; read as {intended} they would be groups like {_describe(meant)}" if meant else ""
+    example = f"; read as {intended} they would form groups like {_describe(meant)}" if meant else ""
     why = "no channel_handle" if ch is None else f"channel_id {ch} <= 0"
     fix = ("give it a positive channel_id and use_global_device_ids" if ar_like
            else "give it a positive channel_id")

@@ -733,15 +733,15 @@ class _Send:
 
 def send_payload(op: Operation) -> tuple[Type | None, ...] | None:
     types = op.operand_types
-    if not types or not _is_token(types[-1]):
-        return None
+    if not types or not _is_token(types[-1]) or any(_is_token(t) for t in types[:-1]):
+        return None  # malformed: send-bad-operands says so
     return tuple(types[:-1])
 
 
 def recv_payload(op: Operation) -> tuple[Type | None, ...] | None:
     types = op.result_types
-    if not types or not _is_token(types[-1]):
-        return None
+    if not types or not _is_token(types[-1]) or any(_is_token(t) for t in types[:-1]):
+        return None  # malformed: recv-bad-results says so
     return tuple(types[:-1])
 
 
