@@ -370,6 +370,10 @@ class Module:
         """The `builtin.module` op (implicit when the file has bare funcs)."""
         self.loc_aliases: dict[str, Location] = {}
         self.loc_alias_spans: dict[str, Span] = {}
+        self.attr_aliases: dict[str, str] = {}
+        """`#name` -> the text of its definition (attribute aliases; parse.py resolves them)."""
+        self.type_aliases: dict[str, str] = {}
+        """`!name` -> the text of its definition (type aliases; parse.py resolves them)."""
         self.syntax_errors: list[tuple[str, Span]] = []
         """(message, span) for every syntax error met so far, parsing lazily included."""
         self._funcs: dict[str, Operation] | None = None
