@@ -441,7 +441,7 @@ def _is_token(t: Type | None) -> bool:
     return isinstance(t, TokenType)
 
 
-@rule("SHLO108", "send-bad-operands", on=SEND, spec="send inputs")
+@rule("SHLO108", "send-bad-operands", on=SEND, spec="send signature")
 def send_bad_operands(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A send's operands are not payload tensors followed by one token, or its result is not a token.
 
@@ -474,7 +474,9 @@ def send_bad_operands(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     elif not op.header.operands:
         yield ctx.error(op, "send: no operands; expected the payload tensors and a token", op=op)
     results = op.result_types
-    if results and (len(results) != 1 or not _is_token(results[0])):
+    if not results and op.header.generic:
+        yield ctx.error(op, "send: no result; expected one !stablehlo.token", op=op)
+    elif results and (len(results) != 1 or not _is_token(results[0])):
         shown = ", ".join(map(str, results))
         yield ctx.error(op, f"send: result must be one !stablehlo.token, got ({shown})", op=op)
 

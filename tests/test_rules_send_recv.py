@@ -217,6 +217,13 @@ def test_shlo118_recv_single_tensor_result():
     assert d.code == "SHLO118" and "last result must be a !stablehlo.token, got tensor<4xf32>" in d.message
 
 
+def test_shlo108_send_must_return_one_token():
+    src = pair_program('    "stablehlo.send"(%arg0, %0) <{channel_handle = ' + D2D +
+                       ', source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, !stablehlo.token) -> ()',
+                       ret="%arg0")
+    assert [d.message for d in lint(src)] == ["send: no result; expected one !stablehlo.token (send signature)"]
+
+
 def test_shlo108_send_token_among_inputs():
     src = pair_program(send(payload="!stablehlo.token, tensor<4xf32>", operands="%0, %arg0, %0"), recv())
     assert "SHLO108" in codes(src)
