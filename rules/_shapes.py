@@ -260,6 +260,15 @@ def mesh_group_size(ctx: Context, mesh: MeshAxes) -> int | None:
     return total
 
 
+def strategy_defined(op: Operation) -> bool:
+    """False for `use_global_device_ids` without a positive channel_id: the spec
+    defines no process groups then (C4/C5 report it; group checks stay quiet)."""
+    if not flag(op, "use_global_device_ids"):
+        return True
+    ch = channel_id(op)
+    return ch is not None and ch > 0
+
+
 def axis_size(op: Operation, ctx: Context) -> int | None:
     """N: how many ids the op's strategy ranges over (None without a grid)."""
     if not ctx.grid.known:
@@ -274,6 +283,8 @@ def group_size(op: Operation, ctx: Context) -> int | None:
         return None
     if groups.mesh is not None:
         return mesh_group_size(ctx, groups.mesh)
+    if not strategy_defined(op):
+        return None
     strat = strategy(op)
     grid = ctx.grid
     if groups.empty:
@@ -332,6 +343,8 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
     if groups is None or groups.rows is None:
         return
     name = op_label(op)
+    if not strategy_defined(op):
+        return
     if groups.padded and not padding:
         yield ctx.error(groups.span, f"{name}: replica id -1 pads a ragged group, but {name} needs "
                                      f"groups of equal size", op=op)
@@ -373,6 +386,8 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
         return
     name = op_label(op)
     strat = strategy(op)
+    if not strategy_defined(op):
+        return
     if groups.empty:
         if strat == FLATTENED_IDS:
             yield ctx.error(groups.span, f"{name}: replica_groups is empty, but use_global_device_ids "

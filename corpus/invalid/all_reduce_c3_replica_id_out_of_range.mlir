@@ -1,0 +1,10 @@
+module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 4 : i32} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1], [2, 9]]> : tensor<2x2xi64>}> ({
+    ^bb0(%a0: tensor<f32>, %a1: tensor<f32>):
+      %s = stablehlo.add %a0, %a1 : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
