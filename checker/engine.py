@@ -126,9 +126,14 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     registry.load()
     module = scan(source, parser())
     result = FileResult(source, module)
-    if len(source.text) <= config.full_parse_limit:
-        _parse_everything(module)
-    result.diagnostics.extend(_run_rules(module, config))
+    if module.structurally_broken:
+        # Regions could not be matched: headers and rules would only echo the
+        # same damage, so report what the scan found and stop here.
+        del module.syntax_errors[1:]
+    else:
+        if len(source.text) <= config.full_parse_limit:
+            _parse_everything(module)
+        result.diagnostics.extend(_run_rules(module, config))
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
         if (span.start, message) not in seen:
@@ -194,39 +199,40 @@ def _apply_suppressions(module: Module, diags: list[Diagnostic], config: Config)
     sups = find_suppressions(module.source, _statement_lines(module) if "shlo-lint:" in module.source.text else None)
     if not sups:
         return diags
-    kept: list[Diagnostic] = []
     src = module.source
-    for d in diags:
+
+    def keep(d: Diagnostic) -> bool:
         if d.category == "syntax" or d.span is None:
-            kept.append(d)
-            continue
+            return True
         line = src.line_col(d.span.start)[0]
         suppressed = False
         for s in sups:
             if s.whole_file or line in s.lines:
                 hit = s.matches(d.code, d.name)
-                if hit is not None:
+                if hit is not None and not (hit == "*" and d.code == "SHLO004"):
                     s.used.add(hit)  # type: ignore[union-attr]
                     suppressed = True
-        if not suppressed:
-            kept.append(d)
+        return not suppressed
+
+    kept = [d for d in diags if keep(d)]
     unused_spec = registry.get("SHLO004")
-    if unused_spec is not None and enabled(unused_spec, config):
-        for s in sups:
-            wanted = s.codes or ("*",)
-            for c in wanted:
-                if c in (s.used or set()):
-                    continue
-                spec = registry.get(c) if c != "*" else None
-                known = c == "*" or spec is not None or any(r.name == c for r in registry.all_rules())
-                if not known:
-                    msg = f"unknown rule code `{c}` in suppression"
-                elif c == "*":
-                    msg = "unused suppression: no diagnostic is reported here"
-                else:
-                    msg = f"unused suppression: no {c} diagnostic is reported here"
-                kept.append(_diag("SHLO004", src.path, s.span, msg, Severity.WARNING))
-    return kept
+    if unused_spec is None or not enabled(unused_spec, config):
+        return kept
+    unused: list[Diagnostic] = []
+    for s in sups:
+        for c in s.codes or ("*",):
+            if c in (s.used or set()) or c in ("SHLO004", "unused-suppression"):
+                continue
+            known = c == "*" or registry.get(c) is not None or any(r.name == c for r in registry.all_rules())
+            if not known:
+                msg = f"unknown rule code `{c}` in suppression"
+            elif c == "*":
+                msg = "unused suppression: no diagnostic is reported here"
+            else:
+                msg = f"unused suppression: no {c} diagnostic is reported here"
+            unused.append(_diag("SHLO004", src.path, s.span, msg, Severity.WARNING))
+    # A stale suppression can itself be suppressed (`ignore-file[SHLO004]`).
+    return kept + [d for d in unused if keep(d)]
 
 
 def _fingerprint(source: SourceFile, d: Diagnostic) -> str:

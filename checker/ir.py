@@ -377,6 +377,9 @@ class Module:
         self.syntax_errors: list[tuple[str, Span]] = []
         """(message, span) for every syntax error met so far, parsing lazily included."""
         self._funcs: dict[str, Operation] | None = None
+        self.structurally_broken = False
+        """True when the scan could not match regions (truncated file, stray braces):
+        the IR is then unreliable, so only syntax errors are reported."""
 
     # -- lazy parse hooks ---------------------------------------------------------
     def parse_header(self, op: Operation) -> OpHeader:

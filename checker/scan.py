@@ -106,6 +106,8 @@ class _Scanner:
         self.last_generic = False
 
     def error(self, message: str, start: int, end: int | None = None) -> None:
+        if "unbalanced" in message:
+            self.module.structurally_broken = True
         self.module.syntax_errors.append((message, Span(start, start + 1 if end is None else end)))
 
     # ------------------------------------------------------------------ main loop
@@ -303,17 +305,30 @@ class _Scanner:
     # ------------------------------------------------------------------ end
     def finish(self) -> None:
         n = len(self.text)
-        if self.stmt is not None:
-            op = self.stmt.op
-            self.error(f"unexpected end of file: {op.name} is not closed", max(0, n - 1), n)
+        unclosed = [region for region, _stmt in self.frames[1:]]
+        if unclosed or self.stmt is not None:
+            # One error at the end of the file naming the innermost opener, as a
+            # truncated file has one cause however many regions it leaves open.
+            src = self.module.source
+            if unclosed:
+                inner = unclosed[-1]
+                line, col = src.line_col(inner.span.start)
+                what = f"`}}` closing the region of {inner.parent.name} opened at {line}:{col}"
+                more = len(unclosed) - 1
+                if more:
+                    what += f" (and {more} enclosing region{'s' if more > 1 else ''})"
+            else:
+                line, col = src.line_col(self.stmt.op.span.start)
+                what = f"the rest of {self.stmt.op.name} begun at {line}:{col}"
+            self.error(f"unexpected end of file: expected {what}", n, n)
+            for region in unclosed:  # extend to EOF so header parses blank the bodies
+                op = region.parent
+                region.span = Span(region.span.start, n)
+                op.region_spans[op.regions.index(region)] = region.span
+                op.span = Span(op.span.start, n)
+            self.module.structurally_broken = True
             self.stmt = None
-        while len(self.frames) > 1:
-            region, stmt = self.frames.pop()
-            line_op = region.parent
-            self.error(f"unexpected end of file: region of {line_op.name} opened here is not closed",
-                       region.span.start, region.span.start + 1)
-            if line_op is not None:
-                line_op.span = Span(line_op.span.start, n)
+            del self.frames[1:]
         top = self.implicit_root.regions[0].blocks[0]
         modules = [op for op in top.operations if op.name == "builtin.module"]
         if len(modules) == 1 and len(top.operations) == 1:

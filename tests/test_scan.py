@@ -108,7 +108,7 @@ def test_dialect_resources_are_skipped():
 
 
 @pytest.mark.parametrize("text, message, line", [
-    ("func.func @f() {\n  %0 = stablehlo.constant dense<1> : tensor<i32>\n", "not closed", 1),
+    ("func.func @f() {\n  %0 = stablehlo.constant dense<1> : tensor<i32>\n", "unexpected end of file", 3),
     ("func.func @f() {\n  return\n}\n}\n", "unbalanced '}'", 4),
     ('%0 = "stablehlo.add"(%a, %b)) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n', None, 1),
 ])
