@@ -30,9 +30,10 @@ RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 
 # --------------------------------------------------------------------------- naming
 def op_label(op: Operation) -> str:
-    """`stablehlo.all_gather_start` → `all_gather_start` (what messages start with)."""
+    """`stablehlo.all_gather_start` → `all_gather_start` (what messages start with);
+    other dialects keep their full name (`tessera.collective.all_reduce`)."""
     name = op.name
-    for prefix in ("stablehlo.", "tessera.collective.", "tessera."):
+    for prefix in ("stablehlo.",):
         if name.startswith(prefix):
             return name[len(prefix):]
     return name

@@ -99,7 +99,7 @@ def tessera_bad_enum_value(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
                                    f"that is not a string", op=op)
             continue
         if enum_kind is not None and enum_kind != kind and enum_kind not in ("collective",):
-            yield ctx.error(where, f"{name}: {attr_name} takes a {kind} value, not {enum_kind}", op=op)
+            yield ctx.error(where, f"{name}: {attr_name} takes {kind} values, not {enum_kind}", op=op)
         if value not in allowed:
             yield ctx.error(where, f"{name}: {attr_name} \"{value}\" is not one of {', '.join(allowed)}", op=op)
 

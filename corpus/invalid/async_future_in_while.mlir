@@ -1,0 +1,23 @@
+module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+    %f = "stablehlo.async_start"(%x) ({
+    ^bb0(%a: tensor<4xf32>):
+      %r = "stablehlo.collective_permute"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %r : tensor<4xf32>
+    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %w:2 = "stablehlo.while"(%c0, %f) ({
+    ^bb0(%i: tensor<i32>, %g: !stablehlo.future<tensor<4xf32>>):
+      %lim = stablehlo.constant dense<4> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %lim : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }, {
+    ^bb0(%i: tensor<i32>, %g: !stablehlo.future<tensor<4xf32>>):
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %n = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %n, %g : tensor<i32>, !stablehlo.future<tensor<4xf32>>
+    }) : (tensor<i32>, !stablehlo.future<tensor<4xf32>>) -> (tensor<i32>, !stablehlo.future<tensor<4xf32>>)
+    %d = "stablehlo.async_done"(%w#1) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>
+    return %d : tensor<4xf32>
+  }
+}
