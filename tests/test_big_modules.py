@@ -1,0 +1,51 @@
+"""The ~2/9/30 MB transformer training-step modules JAX exports (corpus/big/, generated,
+git-ignored): they scan and lint cleanly, and the 2 MB one parses op by op."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import shlo_lint
+from shlo_lint import Config, lint_text
+from shlo_lint.checker.diagnostics import Severity
+
+from conftest import CORPUS, ROOT
+
+BIG = CORPUS / "big"
+NAMES = ["transformer_2mb.mlir", "transformer_9mb.mlir", "transformer_30mb.mlir"]
+
+
+@pytest.fixture(scope="session")
+def big_dir():
+    if not all((BIG / n).exists() for n in NAMES):
+        # Needs the `jax` extra; about a minute on two cores.
+        proc = subprocess.run([sys.executable, str(ROOT / "corpus" / "generate.py"), "--no-small", "--big", str(BIG)],
+                              capture_output=True, text=True, timeout=1200)
+        assert proc.returncode == 0, f"could not generate corpus/big (is the jax extra installed?)\n{proc.stderr}"
+    return BIG
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_big_module_lints_without_errors(big_dir, name):
+    text = (big_dir / name).read_text()
+    diags = lint_text(text, name, Config())
+    assert not [d for d in diags if d.severity == Severity.ERROR], [d.message for d in diags][:5]
+    module = shlo_lint.parse(text, name)
+    assert not module.syntax_errors
+    n_ops = sum(1 for _ in module.walk())
+    assert n_ops > len(text) // 400  # roughly one op per 100-200 characters
+    collectives = [op for op in module.walk() if op.name in ("stablehlo.all_gather", "stablehlo.reduce_scatter",
+                                                                "stablehlo.all_reduce")]
+    assert collectives
+    last = collectives[-1]
+    line, col = module.source.line_col(last.span.start)
+    assert module.source.line_text(line)[col - 1:].lstrip('%0123456789:#_ =').startswith('"stablehlo.')
+    assert last.attr("replica_groups") is not None
+
+
+def test_every_op_header_of_the_2mb_module_parses(big_dir):
+    text = (big_dir / "transformer_2mb.mlir").read_text()
+    diags = lint_text(text, "t.mlir", Config(full_parse_limit=10**9))
+    assert not [d for d in diags if d.category == "syntax"]
