@@ -173,7 +173,7 @@ class _Scanner:
                 self.error("unterminated dialect resources block `{-# ... #-}`", start, end)
                 return len(text)
             return close + 3
-        if c == "{" or (c.isalpha() and self.last_op is not None and self.is_continuation(start, end)):
+        if self.last_op is not None and (c == "{" or (c.isalpha() and self.is_continuation(start, end))):
             # `cond {`, `} do {`, `reducer(...) {`, or an attr dict on its own line.
             self.stmt = _Stmt(self.last_op, self.last_generic)
             self.continue_stmt(start, end)
