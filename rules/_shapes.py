@@ -49,6 +49,16 @@ def grid_needed(ctx: Context, op: Operation, check: str) -> bool:
     return False
 
 
+POINT_AT_ATTRIBUTE = True
+"""Where attribute findings point: the attribute's value (True), or the op's name
+(False: the line MLIR's own verifier reports, which differs for multi-line ops)."""
+
+
+def attr_where(ctx: Context, op: Operation, name: str) -> Span:
+    """The primary span for a finding about attribute `name` of `op`."""
+    return ctx.attr_span(op, name) if POINT_AT_ATTRIBUTE else op.name_span
+
+
 # --------------------------------------------------------------------------- types
 def tensor(t: Type | None) -> TensorType | None:
     """The type as a ranked tensor, else None (unknown, unranked, token, ...)."""
@@ -190,7 +200,7 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
     attr = op.attr("replica_groups")
     if attr is None:
         return None
-    span = ctx.attr_span(op, "replica_groups")
+    span = attr_where(ctx, op, "replica_groups")
     if isinstance(attr, DenseElementsAttr):
         ttype = attr.type
         if isinstance(ttype, TensorType) and ttype.shape is not None and len(ttype.shape) != 2:
@@ -346,10 +356,14 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
     name = op_label(op)
     if not strategy_defined(op):
         return
+    negative = sorted({i for i in groups.ids if i < 0})
     if groups.padded and not padding:
-        yield ctx.error(groups.span, f"{name}: replica id -1 pads a ragged group, but {name} needs "
-                                     f"groups of equal size", op=op)
-    for i in sorted({i for i in groups.ids if i < 0}):
+        if need_grid:  # collective_broadcast / collective_reduce: no padding at all
+            negative = [-1] + negative
+        else:
+            yield ctx.error(groups.span, f"{name}: replica id -1 pads a ragged group, but {name} needs "
+                                         f"groups of equal size", op=op)
+    for i in negative:
         yield ctx.error(groups.span, f"{name}: replica id {i} is negative", op=op)
     n = axis_size(op, ctx)
     ids = groups.ids
@@ -419,8 +433,8 @@ def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic
     ch = channel_id(op)
     if ch is not None and ch > 0:
         return
-    where = ctx.attr_span(op, "channel_handle") if op.attr("channel_handle") is not None \
-        else ctx.attr_span(op, "use_global_device_ids")
+    where = attr_where(ctx, op, "channel_handle") if op.attr("channel_handle") is not None \
+        else attr_where(ctx, op, "use_global_device_ids")
     seen = "no channel_handle" if ch is None else f"channel_id {ch}"
     yield ctx.error(where, f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; "
                            f"it needs a channel_id > 0", op=op)
@@ -534,7 +548,7 @@ def defining_constant(v: Value | None) -> int | None:
 
 
 __all__ = [
-    "Computation", "GRID_SKIPPED", "MeshAxes", "ReplicaGroups", "axis_size", "base_kind", "check_arity",
+    "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "MeshAxes", "ReplicaGroups", "axis_size", "base_kind", "check_arity",
     "check_computation", "check_global_ids_channel", "check_groups_cover", "check_groups_form",
     "check_ids_in_range", "check_unique_ids", "computation", "data_operand_types", "defining_constant",
     "dim_out_of_range", "fmt_dims", "fmt_types", "grid_needed", "group_size", "has_dynamic_root",

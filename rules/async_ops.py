@@ -27,7 +27,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Block, Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.types import FutureType, Type
+from shlo_lint.checker.types import FutureType
 
 from ._shapes import RETURN_OPS, fmt_types, op_label, unwrap_futures
 
@@ -356,7 +356,7 @@ def future_in_control_flow(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(t, FutureType):
                 yield ctx.error(op, f"{name}: {kind} {i} is a future ({t}); the StableHLO type rules allow only "
                                     f"tensors, quantized tensors and tokens as {name} operands and results, so "
-                                    f"a future cannot cross a {name}")
+                                    f"a future cannot cross a {name} (StableHLO type rules)")
                 return
 
 

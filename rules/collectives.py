@@ -26,7 +26,7 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
 from shlo_lint.checker.types import ScalarType
 
-from ._shapes import (axis_size, check_arity, check_computation, check_global_ids_channel, check_groups_cover,
+from ._shapes import (attr_where, axis_size, check_arity, check_computation, check_global_ids_channel, check_groups_cover,
                       check_groups_form, check_ids_in_range, check_unique_ids, computation, data_operand_types,
                       defining_constant, dim_out_of_range, fmt_dims, group_size, has_dynamic_root, op_label,
                       pairs, replica_groups, result_types, tensor, which)
@@ -131,7 +131,7 @@ def _dim_in_range(op: Operation, ctx: Context, attr: str) -> Iterator[Diagnostic
     for t in data_operand_types(op):
         tt = tensor(t)
         if tt is not None and dim_out_of_range(dim, tt.rank):  # type: ignore[arg-type]
-            yield ctx.error(ctx.attr_span(op, attr), f"{op_label(op)}: {attr} {dim} is out of range for a "
+            yield ctx.error(attr_where(ctx, op, attr), f"{op_label(op)}: {attr} {dim} is out of range for a "
                                                      f"rank-{tt.rank} operand", op=op)
             return
 
@@ -521,7 +521,7 @@ def reduce_scatter_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[Di
             continue
         d = tt.shape[dim]  # type: ignore[index]
         if d is not None and d % gs:
-            yield ctx.error(ctx.attr_span(op, "scatter_dimension"),
+            yield ctx.error(attr_where(ctx, op, "scatter_dimension"),
                             f"{op_label(op)}: operand dimension {dim} (scatter_dimension) has size {d}, which "
                             f"is not divisible by the group size {gs}", op=op)
 
@@ -755,7 +755,7 @@ def all_to_all_split_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[
             continue
         d = tt.shape[split]  # type: ignore[index]
         if d is not None and d % count:
-            yield ctx.error(ctx.attr_span(op, "split_count"),
+            yield ctx.error(attr_where(ctx, op, "split_count"),
                             f"{op_label(op)}: operand dimension {split} (split_dimension) has size {d}, which "
                             f"is not divisible by split_count {count}", op=op)
             return
@@ -802,7 +802,7 @@ def all_to_all_split_count_not_positive(op: Operation, ctx: Context) -> Iterator
     """
     count = int_attr(op, "split_count")
     if count is not None and count <= 0:
-        yield ctx.error(ctx.attr_span(op, "split_count"), f"{op_label(op)}: split_count is {count}, but it must "
+        yield ctx.error(attr_where(ctx, op, "split_count"), f"{op_label(op)}: split_count is {count}, but it must "
                                                           f"be positive", op=op)
 
 

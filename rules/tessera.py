@@ -21,7 +21,7 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.types import FutureType
 
-from ._shapes import op_label
+from ._shapes import attr_where, op_label
 
 COLLECTIVE_OPS = tuple(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
 AWAIT_OPS = ("tessera.await", "tessera.collective.await")
@@ -93,7 +93,7 @@ def tessera_bad_enum_value(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         if attr is None:
             continue
         enum_kind, value = enum_value(ctx, attr)
-        where = ctx.attr_span(op, attr_name)
+        where = attr_where(ctx, op, attr_name)
         if value is None:
             yield ctx.error(where, f"{name}: {attr_name} must be one of {', '.join(allowed)}; got an attribute "
                                    f"that is not a string", op=op)
@@ -130,7 +130,7 @@ def tessera_nonpositive_integer(op: Operation, ctx: Context) -> Iterator[Diagnos
         attr = op.attr(attr_name)
         if attr is None:
             continue
-        where = ctx.attr_span(op, attr_name)
+        where = attr_where(ctx, op, attr_name)
         if isinstance(attr, IntegerAttr) and not isinstance(attr, BoolAttr):
             if attr.value <= 0:
                 yield ctx.error(where, f"{name}: {attr_name} is {attr.value}, but it must be a positive "

@@ -2,7 +2,6 @@
 corpus does not spell out."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -231,15 +230,15 @@ def test_real_async_exports_are_clean():
 
 
 def test_async_start_collective_reduce_is_not_an_allowed_op():
-    body = f'''    %f = "stablehlo.async_start"(%x) ({{
+    body = '''    %f = "stablehlo.async_start"(%x) ({
     ^bb0(%a: tensor<4xf32>):
-      %g = "stablehlo.collective_reduce"(%a) ({{
+      %g = "stablehlo.collective_reduce"(%a) ({
       ^bb0(%p: tensor<f32>, %q: tensor<f32>):
         %s = stablehlo.add %p, %q : tensor<f32>
         stablehlo.return %s : tensor<f32>
-      }}) {{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<4xf32>) -> tensor<4xf32>
+      }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
       stablehlo.return %g : tensor<4xf32>
-    }}) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
     %0 = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>'''
     assert codes(module(body, grid(1, 2), args="%x: tensor<4xf32>", ret="tensor<4xf32>")) == ["SHLO302"]
 
@@ -299,3 +298,10 @@ def test_every_new_rule_has_a_corpus_example():
     missing = [c for c in mine if c not in expected]
     assert missing == []
     assert "SHLO306" in expected
+
+
+def test_collective_broadcast_minus_one_is_negative_not_padding():
+    body = ('    %0 = "stablehlo.collective_broadcast"(%x) <{replica_groups = dense<[[0, -1]]> : tensor<1x2xi64>}> '
+            ': (tensor<4xf32>) -> tensor<4xf32>')
+    d = only(module(body, grid(1, 4), args="%x: tensor<4xf32>", ret="tensor<4xf32>"), "SHLO242")
+    assert "replica id -1 is negative" in d.message
