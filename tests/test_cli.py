@@ -173,3 +173,28 @@ def test_output_file_and_statistics(write, tmp_path):
     assert proc.returncode == 1 and json.loads(out.read_text())["diagnostics"][0]["code"] == "SHLO004"
     stats = run_cli("--statistics", str(write("stale.mlir", STALE)))
     assert "SHLO004" in stats.stdout and "unused-suppression" in stats.stdout
+
+
+C2 = (CORPUS / "invalid" / "send_c2_duplicate_source.mlir").read_text()
+SEND_LINE = '    %1 = "stablehlo.send"'
+MULTILINE_SEND = C2.replace(
+    SEND_LINE + '(%arg0, %0) <{',
+    SEND_LINE + '(%arg0, %0) <{\n        ')
+
+
+@pytest.mark.parametrize("text, exit_code", [
+    (C2, 1),
+    (C2.replace(SEND_LINE, "    // shlo-lint: ignore[SHLO102]\n" + SEND_LINE), 0),        # above the line
+    (C2.replace(SEND_LINE, "    // shlo-lint: ignore[send-duplicate-source]\n" + SEND_LINE), 0),  # by name
+    (C2.replace("(rows 0 and 1).", "").replace(" -> !stablehlo.token\n", " -> !stablehlo.token // shlo-lint: ignore[SHLO102]\n", 1), 0),
+    (MULTILINE_SEND.replace(SEND_LINE, "    // shlo-lint: ignore[SHLO102]\n" + SEND_LINE), 0),  # covers the whole op
+    (C2.replace(SEND_LINE, "    // shlo-lint: ignore[SHLO103]\n" + SEND_LINE), 1),        # wrong code: both reported
+])
+def test_suppressing_a_real_finding(write, text, exit_code):
+    code, out = run_json(str(write("c2.mlir", text)))
+    assert code == exit_code, out["diagnostics"]
+    codes = sorted(d["code"] for d in out["diagnostics"])
+    if exit_code == 0:
+        assert codes == []
+    elif "ignore[SHLO103]" in text:
+        assert codes == ["SHLO004", "SHLO102"]
