@@ -696,17 +696,19 @@ class _Builder(Transformer):
             etype, vals = body, ""
         etype = etype.strip()
         values: list[Any] = []
-        for v in vals.split(","):
-            v = v.strip()
-            if not v:
-                continue
-            if v in ("true", "false"):
-                values.append(v == "true")
-            else:
-                try:
-                    values.append(int(v, 0) if not _is_float_text(v) else float(v))
-                except ValueError:
-                    values.append(float(v) if _is_float_text(v) else v)
+        try:
+            for v in vals.split(","):
+                v = v.strip()
+                if not v:
+                    continue
+                if v in ("true", "false"):
+                    values.append(v == "true")
+                elif _is_float_text(v):
+                    values.append(float(v))
+                else:
+                    values.append(int(v, 0))
+        except ValueError:
+            return OpaqueAttr(tok.value, span)
         return DenseArrayAttr(etype, tuple(values), span)
 
     def a_hash(self, tok):
@@ -1071,10 +1073,11 @@ class _Builder(Transformer):
                     continue
                 st.operands.append((v, sp))
             elif k == "w":
-                if i + 2 < n and items[i + 1][0] == "=":
+                if i + 2 < n and items[i + 1][0] == "=" and items[i + 2][2] is not None:
                     vals = [items[i + 2]]
                     j = i + 3
-                    while j + 1 < n and (items[j][0] == "->" or (items[j][0] == "w" and items[j][1] == "x")):
+                    while j + 1 < n and (items[j][0] == "->" or (items[j][0] == "w" and items[j][1] == "x")) \
+                            and items[j + 1][2] is not None:
                         vals.append(items[j])
                         vals.append(items[j + 1])
                         j += 2
@@ -2231,17 +2234,19 @@ class LarkParser:
         start, end = op.span.start, op.span.end
         body, gap_pos, gap_delta = _compress(text, start, end, getattr(op, "region_spans", None) or [])
         ctx = _Ctx(body, start, module, gap_pos, gap_delta)
-        if self.fast:
-            h = _fast_parse(ctx)
-            if h is not None:
-                return h
         try:
-            h = _run("op", ctx)
+            h = _fast_parse(ctx) if self.fast else None
+            if h is None:
+                h = _run("op", ctx)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
             if generic or _known(op.name) or op.name in _CANON:
                 module.syntax_errors.append((problem.message, problem.span))
+            return self._fallback(op, body, ctx)
+        except Exception as err:  # a parser bug must not cost the user the file
+            module.syntax_errors.append(
+                (f"could not read this {op.name} op ({type(err).__name__}: {err})", Span(start, end)))
             return self._fallback(op, body, ctx)
         if not isinstance(h, OpHeader):  # pragma: no cover - defensive
             return self._fallback(op, body, ctx)
@@ -2256,7 +2261,10 @@ class LarkParser:
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             module.syntax_errors.append((problem.message, problem.span))
-            return None
+        except Exception as err:  # pragma: no cover - a parser bug
+            module.syntax_errors.append((f"could not read this location ({type(err).__name__}: {err})",
+                                         Span(offset, offset + len(text))))
+        return None
 
     def parse_block_label(self, module, block) -> list[tuple[str, Type | None, Span]]:
         span = block.label_span
@@ -2264,9 +2272,12 @@ class LarkParser:
         ctx = _Ctx(text, span.start, module)
         try:
             return _run("block_label", ctx)
-        except UnexpectedInput as err:
-            problem = _problem(err, ctx)
-            module.syntax_errors.append((problem.message, problem.span))
+        except Exception as err:
+            if isinstance(err, UnexpectedInput):
+                problem = _problem(err, ctx)
+                module.syntax_errors.append((problem.message, problem.span))
+            else:  # pragma: no cover - a parser bug
+                module.syntax_errors.append((f"could not read this block label ({type(err).__name__}: {err})", span))
             args = []
             for m in re.finditer(r"(%[\w$.\-]+)\s*:", text):
                 args.append((m.group(1), None, Span(span.start + m.start(1), span.start + m.end(1))))
@@ -2354,6 +2365,9 @@ def _parse_text(start: str, text: str, offset: int):
         return _run(start, ctx)
     except UnexpectedInput as err:
         raise _problem(err, ctx) from None
+    except Exception as err:  # a parser bug: still a located problem, not a traceback
+        raise SyntaxProblem(f"could not read this text ({type(err).__name__}: {err})",
+                            Span(offset, offset + len(text))) from None
 
 
 def parse_type(text: str, offset: int = 0) -> Type:
