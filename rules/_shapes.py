@@ -147,6 +147,8 @@ class MeshAxes:
     mesh_name: str | None
     axes: list[tuple[str, int | None]] = field(default_factory=list)
     """(axis name, sub-axis size or None for the whole axis)."""
+    pre_sizes: list[int | None] = field(default_factory=list)
+    """Each axis's sub_axis_info pre-size (None for the whole axis)."""
 
 
 @dataclass
@@ -227,8 +229,10 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
     if (isinstance(attr, DialectAttr) and attr.name == "replica_group_mesh_axes") or \
             "replica_group_mesh_axes" in text:
         m = _MESH_NAME.search(text)
-        axes = [(name, int(size) if size else None) for name, _pre, size in _AXIS_REF.findall(text)]
-        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes))
+        found = _AXIS_REF.findall(text)
+        axes = [(name, int(size) if size else None) for name, _pre, size in found]
+        pres = [int(pre) if pre else None for _name, pre, _size in found]
+        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres))
     if isinstance(attr, (DialectAttr, OpaqueAttr)):
         return None  # a form we do not know: say nothing
     return ReplicaGroups(span, problem="replica_groups is not a dense integer constant")
@@ -315,10 +319,32 @@ def group_size(op: Operation, ctx: Context) -> int | None:
 
 # --------------------------------------------------------------------------- group checks
 def check_groups_form(op: Operation, ctx: Context, label: str) -> Iterator[Diagnostic]:
-    """replica_groups is a rank-2 integer constant (the spec's input type, e.g. all_gather I3)."""
+    """replica_groups is a rank-2 integer constant (the spec's input type, e.g. all_gather I3),
+    or a mesh-axes form whose axes exist in the module's mesh (when it can be found)."""
     groups = replica_groups(op, ctx)
-    if groups is not None and groups.problem:
+    if groups is None:
+        return
+    if groups.problem:
         yield ctx.error(groups.span, f"{op_label(op)}: {groups.problem} ({label})", op=op)
+        return
+    mesh = groups.mesh
+    sizes = mesh_axis_sizes(ctx, mesh.mesh_name) if mesh is not None else None
+    if mesh is None or sizes is None:
+        return
+    seen: set[str] = set()
+    for (axis, size), pre in zip(mesh.axes, mesh.pre_sizes):
+        if axis not in sizes:
+            yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\", but mesh "
+                                         f"@{mesh.mesh_name} has only {', '.join(sizes) or 'no axes'} ({label})",
+                            op=op)
+            continue
+        if size is None and axis in seen:
+            yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\" twice ({label})",
+                            op=op)
+        seen.add(axis)
+        if size is not None and pre is not None and (size <= 0 or pre <= 0 or sizes[axis] % (pre * size)):
+            yield ctx.error(groups.span, f"{op_label(op)}: sub-axis ({pre}){size} does not divide axis "
+                                         f"\"{axis}\" of size {sizes[axis]} ({label})", op=op)
 
 
 def check_unique_ids(op: Operation, ctx: Context) -> Iterator[Diagnostic]:

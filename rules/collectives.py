@@ -58,7 +58,9 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
     Checks the input type of `replica_groups` on every collective that takes it:
     a 2-dimensional tensor constant of type `si64` (all_gather I3, all_reduce I2,
     reduce_scatter I3, all_to_all I5, collective_broadcast I2), or the
-    `#stablehlo.replica_group_mesh_axes<...>` form.
+    `#stablehlo.replica_group_mesh_axes<...>` form, whose axes must exist in the
+    module's `sdy.mesh` (named once each; a sub-axis `(pre)size` must divide its
+    axis) when that mesh is in the file.
 
     ## Why is this bad?
     The StableHLO verifier rejects the program ("replica groups should be a rank 2

@@ -305,3 +305,16 @@ def test_collective_broadcast_minus_one_is_negative_not_padding():
             ': (tensor<4xf32>) -> tensor<4xf32>')
     d = only(module(body, grid(1, 4), args="%x: tensor<4xf32>", ret="tensor<4xf32>"), "SHLO242")
     assert "replica id -1 is negative" in d.message
+
+
+@pytest.mark.parametrize("axes,ok", [
+    ('[#stablehlo.axis_ref<name = "x">, #stablehlo.axis_ref<name = "y", sub_axis_info = (1)2>]', True),
+    ('[#stablehlo.axis_ref<name = "z">]', False),
+    ('[#stablehlo.axis_ref<name = "y", sub_axis_info = (2)3>]', False),
+])
+def test_shlo200_mesh_axes_must_exist_in_the_mesh(axes, ok):
+    mesh = '  sdy.mesh @mesh = <["x"=2, "y"=4]>\n'
+    g = f"#stablehlo.replica_group_mesh_axes<mesh_name = @mesh, axes = {axes}>"
+    src = module(reduce("all_reduce", f"{CH}, replica_groups = {g}, use_global_device_ids", "tensor<4xf32>",
+                        "tensor<4xf32>"), grid(8), args="%x: tensor<4xf32>", ret="tensor<4xf32>", extra=mesh)
+    assert codes(src) == ([] if ok else ["SHLO200"])
