@@ -543,39 +543,39 @@ class _Builder(Transformer):
         return _STAR
 
     def it_int(self, tok):
-        a = self.a_int(tok)
+        a = self._a_int(tok)
         return ("a", a, a.span)
 
     def it_float(self, tok):
-        a = self.a_float(tok)
+        a = self._a_float(tok)
         return ("a", a, a.span)
 
     def it_hex(self, tok):
-        a = self.a_hex(tok)
+        a = self._a_hex(tok)
         return ("a", a, a.span)
 
     def it_string(self, tok):
-        a = self.a_string(tok)
+        a = self._a_string(tok)
         return ("a", a, a.span)
 
     def it_dense(self, tok):
-        a = self.a_dense(tok)
+        a = self._a_dense(tok)
         return ("a", a, a.span)
 
     def it_resource(self, tok):
-        a = self.a_resource(tok)
+        a = self._a_resource(tok)
         return ("a", a, a.span)
 
     def it_array(self, tok):
-        a = self.a_array(tok)
+        a = self._a_array(tok)
         return ("a", a, a.span)
 
     def it_hash(self, tok):
-        a = self.a_hash(tok)
+        a = self._a_hash(tok)
         return ("a", a, a.span)
 
     def it_opaque(self, tok):
-        a = self.a_opaque(tok)
+        a = self._a_opaque(tok)
         return ("a", a, a.span)
 
     def it_symbol(self, sym):
@@ -636,35 +636,53 @@ class _Builder(Transformer):
         return _Axis(_unquote(name.value), int(size), self._span2(name.start_pos, size.end_pos))
 
     # -- attributes ---------------------------------------------------------------------
-    def a_int(self, tok):
+    # Callbacks the fast path and other callbacks reuse are written `_a_x` with an
+    # alias `a_x = _a_x`: Lark's v_args wraps the public name, not the function.
+    def _a_int(self, tok):
         return IntegerAttr(int(tok.value), None, self._span(tok))
 
-    def a_int_typed(self, tok, t):
+    a_int = _a_int
+
+    def _a_int_typed(self, tok, t):
         return IntegerAttr(int(tok.value), t, self._span2(tok.start_pos, self._te))
 
-    def a_float(self, tok):
+    a_int_typed = _a_int_typed
+
+    def _a_float(self, tok):
         return FloatAttr(float(tok.value), None, self._span(tok))
 
-    def a_float_typed(self, tok, t):
+    a_float = _a_float
+
+    def _a_float_typed(self, tok, t):
         return FloatAttr(float(tok.value), t, self._span2(tok.start_pos, self._te))
 
-    def a_hex(self, tok):
+    a_float_typed = _a_float_typed
+
+    def _a_hex(self, tok):
         return IntegerAttr(int(tok.value, 16), None, self._span(tok))
 
-    def a_hex_typed(self, tok, t):
+    a_hex = _a_hex
+
+    def _a_hex_typed(self, tok, t):
         span = self._span2(tok.start_pos, self._te)
         a = _hex_value(tok.value, t)
         if a is not None:
             return replace(a, span=span)
         return IntegerAttr(int(tok.value, 16), t, span)
 
-    def a_string(self, tok):
+    a_hex_typed = _a_hex_typed
+
+    def _a_string(self, tok):
         return StringAttr(_unquote(tok.value), None, self._span(tok))
 
-    def a_string_typed(self, tok, t):
+    a_string = _a_string
+
+    def _a_string_typed(self, tok, t):
         return StringAttr(_unquote(tok.value), t, self._span2(tok.start_pos, self._te))
 
-    def a_word(self, tok):
+    a_string_typed = _a_string_typed
+
+    def _a_word(self, tok):
         v = tok.value
         span = self._span(tok)
         if v == "true":
@@ -675,19 +693,29 @@ class _Builder(Transformer):
             return UnitAttr(span)
         return OpaqueAttr(v, span)
 
-    def a_dense(self, tok):
+    a_word = _a_word
+
+    def _a_dense(self, tok):
         return DenseElementsAttr(tok.value[6:-1], None, self._span(tok))
 
-    def a_dense_typed(self, tok, t):
+    a_dense = _a_dense
+
+    def _a_dense_typed(self, tok, t):
         return DenseElementsAttr(tok.value[6:-1], t, self._span2(tok.start_pos, self._te))
 
-    def a_resource(self, tok):
+    a_dense_typed = _a_dense_typed
+
+    def _a_resource(self, tok):
         return DenseResourceAttr(tok.value[15:-1].strip(), None, self._span(tok))
 
-    def a_resource_typed(self, tok, t):
+    a_resource = _a_resource
+
+    def _a_resource_typed(self, tok, t):
         return DenseResourceAttr(tok.value[15:-1].strip(), t, self._span2(tok.start_pos, self._te))
 
-    def a_array(self, tok):
+    a_resource_typed = _a_resource_typed
+
+    def _a_array(self, tok):
         body = tok.value[6:-1]
         span = self._span(tok)
         if ":" in body:
@@ -711,11 +739,17 @@ class _Builder(Transformer):
             return OpaqueAttr(tok.value, span)
         return DenseArrayAttr(etype, tuple(values), span)
 
-    def a_hash(self, tok):
+    a_array = _a_array
+
+    def _a_hash(self, tok):
         return self._hash_attr(tok.value, self._span(tok), tok.start_pos)
 
-    def a_opaque(self, tok):
+    a_hash = _a_hash
+
+    def _a_opaque(self, tok):
         return OpaqueAttr(tok.value, self._span(tok))
+
+    a_opaque = _a_opaque
 
     def a_symbol(self, sym):
         return sym
@@ -1197,8 +1231,9 @@ def _shifted(value, delta: int):
         return copy
     return value  # types, strings, numbers: no spans
 
+# Bare op names as MLIR prints them inside func.func / at top level (as scan.py maps them).
 _CANON = {"module": "builtin.module", "return": "func.return", "call": "func.call",
-          "func": "func.func"}
+          "call_indirect": "func.call_indirect", "constant": "func.constant", "func": "func.func"}
 
 
 def _is_float_text(v: str) -> bool:
@@ -2111,16 +2146,16 @@ class _Fast:
                     t = self.type_tok(t_kind, t_value, t_start, t_end)
                     tok = Token(kind.upper(), value, start, end_pos=end)
                     if kind == "int":
-                        return b.a_int_typed(tok, t)
+                        return b._a_int_typed(tok, t)
                     if kind == "float":
-                        return b.a_float_typed(tok, t)
+                        return b._a_float_typed(tok, t)
                     if kind == "hex":
-                        return b.a_hex_typed(tok, t)
-                    return b.a_dense_typed(tok, t)
+                        return b._a_hex_typed(tok, t)
+                    return b._a_dense_typed(tok, t)
                 raise _Bail
             return self.attr_tok(kind, value, start, end)
         if kind == "word":
-            return b.a_word(Token("BARE_ID", value, start, end_pos=end))
+            return b._a_word(Token("BARE_ID", value, start, end_pos=end))
         if kind == "value":
             return _Val(value, b._span2(start, end))
         if kind == "[":
