@@ -194,7 +194,14 @@ class DenseElementsAttr(Attribute):
 
     @property
     def array(self):  # -> numpy.ndarray
-        return _decode_dense(self.literal, self.type)
+        """The values as numpy (shape from the type). Raises DenseDecodeError for a
+        literal that is not a valid dense body."""
+        try:
+            return _decode_dense(self.literal, self.type)
+        except DenseDecodeError:
+            raise
+        except (ValueError, TypeError, OverflowError, IndexError) as e:
+            raise DenseDecodeError(f"malformed dense literal dense<{self.literal[:40]}>: {e}") from e
 
     @property
     def is_splat(self) -> bool:
@@ -209,6 +216,10 @@ class DenseResourceAttr(Attribute):
     key: str
     type: Type | None
     span: Span | None = _span()
+
+
+class DenseDecodeError(ValueError):
+    """A `dense<...>` body that cannot be read as values of its type."""
 
 
 _HEX = re.compile(r'^"0x([0-9A-Fa-f]*)"$')
@@ -226,6 +237,10 @@ def _decode_dense(literal: str, type_: Type | None):
         if type_.is_static:
             shape = tuple(type_.shape)  # type: ignore[arg-type]
     text = literal.strip()
+    if not text:  # `dense<>`: no elements (e.g. tensor<0x0xi64>)
+        if shape and 0 not in shape:
+            raise DenseDecodeError("dense<> has no elements but the type has some")
+        return np.zeros(shape or (0,), dtype=dtype)
     m = _HEX.match(text)
     if m:
         raw = bytes.fromhex(m.group(1))
@@ -248,7 +263,10 @@ def _decode_dense(literal: str, type_: Type | None):
     if not text.startswith("["):
         value = _scalar(text)
         return np.full(shape, value, dtype=dtype)
-    nested = _nested(text)
+    try:
+        nested = _nested(text)
+    except ValueError as e:  # json.JSONDecodeError is a ValueError
+        raise DenseDecodeError(f"cannot read dense<{text[:40]}>") from e
     arr = np.array(nested, dtype=dtype)
     if shape and arr.size == int(np.prod(shape)):
         arr = arr.reshape(shape)

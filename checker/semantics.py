@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DialectAttr, IntegerAttr,
-                         UnitAttr)
+from .attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
+                         IntegerAttr, UnitAttr)
 from .ir import Module, Operation
 
 CROSS_REPLICA = "cross_replica"
@@ -130,7 +130,7 @@ def int_list(attr) -> list[int] | None:
     if isinstance(attr, DenseElementsAttr):
         try:
             return [int(v) for v in attr.array.reshape(-1)]
-        except Exception:
+        except (DenseDecodeError, ValueError, OverflowError):
             return None
     return None
 
@@ -153,7 +153,10 @@ def replica_groups(op: Operation) -> list[list[int]] | None:
     a = op.attr("replica_groups")
     if not isinstance(a, DenseElementsAttr):
         return None
-    arr = a.array
+    try:
+        arr = a.array
+    except DenseDecodeError:
+        return None
     if arr.ndim == 1 and arr.size == 0:
         return []
     if arr.ndim != 2:
@@ -165,7 +168,10 @@ def source_target_pairs(op: Operation) -> list[tuple[int, int]] | None:
     a = op.attr("source_target_pairs")
     if not isinstance(a, DenseElementsAttr):
         return None
-    arr = a.array
+    try:
+        arr = a.array
+    except DenseDecodeError:
+        return None
     if arr.size == 0:
         return []
     if arr.ndim != 2 or arr.shape[1] != 2:
