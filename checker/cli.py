@@ -86,9 +86,11 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
 @click.option("--no-source", is_flag=True, help="Do not print source lines under text diagnostics.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
+@click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
+              help="Set a rule/analysis option (as [tool.shlo-lint.options]), e.g. -O z3-timeout-ms=5000.")
 def check(paths, output_format, output_file, select, extend_select, ignore, statistics, num_partitions,
           num_replicas, config_path, isolated, stdin_filename, fail_on, exit_zero, fix, unsafe_fixes, diff,
-          full_parse_limit, color, no_source, quiet) -> None:
+          full_parse_limit, color, no_source, quiet, rule_options) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
@@ -102,6 +104,8 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
         extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
         num_partitions=num_partitions, num_replicas=num_replicas, output_format=output_format,
         fail_on=fail_on, full_parse_limit=full_parse_limit)
+    if rule_options:
+        config = config.merged(options={**config.options, **_parse_options(rule_options)})
     _check_selectors(config)
 
     results: list[FileResult] = []
@@ -135,6 +139,22 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
     elif out:
         click.echo(out, nl=not out.endswith("\n"))
     sys.exit(_exit_code(results, config.fail_on, exit_zero))
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict:
+    """`-O key=value`: values read as TOML scalars when they parse (5000, true, "x"), else strings."""
+    import tomllib
+
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"`{pair}` is not KEY=VALUE", param_hint="--option")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = value.strip()
+    return out
 
 
 def _config(paths, config_path, isolated) -> Config:

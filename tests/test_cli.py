@@ -198,3 +198,11 @@ def test_suppressing_a_real_finding(write, text, exit_code):
         assert codes == []
     elif "ignore[SHLO103]" in text:
         assert codes == ["SHLO004", "SHLO102"]
+
+
+def test_option_flag_is_parsed_into_config_options():
+    from shlo_lint.checker.cli import _parse_options
+
+    assert _parse_options(("z3-timeout-ms=5000", "matching=xla", 'name="a b"', "flag=true")) == {
+        "z3-timeout-ms": 5000, "matching": "xla", "name": "a b", "flag": True}
+    assert run_cli("-O", "novalue", str(CORPUS / "real" / "psum.mlir")).returncode == 2
