@@ -45,7 +45,7 @@ _STARTS = ["op", "type_only", "attr_only", "loc_only", "sig_only", "type_list_on
 # Dialects whose pretty forms shlo-lint knows: a header of theirs that does not
 # parse is a syntax error. Any other dialect's custom form that the permissive
 # grammar cannot read is taken apart crudely instead (operands, trailing types).
-_STRICT_DIALECTS = frozenset({"stablehlo", "chlo", "func", "builtin", "tessera", "sdy", "mhlo"})
+_STRICT_DIALECTS = frozenset({"stablehlo", "chlo", "func", "builtin", "tessera"})
 
 _REGION_TOKEN = "«»"
 
@@ -930,6 +930,8 @@ class _Builder(Transformer):
             return self._attr_alias(text, span)
         name = text[1:lt]
         body = text[lt + 1:-1]
+        if name == "sdy" and body.startswith("manual_axes"):  # #sdy<manual_axes{"x", "y"}>
+            return _manual_axes(body, span.start + lt + 1, span)
         m = _ENUM_BODY.match(body)
         if m is not None:
             value = m.group(2)
@@ -963,6 +965,8 @@ class _Builder(Transformer):
         if isinstance(x, Attribute):
             return x
         if isinstance(x, _Angle):
+            if x.text[1:].lstrip().startswith("@"):  # sdy's `<@mesh, [...]>` tensor sharding
+                return self._angle_attr(x.text, x.span, "sdy", "sharding")
             return self._angle_attr(x.text, x.span, "", "")
         if isinstance(x, _Axis):
             return DictAttr((("name", StringAttr(x.name, None, x.span)),
@@ -1236,6 +1240,15 @@ _CANON = {"module": "builtin.module", "return": "func.return", "call": "func.cal
           "call_indirect": "func.call_indirect", "constant": "func.constant", "func": "func.func"}
 
 
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _manual_axes(body: str, body_abs: int, span: Span) -> ArrayAttr:
+    """sdy's manual axes (generic `#sdy<manual_axes{"x"}>`) as an array of axis names."""
+    return ArrayAttr(tuple(StringAttr(_unquote(m.group(0)), None, Span(body_abs + m.start(), body_abs + m.end()))
+                           for m in _QUOTED.finditer(body)), span)
+
+
 def _is_float_text(v: str) -> bool:
     return ("." in v or "e" in v or "E" in v or "inf" in v or "nan" in v) and not v.startswith(("0x", "-0x"))
 
@@ -1331,7 +1344,12 @@ def _assign_types(h: OpHeader, fn: FunctionType | None, types: list | None, nres
 
 
 def _known(name: str) -> bool:
+    """Ops whose syntax errors are reported (the rest fall back quietly)."""
     return name.partition(".")[0] in _STRICT_DIALECTS
+
+
+# Dialects whose single written type `: T` is the operands' and the result's type.
+_SAME_TYPE_DIALECTS = frozenset({"stablehlo", "chlo", "sdy", "mhlo", "func"})
 
 
 def _h_default(b: _Builder, h, pre, fn, types, rest, nres, consumed=frozenset()):
@@ -1339,7 +1357,7 @@ def _h_default(b: _Builder, h, pre, fn, types, rest, nres, consumed=frozenset())
     b._scan(pre, st)
     if rest:
         b._scan(rest, st)
-    known = _known(h.name)
+    known = h.name.partition(".")[0] in _SAME_TYPE_DIALECTS
     b._finish(h, st, known, consumed)
     _assign_types(h, fn, types, nres, known)
     return st
@@ -1467,17 +1485,14 @@ def _h_dot_general(b, h, pre, fn, types, rest, nres):
         elif kw == "precision":
             h.attributes["precision_config"] = _precision(b, vals)
             consumed.add(kw)
+    # As the generic form prints it: the non-empty fields, in this order.
     order = ["lhs_batching_dimensions", "rhs_batching_dimensions",
              "lhs_contracting_dimensions", "rhs_contracting_dimensions"]
     present = dict(params)
-    full = tuple((k, present.get(k, ArrayAttr((), None))) for k in order)
-    if spans:
-        span = Span(spans[0].start, spans[-1].end)
-        text = "#stablehlo.dot<" + ", ".join(f"{k} = {_array_text(v)}" for k, v in full) + ">"
-        h.attributes["dot_dimension_numbers"] = DialectAttr("stablehlo", "dot", full, (), text, span)
-    else:
-        h.attributes["dot_dimension_numbers"] = DialectAttr(
-            "stablehlo", "dot", full, (), "#stablehlo.dot<>", h.name_span)
+    full = tuple((k, present[k]) for k in order if k in present and present[k].elements)
+    text = "#stablehlo.dot<" + ", ".join(f"{k} = {_array_text(v)}" for k, v in full) + ">"
+    span = Span(spans[0].start, spans[-1].end) if spans else h.name_span
+    h.attributes["dot_dimension_numbers"] = DialectAttr("stablehlo", "dot", full, (), text, span)
     b._finish(h, st, True, consumed)
     _assign_types(h, fn, types, nres, False)
 
@@ -1751,15 +1766,15 @@ def _h_manual_computation(b, h, pre, fn, types, rest, nres):
     consumed = set()
     for kw, vals, sp in st.kws:
         if kw in ("in_shardings", "out_shardings") and len(vals) == 1 and vals[0][0] == "b":
+            # the same value the generic form's #sdy.sharding_per_value<[<@mesh, ...>, ...]> gives
             _k, elems, bspan = vals[0]
-            h.attributes[kw] = DialectAttr("sdy", "sharding_per_value", (), tuple(
-                b._angle_attr(e.text, e.span, "sdy", "sharding") if isinstance(e, _Angle) else b._elem_attr(e)
-                for e in elems), b._slice(bspan), bspan)
+            shardings = ArrayAttr(tuple(b._elem_attr(e) for e in elems), bspan)
+            h.attributes[kw] = DialectAttr("sdy", "sharding_per_value", (), (shardings,),
+                                           f"#sdy.sharding_per_value<{b._slice(bspan)}>", bspan)
             consumed.add(kw)
         elif kw == "manual_axes" and len(vals) == 1 and vals[0][0] == "d":
             d = vals[0][1]
-            h.attributes[kw] = ArrayAttr(tuple(StringAttr(k, None, v.span if isinstance(v, UnitAttr) else None)
-                                               for k, v in d.entries), d.span)
+            h.attributes[kw] = _manual_axes(b._slice(d.span), d.span.start, d.span)
             consumed.add(kw)
     b._finish(h, st, True, consumed)
     _assign_types(h, fn, types, nres, False)
@@ -1771,7 +1786,7 @@ def _h_sdy_mesh(b, h, pre, fn, types, rest, nres):
         if k == "a" and isinstance(v, SymbolRefAttr) and "sym_name" not in h.attributes:
             h.attributes["sym_name"] = StringAttr(v.root, None, v.span)
         elif k == "<":
-            h.attributes["mesh"] = b._angle_attr(v, sp, "sdy", "mesh")
+            h.attributes["mesh"] = replace(b._angle_attr(v, sp, "sdy", "mesh"), text=f"#sdy.mesh{v}")
         elif k == "d":
             h.attributes.update(v.entries)
 
@@ -1781,7 +1796,8 @@ def _h_sharding_constraint(b, h, pre, fn, types, rest, nres):
     b._scan(pre, st)
     for i, it in enumerate(st.positional):
         if it[0] == "<":
-            h.attributes["sharding"] = b._angle_attr(it[1], it[2], "sdy", "sharding")
+            h.attributes["sharding"] = replace(b._angle_attr(it[1], it[2], "sdy", "sharding"),
+                                               text=f"#sdy.sharding{it[1]}")
             del st.positional[i]
             break
     b._finish(h, st, True)

@@ -546,7 +546,9 @@ def test_dot_general_and_dot():
     assert h.attributes["precision_config"] == ArrayAttr((EnumAttr("stablehlo", "precision", "DEFAULT"),) * 2)
     h = parse_ok("%0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
                  "(tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>")
-    assert h.attributes["dot_dimension_numbers"].get("lhs_batching_dimensions") == ArrayAttr(())
+    # what the generic form prints for the same op (empty fields left out)
+    assert h.attributes["dot_dimension_numbers"] == A(
+        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>")
     h = parse_ok("%d = stablehlo.dot %a, %b, precision = [HIGHEST, DEFAULT] : "
                  "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>")
     assert h.attributes["precision_config"].elements[0].value == "HIGHEST"
@@ -743,9 +745,17 @@ def test_sdy_mesh_and_manual_computation():
     h = parse_ok(text, body)
     assert [n for n, _ in h.operands] == ["%arg0"]
     assert [(n, t) for n, t, _ in h.region_args[0]] == [("%arg1", TensorType((2,), F32))]
-    ins = h.attributes["in_shardings"].positional
-    assert ins[0].name == "sharding" and ins[0].positional[0] == SymbolRefAttr("mesh")
+    (ins,) = h.attributes["in_shardings"].positional
+    assert ins.elements[0].name == "sharding" and ins.elements[0].positional[0] == SymbolRefAttr("mesh")
     assert h.attributes["manual_axes"] == ArrayAttr((StringAttr("x"), StringAttr("y")))
+    assert at(text, h.attributes["manual_axes"].elements[1].span) == '"y"'
+    # the generic form gives the same values
+    generic = ('%0 = "sdy.manual_computation"(%arg0) <{in_shardings = #sdy.sharding_per_value<[<@mesh, '
+               '[{"x"}]>]>, manual_axes = #sdy<manual_axes{"x", "y"}>, out_shardings = #sdy.sharding_per_value<'
+               '[<@mesh, [{"x"}]>]>}> (' + body + ") : (tensor<8xf32>) -> tensor<8xf32>")
+    g = parse_ok(generic, body)
+    for key in ("in_shardings", "out_shardings", "manual_axes"):
+        assert g.attributes[key] == h.attributes[key], key
     assert h.operand_types == [TensorType((8,), F32)] and h.loc == LocAlias("#loc8")
     h = parse_ok('%2 = sdy.sharding_constraint %1 <@mesh, [{"x"}, {}]> : tensor<8x8xf32>')
     assert h.attributes["sharding"].positional[0] == SymbolRefAttr("mesh")
@@ -941,3 +951,33 @@ def test_real_jax_lines_carry_what_rules_need():
     assert cp.loc is not None
     frames = cp.python_frames
     assert frames and frames[0].file.endswith("gen.py")
+
+
+# Attributes the generic form prints and the pretty form leaves out (MLIR defaults).
+_DEFAULTED = {"arg_attrs", "res_attrs", "api_version", "called_computations", "has_side_effect"}
+
+
+def _form_pairs() -> list[tuple[Path, Path]]:
+    pairs = []
+    for generic in sorted((ROOT / "corpus" / "real").glob("*.generic*.mlir")) + sorted(FIXTURES.glob("*.generic.mlir")):
+        for pretty in (generic.with_name(generic.name.replace(".generic", "")),
+                       generic.with_name(generic.name.replace(".generic", ".debug"))):
+            if pretty.exists():
+                pairs.append((pretty, generic))
+                break
+    return pairs
+
+
+@pytest.mark.parametrize("pretty, generic", _form_pairs(), ids=lambda p: p.name)
+def test_pretty_and_generic_forms_of_one_program_give_the_same_headers(pretty, generic):
+    """Pretty-form attributes land under their real names with the generic form's values."""
+    ops = [[op for op in _scan(path, PARSER).walk() if op.name != "builtin.module"] for path in (pretty, generic)]
+    assert [op.name for op in ops[0]] == [op.name for op in ops[1]]
+    for a, b in zip(*ops):
+        ha, hb = a.header, b.header
+        names = (set(ha.attributes) | set(hb.attributes)) - _DEFAULTED
+        for name in names:
+            assert ha.attributes.get(name) == hb.attributes.get(name), (a.name, name)
+        assert ha.result_types == hb.result_types, a.name
+        assert a.operand_types == b.operand_types, a.name
+        assert len(ha.operands) == len(hb.operands), a.name
