@@ -448,6 +448,13 @@ def test_seed_000_send_and_recv():
     assert h.attributes["is_host_transfer"] == BoolAttr(False)
 
 
+def test_comments_inside_a_multi_line_op_are_skipped():
+    h = parse_ok('%r = "stablehlo.send"(%a, %t) {\n  // the pairs\n'
+                 '  source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>\n'
+                 '} : (tensor<f32>, !stablehlo.token) -> !stablehlo.token')
+    assert h.attributes["source_target_pairs"].array.tolist() == [[0, 1]]
+
+
 def test_properties_form_as_jax_prints_collectives():
     text = ('%1 = "stablehlo.all_reduce"(%arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, '
             'type = 1>, replica_groups = dense<[[0, 4], [1, 5]]> : tensor<2x2xi64>, use_global_device_ids}> ({\n'
