@@ -147,15 +147,22 @@ def strategy(op: Operation) -> str:
     return CROSS_PARTITION if positive else CROSS_REPLICA
 
 
-def replica_groups(op: Operation) -> list[list[int]] | None:
-    """The dense `replica_groups` as lists with `-1` padding removed (None if absent or
-    written in a form that is not a dense constant)."""
-    a = op.attr("replica_groups")
+def dense_array(op: Operation, name: str):
+    """Attribute `name` as a numpy array when it is a readable dense constant, else None."""
+    a = op.attr(name)
     if not isinstance(a, DenseElementsAttr):
         return None
     try:
-        arr = a.array
+        return a.array
     except DenseDecodeError:
+        return None
+
+
+def replica_groups(op: Operation) -> list[list[int]] | None:
+    """The dense `replica_groups` as lists with `-1` padding removed (None if absent or
+    written in a form that is not a dense constant)."""
+    arr = dense_array(op, "replica_groups")
+    if arr is None:
         return None
     if arr.ndim == 1 and arr.size == 0:
         return []
@@ -165,12 +172,9 @@ def replica_groups(op: Operation) -> list[list[int]] | None:
 
 
 def source_target_pairs(op: Operation) -> list[tuple[int, int]] | None:
-    a = op.attr("source_target_pairs")
-    if not isinstance(a, DenseElementsAttr):
-        return None
-    try:
-        arr = a.array
-    except DenseDecodeError:
+    """The pairs as (source, target) tuples (None if absent, unreadable or not [k, 2])."""
+    arr = dense_array(op, "source_target_pairs")
+    if arr is None:
         return None
     if arr.size == 0:
         return []
