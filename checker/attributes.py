@@ -3,6 +3,7 @@ written at (excluded from equality), so rules can point at `source_target_pairs`
 rather than at the whole op."""
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -227,7 +228,16 @@ _BOOLS = {"true": "1", "false": "0"}
 _TOKENS = re.compile(r"\(|\)|[^\s,\[\]()]+")
 
 
+@functools.lru_cache(maxsize=8192)
 def _decode_dense(literal: str, type_: Type | None):
+    """Decode once per (literal, type): rules ask for the same replica groups again
+    and again. The array is read-only because it is shared."""
+    arr = _decode_dense_uncached(literal, type_)
+    arr.setflags(write=False)
+    return arr
+
+
+def _decode_dense_uncached(literal: str, type_: Type | None):
     import numpy as np
 
     shape: tuple[int, ...] = ()

@@ -31,7 +31,7 @@ import bisect
 import re
 import struct
 import weakref
-from dataclasses import replace
+from dataclasses import fields, replace
 from importlib import resources
 from typing import Any
 
@@ -2287,6 +2287,93 @@ _CRUDE_OPERAND = re.compile(r"%[\w$.\-]+(?:#[0-9]+)?(?![\w$.\-#]|:|\s*=)")
 _OP_NAME = re.compile(r'"[^"]*"|[A-Za-z_][\w$.]*')
 
 
+# ----------------------------------------------------------------------------- header cache
+# Big JAX modules repeat the same collective, layer after layer, with other SSA
+# names: `"stablehlo.all_gather"(%812) <{...same attributes...}> : (...) -> ... loc(#loc93)`.
+# Those headers go through Lark (~150-200 µs); a per-module cache keyed on the
+# compressed text with every SSA name and `#locN` reference masked *to the same
+# length* makes equal keys mean identical layouts, so a hit is the cached header
+# with its spans moved (through both ops' offset maps) and its names and loc read
+# back from this op's own text. Strings are left as they are (they may hold `%`).
+_CACHE_MAX_BODY = 4096
+_MASKABLE = re.compile(r'"(?:[^"\\]|\\.)*"|%[\w$.\-#]+|#loc[\w$.\-]*')
+_LOC_ALIAS_AT_END = re.compile(r"loc\((#[\w$.\-]+)\)\s*$")
+
+
+def _mask(m: re.Match) -> str:
+    tok = m.group(0)
+    return tok if tok[0] == '"' else tok[0] + "_" * (len(tok) - 1)
+
+
+def _cache_key(body: str) -> str:
+    return _MASKABLE.sub(_mask, body)
+
+
+def _relocate(hit: tuple, ctx: _Ctx, body: str) -> OpHeader:
+    h, old = hit
+    if not old.gap_pos and not ctx.gap_pos:
+        delta = ctx.base - old.base
+
+        def move(span: Span) -> Span:
+            return Span(span.start + delta, span.end + delta)
+    else:
+        def to_new(p: int) -> int:
+            b = p - old.base  # absolute (old op) -> position in the shared body
+            for gp, gd in zip(reversed(old.gap_pos), reversed(old.gap_delta)):
+                if b - gd >= gp:
+                    b -= gd
+                    break
+            i = bisect.bisect_right(ctx.gap_pos, b)
+            return b + ctx.base + (ctx.gap_delta[i - 1] if i else 0)
+
+        def move(span: Span) -> Span:
+            return Span(to_new(span.start), to_new(span.end))
+
+    source = ctx.source
+
+    def name_at(span: Span) -> str:
+        return source[span.start:span.end]
+
+    loc = h.loc
+    if isinstance(loc, LocAlias):
+        m = _LOC_ALIAS_AT_END.search(body)
+        loc = LocAlias(m.group(1)) if m else loc
+    return OpHeader(
+        name=h.name, name_span=move(h.name_span), generic=h.generic,
+        operands=[(name_at(s2), s2) for s2 in (move(s) for _n, s in h.operands)],
+        operand_types=None if h.operand_types is None else list(h.operand_types),
+        result_types=list(h.result_types),
+        attributes={k: _move_attr(v, move) for k, v in h.attributes.items()},
+        properties=h.properties,
+        region_args=[[(name_at(s2), t, s2) for _n, t, s in args for s2 in (move(s),)] for args in h.region_args],
+        successors=list(h.successors), loc=loc)
+
+
+_ATTR_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _move_attr(value: Any, move) -> Any:
+    """A copy of an attribute (tree) with every span moved."""
+    if isinstance(value, Attribute):
+        cls = type(value)
+        names = _ATTR_FIELDS.get(cls)
+        if names is None:
+            names = _ATTR_FIELDS[cls] = tuple(f.name for f in fields(cls))
+        args = []
+        for n in names:
+            v = getattr(value, n)
+            if n == "span":
+                args.append(None if v is None else move(v))
+            else:
+                args.append(_move_attr(v, move))
+        return cls(*args)
+    if isinstance(value, tuple):
+        return tuple(_move_attr(v, move) for v in value)
+    if isinstance(value, list):
+        return [_move_attr(v, move) for v in value]
+    return value
+
+
 class LarkParser:
     """Parses op headers and block labels for a Module (the object ir.Module calls)."""
 
@@ -2302,8 +2389,16 @@ class LarkParser:
         ctx = _Ctx(body, start, module, gap_pos, gap_delta)
         try:
             h = _fast_parse(ctx) if self.fast else None
-            if h is None:
-                h = _run("op", ctx)
+            if h is not None:
+                return h
+            key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
+            cache = module.__dict__.setdefault("_header_cache", {})
+            hit = cache.get(key) if key is not None else None
+            if hit is not None:
+                return _relocate(hit, ctx, body)
+            h = _run("op", ctx)
+            if key is not None and isinstance(h, OpHeader):
+                cache[key] = (h, ctx)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
@@ -2337,7 +2432,20 @@ class LarkParser:
         text = module.source.text[span.start:span.end]
         ctx = _Ctx(text, span.start, module)
         try:
-            return _run("block_label", ctx)
+            # Reduction bodies repeat `^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):`
+            # thousands of times: same cache idea as headers (names read back).
+            key = ("^", _cache_key(text))
+            cache = module.__dict__.setdefault("_header_cache", {})
+            hit = cache.get(key)
+            if hit is not None:
+                base, args = hit
+                delta = span.start - base
+                source = module.source.text
+                return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
+                        for _n, t, s in args]
+            args = _run("block_label", ctx)
+            cache[key] = (span.start, args)
+            return args
         except Exception as err:
             if isinstance(err, UnexpectedInput):
                 problem = _problem(err, ctx)
