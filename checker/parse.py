@@ -2377,8 +2377,10 @@ def _move_attr(value: Any, move) -> Any:
 class LarkParser:
     """Parses op headers and block labels for a Module (the object ir.Module calls)."""
 
-    def __init__(self, fast: bool = True):
+    def __init__(self, fast: bool = True, cache: bool = True):
         _lark()
+        self.cache = cache
+        """Reuse the parse of an identically laid-out header in the same module."""
         self.fast = fast
         """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
 
@@ -2391,7 +2393,7 @@ class LarkParser:
             h = _fast_parse(ctx) if self.fast else None
             if h is not None:
                 return h
-            key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
+            key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
             cache = module.__dict__.setdefault("_header_cache", {})
             hit = cache.get(key) if key is not None else None
             if hit is not None:
@@ -2434,9 +2436,9 @@ class LarkParser:
         try:
             # Reduction bodies repeat `^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):`
             # thousands of times: same cache idea as headers (names read back).
-            key = ("^", _cache_key(text))
+            key = ("^", _cache_key(text)) if self.cache else None
             cache = module.__dict__.setdefault("_header_cache", {})
-            hit = cache.get(key)
+            hit = cache.get(key) if key is not None else None
             if hit is not None:
                 base, args = hit
                 delta = span.start - base
@@ -2444,7 +2446,8 @@ class LarkParser:
                 return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
                         for _n, t, s in args]
             args = _run("block_label", ctx)
-            cache[key] = (span.start, args)
+            if key is not None:
+                cache[key] = (span.start, args)
             return args
         except Exception as err:
             if isinstance(err, UnexpectedInput):

@@ -1,0 +1,67 @@
+"""The per-module header cache gives exactly what parsing each op afresh gives:
+names, types, attributes, every (nested) span, locations."""
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from shlo_lint.checker.attributes import Attribute
+from shlo_lint.checker.parse import LarkParser
+from shlo_lint.checker.scan import scan
+from shlo_lint.checker.source import SourceFile
+
+from conftest import CORPUS
+
+
+def spans(value, acc):
+    if isinstance(value, Attribute):
+        for f in fields(value):
+            v = getattr(value, f.name)
+            if f.name == "span":
+                acc.append(v)
+            else:
+                spans(v, acc)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            spans(v, acc)
+    return acc
+
+
+def snapshot(text: str, cache: bool):
+    module = scan(SourceFile("t.mlir", text), LarkParser(cache=cache))
+    out = []
+    for op in module.walk():
+        h = op.header
+        labels = [b.arguments and [(a.name, a.type) for a in b.arguments]
+                  for r in op.regions for b in r.blocks if b.label_span is not None]
+        out.append((h.name, h.name_span, h.operands, h.operand_types, h.result_types, h.attributes,
+                    h.properties, h.region_args, h.successors, h.loc, spans(list(h.attributes.values()), []),
+                    labels))
+    return out, module
+
+
+@pytest.mark.parametrize("name", ["psum.mlir", "psum.debug.mlir", "tp_mlp_grad.mlir", "fori_pipeline.generic.mlir",
+                                  "mesh2x4_psum_y_gather_x.gspmd.mlir", "async_two_overlapping.generic.mlir",
+                                  "sendrecv_ring.generic.mlir"])
+def test_cached_headers_equal_fresh_ones(name):
+    text = (CORPUS / "real" / name).read_text()
+    cached, module = snapshot(text, cache=True)
+    fresh, _ = snapshot(text, cache=False)
+    assert cached == fresh
+
+
+def test_repeated_collectives_with_other_names_and_locs_hit_the_cache():
+    line = ('    %{n} = "stablehlo.all_gather"(%{a}) <{{all_gather_dim = 0 : i64, channel_handle = '
+            '#stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, '
+            'use_global_device_ids}}> : (tensor<2xf32>) -> tensor<4xf32> loc(#loc{l})\n')
+    body = "".join(line.format(n=10 + i, a=20 + i, l=30 + i) for i in range(5))
+    text = ("module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {\n"
+            f"  func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n{body}    return %arg0 : tensor<2xf32>\n  }}\n}}\n")
+    cached, module = snapshot(text, cache=True)
+    fresh, _ = snapshot(text, cache=False)
+    assert cached == fresh
+    gathers = [op for op in module.walk() if op.name == "stablehlo.all_gather"]
+    assert [op.header.operands[0][0] for op in gathers] == [f"%{20 + i}" for i in range(5)]
+    assert [op.loc.name for op in gathers] == [f"#loc{30 + i}" for i in range(5)]
+    assert len([k for k in module._header_cache if "all_gather" in k]) == 1  # one Lark parse for all five
