@@ -2,6 +2,7 @@
 process groups (SPEC-NOTES §1–2), channels, pairs."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -256,3 +257,77 @@ def uses(scope: Operation) -> dict[object, list[Operation]]:
             if v is not None:
                 table.setdefault(v, []).append(op)
     return table
+
+
+# --------------------------------------------------------------------------- def-use from the text
+_SSA_NAME = re.compile(r"%[\w$.\-]+")
+
+
+class BlockFlow:
+    """Def-use among the ops of one block, read from their text with a regex (no
+    header parse, so it stays cheap on a 300k-op block).
+
+    An op *mentions* every `%name` written after its results, nested regions
+    included (`%0#1` counts as `%0`), so a use inside an op's region counts as a
+    use by that op. Names are unique within a function as printers write them; a
+    stray match (a `%` inside a string) can only add a dependence, never hide one,
+    which keeps every question asked here conservative.
+    """
+
+    __slots__ = ("ops", "text", "_mentions", "_pos", "_header")
+
+    def __init__(self, block):
+        self.ops = block.operations
+        """The block's operations, in order."""
+        self.text = block.parent.module.source.text
+        self._mentions: list[frozenset[str] | None] = [None] * len(self.ops)
+        self._header: dict[int, list[str]] = {}
+        self._pos: dict[int, int] | None = None
+
+    def index(self, op: Operation) -> int:
+        """The op's position in the block."""
+        if self._pos is None:
+            self._pos = {id(o): i for i, o in enumerate(self.ops)}
+        return self._pos[id(op)]
+
+    def defs(self, i: int) -> tuple[str, ...]:
+        """The result names op `i` defines (`%0` for `%0:2`)."""
+        return tuple(g for g, _n in self.ops[i].result_names)
+
+    def _body_start(self, op: Operation) -> int:
+        start = op.span.start
+        if op.result_names:
+            eq = self.text.find("=", start, op.span.end)
+            if eq >= 0:
+                return eq + 1
+        return start
+
+    def mentions(self, i: int) -> frozenset[str]:
+        """Every SSA name op `i` mentions, its regions included."""
+        m = self._mentions[i]
+        if m is None:
+            op = self.ops[i]
+            m = self._mentions[i] = frozenset(_SSA_NAME.findall(self.text, self._body_start(op), op.span.end))
+        return m
+
+    def header_mentions(self, i: int) -> list[str]:
+        """The SSA names op `i` mentions outside its regions, in order (its operands)."""
+        m = self._header.get(i)
+        if m is None:
+            op = self.ops[i]
+            end = op.header_end if op.regions and op.header_end >= 0 else op.span.end
+            m = self._header[i] = _SSA_NAME.findall(self.text, self._body_start(op), end)
+        return m
+
+    def depends(self, sources: Iterable[int], lo: int, hi: int) -> list[int]:
+        """Indices in [lo, hi) of the ops that depend, through ops of this block, on
+        the results of the ops `sources` (which precede `lo`), in order."""
+        tainted: set[str] = set()
+        for s in sources:
+            tainted.update(self.defs(s))
+        out: list[int] = []
+        for i in range(lo, hi):
+            if not tainted.isdisjoint(self.mentions(i)):
+                out.append(i)
+                tainted.update(self.defs(i))
+        return out

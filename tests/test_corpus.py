@@ -76,6 +76,7 @@ def test_expected_diagnostics(path: Path):
 # (`*.buggy_<kind>.mlir`); a kind joins this table when its analysis lands.
 BUG_CATEGORY = {
     "type_mismatch": "constraint",
+    "done_twice": "future",
 }
 
 

@@ -1,0 +1,15 @@
+// Started in a helper, returned by the entry function.
+module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func private @start(%x: tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>> {
+    %f = "stablehlo.async_start"(%x) ({
+    ^bb0(%a: tensor<4xf32>):
+      %p = "stablehlo.collective_permute"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %p : tensor<4xf32>
+    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+    return %f : !stablehlo.future<tensor<4xf32>>
+  }
+  func.func @main(%x: tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>> {
+    %g = func.call @start(%x) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+    return %g : !stablehlo.future<tensor<4xf32>>
+  }
+}
