@@ -15,6 +15,7 @@ from . import registry
 from .config import Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
 from .engine import FileResult, iter_files, lint_source, read_path
+from .progress import Progress
 
 _FORMATS = ("text", "json", "sarif", "github")
 
@@ -109,7 +110,10 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
     _check_selectors(config)
 
     results: list[FileResult] = []
-    for path in iter_files(paths, config.exclude):
+    files = list(iter_files(paths, config.exclude))
+    progress = Progress(len(files), "checking")  # stderr, terminals only
+    for path in files:
+        progress.step(path)
         source, err = read_path(path)
         if path == "-" and stdin_filename:
             source.path = stdin_filename
@@ -118,6 +122,7 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
 
                 err = replace(err, location=replace(err.location, path=stdin_filename))
         results.append(lint_source(source, config, err))
+    progress.close()
 
     if fix or diff:
         results = _fix(results, config, unsafe_fixes, diff)
@@ -254,6 +259,16 @@ def rule_cmd(code, show_all, output_format) -> None:
 def _rule_json(r) -> dict:
     return {"code": r.code, "name": r.name, "category": r.category, "severity": r.severity.value,
             "spec": r.spec, "ops": list(r.ops), "status": r.status, "summary": r.summary, "doc": r.doc}
+
+
+@main.command("lsp")
+@click.option("--debounce-ms", type=click.IntRange(min=0), default=150, show_default=True,
+              help="Quiet time after an edit before the document is re-linted.")
+def lsp_cmd(debounce_ms) -> None:
+    """Run the language server on standard input/output (editors start it)."""
+    from .lsp import serve  # pygls is imported only for this command
+
+    serve(debounce_ms=debounce_ms)
 
 
 if __name__ == "__main__":  # pragma: no cover

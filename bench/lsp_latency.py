@@ -1,0 +1,142 @@
+"""Editor latency: didChange → publishDiagnostics from `shlo-lint lsp` on a 10k-line
+file, against a cold `shlo-lint check` run on the same file, as a ratio.
+
+    python bench/lsp_latency.py [--lines 10000] [--repeat 7] [--debounce-ms 150]
+
+The file is generated (JAX-style pretty ops: elementwise chains, all_reduce with
+its reduction region, collective_permute, dot_general) around the real send/recv
+payload mismatch of corpus/real/sendrecv_pair.buggy_type_mismatch.mlir, so every
+run reports one SHLO120. Each edit flips that recv's result type (8 ↔ 4) with a
+one-character incremental change: the finding disappears and comes back, and the
+time is taken from sending didChange to receiving the diagnostics of that version.
+The latency includes the server's debounce (default 150 ms, as editors get it);
+it is also reported with --debounce-ms 0 to show the lint itself. Cold CLI =
+a fresh `python -m shlo_lint check FILE` process (interpreter start, imports,
+read, lint, report), median of --repeat runs. Machines are noisy; read the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from string import Template
+
+from lsprotocol import types as t
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = [sys.executable, "-m", "shlo_lint", "lsp"]
+
+HEAD = """module @jit_body attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32>, %w: tensor<4x4xf32>) -> tensor<4xf32> {
+    %tok = stablehlo.create_token : !stablehlo.token
+    %s = "stablehlo.send"(%arg0, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7]]> : tensor<7x2xi64>}> : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+    %r:2 = "stablehlo.recv"(%s) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7]]> : tensor<7x2xi64>}> : (!stablehlo.token) -> (tensor<8xf32>, !stablehlo.token)
+    %v0 = stablehlo.slice %r#0 [0:4] : (tensor<8xf32>) -> tensor<4xf32>
+"""
+RECV_LINE = 4  # 0-based line of the recv; the edit flips the "8" in its `(tensor<8xf32>`
+LAYER = Template("""    %a${i} = stablehlo.multiply %v${p}, %arg0 : tensor<4xf32>
+    %b${i} = stablehlo.tanh %a${i} : tensor<4xf32>
+    %c${i} = stablehlo.dot_general %w, %b${i}, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %d${i} = "stablehlo.all_reduce"(%c${i}) <{channel_handle = #stablehlo.channel_handle<handle = ${h}, type = 1>, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, use_global_device_ids}> ({
+    ^bb0(%x${i}: tensor<f32>, %y${i}: tensor<f32>):
+      %z${i} = stablehlo.add %x${i}, %y${i} : tensor<f32>
+      stablehlo.return %z${i} : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %e${i} = "stablehlo.collective_permute"(%d${i}) <{channel_handle = #stablehlo.channel_handle<handle = ${h2}, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
+    %v${i} = stablehlo.add %e${i}, %b${i} : tensor<4xf32>
+""")
+
+
+def program(lines: int) -> str:
+    out = [HEAD]
+    n = 0
+    i = 1
+    while n + HEAD.count("\n") + 3 < lines:
+        chunk = LAYER.substitute(i=i, p=i - 1, h=2 * i, h2=2 * i + 1)
+        out.append(chunk)
+        n += chunk.count("\n")
+        i += 1
+    out.append(f"    return %v{i - 1} : tensor<4xf32>\n  }}\n}}\n")
+    return "".join(out)
+
+
+def cold_cli(path: Path, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.run([*SERVER[:-1], "check", "--no-source", str(path)], capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+        assert proc.returncode == 1 and "SHLO120" in proc.stdout, proc.stdout + proc.stderr
+    return statistics.median(times)
+
+
+async def lsp_latency(path: Path, text: str, repeat: int, debounce_ms: int) -> float:
+    client = LanguageClient("lsp-latency", "1")
+    got: dict[int, asyncio.Future] = {}
+
+    @client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: t.PublishDiagnosticsParams) -> None:
+        fut = got.get(params.version)
+        if fut is not None and not fut.done():
+            fut.set_result((time.perf_counter(), list(params.diagnostics)))
+
+    await client.start_io(*SERVER, "--debounce-ms", str(debounce_ms))
+    await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(),
+                                                     root_uri=from_fs_path(str(path.parent))))
+    client.initialized(t.InitializedParams())
+    uri = from_fs_path(str(path))
+    loop = asyncio.get_running_loop()
+    got[1] = loop.create_future()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "mlir", 1, text)))
+    _, diags = await asyncio.wait_for(got[1], 120)
+    assert [d.code for d in diags] == ["SHLO120"], diags
+    col = text.splitlines()[RECV_LINE].index("(tensor<8xf32>") + len("(tensor<")
+    times = []
+    for version in range(2, repeat + 2):
+        new = "4" if version % 2 == 0 else "8"
+        got[version] = loop.create_future()
+        t0 = time.perf_counter()
+        client.text_document_did_change(t.DidChangeTextDocumentParams(
+            t.VersionedTextDocumentIdentifier(version, uri),
+            [t.TextDocumentContentChangePartial(t.Range(t.Position(RECV_LINE, col), t.Position(RECV_LINE, col + 1)),
+                                                new)]))
+        t1, diags = await asyncio.wait_for(got[version], 120)
+        assert [d.code for d in diags] == ([] if new == "4" else ["SHLO120"]), diags
+        times.append(t1 - t0)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--debounce-ms", type=int, default=150, help="the server's debounce (its default: 150)")
+    args = ap.parse_args()
+    text = program(args.lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.mlir"
+        path.write_text(text)
+        cli = cold_cli(path, args.repeat)
+        lsp = asyncio.run(lsp_latency(path, text, args.repeat, args.debounce_ms))
+        lsp0 = asyncio.run(lsp_latency(path, text, args.repeat, 0)) if args.debounce_ms else lsp
+    print(f"file: {text.count(chr(10))} lines, {len(text) / 1e6:.2f} MB, one SHLO120")
+    print(f"cold CLI `shlo-lint check`:                          {cli * 1e3:8.1f} ms (median of {args.repeat})")
+    print(f"LSP didChange -> publishDiagnostics (debounce {args.debounce_ms:>3} ms): {lsp * 1e3:8.1f} ms")
+    print(f"LSP didChange -> publishDiagnostics (debounce   0 ms): {lsp0 * 1e3:8.1f} ms")
+    print(f"ratio LSP/CLI: {lsp / cli:.2f} (debounce {args.debounce_ms} ms), {lsp0 / cli:.2f} (no debounce)"
+          f" — the editor sees diagnostics {cli / lsp:.1f}x / {cli / lsp0:.1f}x sooner than a cold CLI run")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,376 @@
+"""`shlo-lint lsp`: the language server (pygls, stdio).
+
+Handlers are a few lines each: get the document → lint → publish. Linting is
+`lint_source` on the editor's text (the file's `[tool.shlo-lint]` settings apply),
+run on one worker thread so the server keeps reading messages meanwhile.
+
+* open / save lint at once; change re-lints after `debounce_ms` of quiet, and a
+  result is published only if the document is still at the version linted.
+* `to_lsp` is the one place a (1-based, code-point) Diagnostic becomes an LSP one:
+  0-based lines, columns in the negotiated position encoding (UTF-16 code units
+  unless the client asked for UTF-8/UTF-32), severity, code, codeDescription
+  (the rule's docs), related information (the matching op, the Python line from
+  loc()), and in `data` the code actions: the rule's fix and the suppression
+  comments, as ready-made edits (as ruff-lsp carries its fix).
+* hover on a diagnostic shows its rule's documentation.
+* Bad text is the linter's business (it becomes SHLO001 diagnostics); an
+  exception in here is logged to the client (window/logMessage) and the server
+  carries on with the next message.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from . import registry
+from .config import Config, ConfigError, find_pyproject, load_config
+from .diagnostics import Diagnostic, Location, Severity
+from .engine import lint_source, parser
+from .fixes import apply_fixes
+from .source import SourceFile, Span
+
+SOURCE = "shlo-lint"
+FIX_ALL = f"{t.CodeActionKind.SourceFixAll.value}.shlo-lint"
+DEFAULT_DEBOUNCE_MS = 150
+UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
+log = logging.getLogger(__name__)
+
+_SEVERITY = {Severity.ERROR: t.DiagnosticSeverity.Error, Severity.WARNING: t.DiagnosticSeverity.Warning,
+             Severity.INFO: t.DiagnosticSeverity.Information}
+# `// shlo-lint: ignore[A, B]` (and ignore-file); group 2 ends where a new code goes.
+_DIRECTIVE = re.compile(r"//[ \t]*shlo-lint:[ \t]*(ignore-file|ignore)[ \t]*\[([^\]\n]*)\]")
+
+
+@dataclass
+class Linted:
+    """The last published result for one document (hover and fix-all read it)."""
+
+    version: int | None
+    source: SourceFile
+    diagnostics: list[Diagnostic]
+    config_error: str | None = None
+    """Why the file's pyproject.toml settings could not be used (defaults were)."""
+
+
+class ShloLintServer(LanguageServer):
+    def __init__(self, debounce_ms: int = DEFAULT_DEBOUNCE_MS):
+        super().__init__("shlo-lint", _version())
+        self.debounce = debounce_ms / 1000
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shlo-lint")
+        self.pending: dict[str, asyncio.Task] = {}
+        self.linted: dict[str, Linted] = {}
+        self.reported: set[str] = set()
+        """Configuration problems already logged (once each)."""
+
+    # -- the one lint path ---------------------------------------------------------
+    async def lint_now(self, uri: str) -> None:
+        """Lint the document as it is now and publish, unless it changed meanwhile."""
+        self.cancel_pending(uri)
+        doc = self.workspace.text_documents.get(uri)
+        if doc is None or not _wanted(doc):
+            return
+        version, text, path = doc.version, doc.source, doc.path or uri
+        try:
+            linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version)
+            current = self.workspace.text_documents.get(uri)
+            if current is None or current.version != version:
+                return  # a newer version is on its way (debounced) or the document closed
+            self.linted[uri] = linted
+            if linted.config_error and linted.config_error not in self.reported:
+                self.reported.add(linted.config_error)
+                self.log(t.MessageType.Warning, f"shlo-lint: {linted.config_error}; using the default settings")
+            self.publish(uri, version, [to_lsp(d, linted, uri, self.encoding) for d in linted.diagnostics])
+        except Exception:  # a bug of ours must not take the editor's linter down
+            self.log(t.MessageType.Error, f"shlo-lint: internal error while linting {uri}:\n{traceback.format_exc()}")
+
+    def lint_later(self, uri: str) -> None:
+        self.cancel_pending(uri)
+        self.pending[uri] = asyncio.ensure_future(self._debounced(uri))
+
+    async def _debounced(self, uri: str) -> None:
+        await asyncio.sleep(self.debounce)
+        self.pending.pop(uri, None)
+        await self.lint_now(uri)
+
+    def cancel_pending(self, uri: str) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    def forget(self, uri: str) -> None:
+        self.cancel_pending(uri)
+        self.linted.pop(uri, None)
+        self.publish(uri, None, [])
+
+    # -- sending -------------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        """The negotiated position encoding: "utf-16" (the default), "utf-8" or "utf-32"."""
+        enc = self.workspace.position_encoding
+        return str(getattr(enc, "value", enc) or UTF16)
+
+    def publish(self, uri: str, version: int | None, diagnostics: list[t.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri, diagnostics, version))
+
+    def log(self, kind: t.MessageType, message: str) -> None:
+        log.log(logging.ERROR if kind == t.MessageType.Error else logging.INFO, message)
+        self.window_log_message(t.LogMessageParams(kind, message))
+
+
+def _version() -> str:
+    from .report._common import tool_version
+
+    return tool_version()
+
+
+def _wanted(doc) -> bool:
+    """StableHLO documents only: editors that send every file get no SHLO001 on Python."""
+    return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
+
+
+def lint(text: str, path: str, version: int | None = None) -> Linted:
+    """Lint the editor's text with the settings of the file's pyproject.toml."""
+    config, problem = config_for(path)
+    source = SourceFile(path, text)
+    return Linted(version, source, lint_source(source, config).diagnostics, problem)
+
+
+def config_for(path: str) -> tuple[Config, str | None]:
+    """`[tool.shlo-lint]` of the nearest pyproject.toml, or the defaults and why."""
+    try:
+        found = find_pyproject(Path(path).parent) if Path(path).is_absolute() else None
+        return (load_config(found) if found else Config()), None
+    except (ConfigError, OSError) as e:
+        return Config(), str(e)
+
+
+# ----------------------------------------------------------------------------- positions
+def _units(text: str, encoding: str) -> int:
+    """Length of `text` in the client's position units."""
+    if encoding == UTF32 or text.isascii():
+        return len(text)
+    if encoding == UTF8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)  # UTF-16: astral chars are two units
+
+
+def position(source: SourceFile, offset: int, encoding: str) -> t.Position:
+    line, col = source.line_col(offset)
+    return t.Position(line - 1, _units(source.line_text(line)[: col - 1], encoding))
+
+
+def lsp_range(source: SourceFile, span: Span | None, encoding: str) -> t.Range:
+    if span is None:
+        return t.Range(t.Position(0, 0), t.Position(0, 0))
+    return t.Range(position(source, span.start, encoding), position(source, max(span.start, span.end), encoding))
+
+
+def offset_at(source: SourceFile, pos: t.Position, encoding: str) -> int:
+    """Character offset of an LSP position (clamped to the line)."""
+    line = min(pos.line + 1, source.num_lines)
+    text = source.line_text(line)
+    col = units = 0
+    while col < len(text) and units < pos.character:
+        units += _units(text[col], encoding)
+        col += 1
+    return source.offset(line, col + 1)
+
+
+# ----------------------------------------------------------------------------- conversion
+def to_lsp(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> t.Diagnostic:
+    """The one mapping from a shlo-lint Diagnostic (1-based, code points) to LSP (0-based, client units)."""
+    src = linted.source
+    spec = registry.get(d.code)
+    message = d.message + (f"\nhelp: {d.help}" if d.help else "")
+    related = [t.DiagnosticRelatedInformation(_lsp_location(n.location, linted, uri, encoding), n.message)
+               for n in d.notes]
+    actions = [a for a in (_fix_action(d, src, encoding), *_suppress_actions(d, src, encoding)) if a]
+    return t.Diagnostic(
+        range=lsp_range(src, d.span, encoding),
+        message=message,
+        severity=_SEVERITY[Severity(d.severity)],
+        code=d.code,
+        code_description=t.CodeDescription(href=spec.help_uri) if spec else None,
+        source=SOURCE,
+        related_information=related or None,
+        tags=[t.DiagnosticTag.Unnecessary] if d.code == "SHLO004" else None,
+        data={"name": d.name, "version": linted.version, "actions": actions},
+    )
+
+
+def _lsp_location(loc: Location, linted: Linted, uri: str, encoding: str) -> t.Location:
+    if loc.path == linted.source.path and loc.span is not None:
+        return t.Location(uri, lsp_range(linted.source, loc.span, encoding))
+    path = Path(loc.path)
+    if not path.is_absolute():  # a loc() file name: relative to the document's directory
+        base = to_fs_path(uri)
+        path = (Path(base).parent if base else Path.cwd()) / path
+    line = max((loc.line or 1) - 1, 0)
+    col = max((loc.column or 1) - 1, 0)
+    return t.Location(from_fs_path(str(path)) or str(path), t.Range(t.Position(line, col), t.Position(line, col)))
+
+
+def _edit(source: SourceFile, span: Span, text: str, encoding: str) -> dict:
+    r = lsp_range(source, span, encoding)
+    return {"range": {"start": {"line": r.start.line, "character": r.start.character},
+                      "end": {"line": r.end.line, "character": r.end.character}}, "newText": text}
+
+
+def _fix_action(d: Diagnostic, source: SourceFile, encoding: str) -> dict | None:
+    fix = d.fix
+    if fix is None or fix.applicability == "display" or not fix.edits:
+        return None
+    title = fix.title + (" (unsafe)" if fix.applicability == "unsafe" else "")
+    return {"title": title, "preferred": fix.applicability == "safe",
+            "edits": [_edit(source, e.span, e.text, encoding) for e in fix.edits]}
+
+
+def _suppress_actions(d: Diagnostic, source: SourceFile, encoding: str) -> list[dict]:
+    """`// shlo-lint: ignore[CODE]` above the line (or added to a directive already
+    there), and `ignore-file[CODE]` at the top. Syntax errors cannot be suppressed."""
+    if d.category == "syntax" or d.span is None:
+        return []
+    line = source.line_col(d.span.start)[0]
+    here = _directive_edit(source, line, d.code, "ignore")
+    if here is None and line > 1 and source.line_text(line - 1).lstrip().startswith("//"):
+        here = _directive_edit(source, line - 1, d.code, "ignore")
+    if here is None:
+        text = source.line_text(line)
+        indent = text[: len(text) - len(text.lstrip(" \t"))]
+        start = source.offset(line, 1)
+        here = (Span(start, start), f"{indent}// shlo-lint: ignore[{d.code}]\n")
+    whole: tuple[Span, str] = (Span(0, 0), f"// shlo-lint: ignore-file[{d.code}]\n")
+    if "ignore-file" in source.text:  # extend the file's directive rather than add a second
+        for ln in range(1, source.num_lines + 1):
+            if (found := _directive_edit(source, ln, d.code, "ignore-file")) is not None:
+                whole = found
+                break
+    return [{"title": f"Suppress {d.code} on this line", "edits": [_edit(source, *here, encoding)]},
+            {"title": f"Suppress {d.code} in this file", "edits": [_edit(source, *whole, encoding)]}]
+
+
+def _directive_edit(source: SourceFile, line: int, code: str, kind: str) -> tuple[Span, str] | None:
+    """Add `code` to the `kind` directive on `line`, if there is one."""
+    text = source.line_text(line)
+    m = next((m for m in _DIRECTIVE.finditer(text) if m.group(1) == kind), None)
+    if m is None:
+        return None
+    at = source.offset(line, m.end(2) + 1)
+    return Span(at, at), (f", {code}" if m.group(2).strip() else code)
+
+
+# ----------------------------------------------------------------------------- hover, actions
+def hover_text(linted: Linted, offset: int) -> str | None:
+    """Markdown: for each diagnostic under the cursor, its message and its rule's docs."""
+    parts = []
+    for d in linted.diagnostics:
+        if d.span is None or not d.span.start <= offset <= max(d.span.end, d.span.start + 1):
+            continue
+        spec = registry.get(d.code)
+        head = f"**{d.code}** `{d.name}` ({d.severity.value})" + (f" — {spec.spec}" if spec and spec.spec else "")
+        body = [head, "", d.message]
+        if d.help:
+            body += ["", f"*help:* {d.help}"]
+        if spec is not None and spec.doc:
+            body += ["", spec.doc, "", f"[{d.code} documentation]({spec.help_uri})"]
+        parts.append("\n".join(body))
+    return "\n\n---\n\n".join(parts) or None
+
+
+def code_actions(server: ShloLintServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+    uri = params.text_document.uri
+    wanted = params.context.only
+    out: list[t.CodeAction] = []
+    if not wanted or any(t.CodeActionKind.QuickFix.value.startswith(k) for k in wanted):
+        for diag in params.context.diagnostics:
+            data = diag.data if diag.source == SOURCE and isinstance(diag.data, dict) else {}
+            for a in data.get("actions", []):
+                out.append(t.CodeAction(a["title"], kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
+                                        is_preferred=a.get("preferred") or None,
+                                        edit=_workspace_edit(server, uri, data.get("version"), a["edits"])))
+    if wanted and any(FIX_ALL.startswith(k) for k in wanted) and (fix_all := _fix_all(server, uri)):
+        out.append(fix_all)
+    return out
+
+
+def _fix_all(server: ShloLintServer, uri: str) -> t.CodeAction | None:
+    linted = server.linted.get(uri)
+    if linted is None:
+        return None
+    text = linted.source.text
+    new, applied = apply_fixes(text, linted.diagnostics)
+    if not applied or new == text:
+        return None
+    edit = _edit(linted.source, Span(0, len(text)), new, server.encoding)
+    return t.CodeAction("Fix all safe shlo-lint problems", kind=FIX_ALL,
+                        edit=_workspace_edit(server, uri, linted.version, [edit]))
+
+
+def _workspace_edit(server: ShloLintServer, uri: str, version: int | None, edits: list[dict]) -> t.WorkspaceEdit:
+    """Versioned when the client supports it, so edits made for an older text are refused."""
+    text_edits = [t.TextEdit(t.Range(t.Position(**e["range"]["start"]), t.Position(**e["range"]["end"])),
+                             e["newText"]) for e in edits]
+    caps = server.client_capabilities.workspace
+    if caps and caps.workspace_edit and caps.workspace_edit.document_changes:
+        doc = t.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        return t.WorkspaceEdit(document_changes=[t.TextDocumentEdit(doc, text_edits)])
+    return t.WorkspaceEdit(changes={uri: text_edits})
+
+
+# ----------------------------------------------------------------------------- handlers
+def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
+    server = ShloLintServer(debounce_ms)
+
+    @server.feature(t.INITIALIZED)
+    def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
+        ls.worker.submit(_warm_up)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
+        await ls.lint_now(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ShloLintServer, params: t.DidChangeTextDocumentParams) -> None:
+        ls.lint_later(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
+        await ls.lint_now(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ShloLintServer, params: t.DidCloseTextDocumentParams) -> None:
+        ls.forget(params.text_document.uri)
+
+    @server.feature(t.TEXT_DOCUMENT_HOVER)
+    def hover(ls: ShloLintServer, params: t.HoverParams) -> t.Hover | None:
+        linted = ls.linted.get(params.text_document.uri)
+        text = linted and hover_text(linted, offset_at(linted.source, params.position, ls.encoding))
+        return t.Hover(t.MarkupContent(t.MarkupKind.Markdown, text)) if text else None
+
+    @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
+                    t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, FIX_ALL]))
+    def code_action(ls: ShloLintServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+        return code_actions(ls, params)
+
+    return server
+
+
+def _warm_up() -> None:
+    """Load the rules and build the parser before the first document arrives."""
+    registry.load()
+    parser()
+
+
+def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
+    """Run the server on stdin/stdout until the client says exit."""
+    logging.basicConfig(level=logging.WARNING, format="shlo-lint lsp: %(levelname)s: %(message)s")
+    create_server(debounce_ms).start_io()
