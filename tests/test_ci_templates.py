@@ -1,0 +1,157 @@
+"""The CI templates in ci/ as CI runs them: the shlo-lint command lines are taken
+from the workflow files and run on a small repository; the SARIF they write must
+be valid against the SARIF 2.1.0 schema and be the file the upload step names.
+
+Also here: progress reporting, which CI logs must never see (stderr is not a
+terminal there) and terminals do."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import CORPUS, ROOT, SHARED, run_cli
+
+GITHUB = ROOT / "ci" / "github" / "shlo-lint.yml"
+GITLAB = ROOT / "ci" / "gitlab" / "shlo-lint.gitlab-ci.yml"
+BUGGY = CORPUS / "real" / "sendrecv_pair.buggy_type_mismatch.mlir"
+CLEAN = CORPUS / "real" / "sendrecv_pair.mlir"
+
+
+def sarif_validator():
+    schema = json.loads((SHARED / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def shlo_lint_commands(script: list[str]) -> list[list[str]]:
+    """The `shlo-lint ...` lines of a job's script, as argv lists."""
+    return [shlex.split(line, comments=True) for line in script if line.lstrip().startswith("shlo-lint ")]
+
+
+def run_as_ci(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run a template's command line with this checkout's shlo-lint, stderr not a terminal."""
+    assert argv[0] == "shlo-lint"
+    return run_cli(*argv[1:], cwd=cwd)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A user repository: one program with a finding, one clean, one in a dot-directory."""
+    (tmp_path / "model").mkdir()
+    shutil.copy(BUGGY, tmp_path / "model" / "step.mlir")
+    shutil.copy(CLEAN, tmp_path / "model" / "ok.mlir")
+    (tmp_path / ".venv").mkdir()
+    shutil.copy(BUGGY, tmp_path / ".venv" / "vendored.mlir")  # never walked
+    return tmp_path
+
+
+def check_sarif(path: Path) -> dict:
+    log = json.loads(path.read_text())
+    sarif_validator().validate(log)
+    (run,) = log["runs"]
+    assert run["tool"]["driver"]["name"] == "shlo-lint"
+    (result,) = run["results"]
+    assert result["ruleId"] == "SHLO120" and result["level"] == "error"
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "model/step.mlir" and loc["region"]["startLine"] == 7
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert rules["SHLO120"]["helpUri"]
+    return log
+
+
+# ----------------------------------------------------------------------------- GitHub Actions
+def test_github_workflow_runs_shlo_lint_and_uploads_valid_sarif(repo):
+    wf = yaml.safe_load(GITHUB.read_text())
+    assert wf["permissions"]["security-events"] == "write"
+    (job,) = wf["jobs"].values()
+    steps = job["steps"]
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    assert "!cancelled()" in upload["if"]  # uploaded even when shlo-lint found something
+    runs = [s["run"] for s in steps if "run" in s]
+    sarif_cmd, annotate_cmd = shlo_lint_commands(runs)
+    assert steps.index(upload) > next(i for i, s in enumerate(steps) if s.get("run", "").startswith("shlo-lint")
+                                      and "sarif" in s["run"])
+
+    proc = run_as_ci(sarif_cmd, repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # --exit-zero: the upload step decides nothing
+    out_file = sarif_cmd[sarif_cmd.index("--output-file") + 1]
+    assert upload["with"]["sarif_file"] == out_file
+    check_sarif(repo / out_file)
+
+    proc = run_as_ci(annotate_cmd, repo)
+    assert proc.returncode == 1 and proc.stderr == ""
+    # (`.` is walked as ./model/..., which the github format passes on as is)
+    assert proc.stdout.replace("file=./", "file=").startswith("::error file=model/step.mlir,line=7,")
+    (repo / "model" / "step.mlir").unlink()
+    assert run_as_ci(annotate_cmd, repo).returncode == 0  # a clean tree passes
+
+
+# ----------------------------------------------------------------------------- GitLab CI
+def test_gitlab_job_keeps_valid_sarif_and_fails_on_findings(repo):
+    (job,) = yaml.safe_load(GITLAB.read_text()).values()
+    sarif_cmd, text_cmd = shlo_lint_commands(job["script"])
+    proc = run_as_ci(sarif_cmd, repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out_file = sarif_cmd[sarif_cmd.index("--output-file") + 1]
+    assert job["artifacts"]["paths"] == [out_file] and job["artifacts"]["when"] == "always"
+    check_sarif(repo / out_file)
+
+    proc = run_as_ci(text_cmd, repo)
+    assert proc.returncode == 1
+    assert "/model/step.mlir:7:14: error[SHLO120]" in proc.stdout and "Found 1 diagnostic" in proc.stdout
+    (repo / "model" / "step.mlir").unlink()
+    assert run_as_ci(text_cmd, repo).returncode == 0
+
+
+# ----------------------------------------------------------------------------- progress
+def _many(tmp_path: Path, n: int = 40) -> Path:
+    for i in range(n):
+        shutil.copy(CLEAN, tmp_path / f"p{i:02}.mlir")
+    return tmp_path
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(tmp_path):
+    proc = run_cli(str(_many(tmp_path)))
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "[1/40]" not in proc.stdout
+
+
+@pytest.mark.skipif(not hasattr(pty, "openpty"), reason="needs a pseudo-terminal")
+def test_progress_on_a_terminal_is_drawn_on_stderr_and_erased(tmp_path):
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "SHLO_LINT_PROGRESS"}
+    proc = subprocess.Popen([sys.executable, "-m", "shlo_lint", str(_many(tmp_path))], stdout=subprocess.PIPE,
+                            stderr=slave, env={**env, "NO_COLOR": "1"})
+    os.close(slave)
+    err = b""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            err += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode()
+    proc.wait(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0 and "All checks passed." in out and "shlo-lint:" not in out
+    text = err.decode()
+    assert "shlo-lint: checking [1/40] " in text and "[40/40]" in text
+    assert text.endswith("\r\x1b[K")  # erased before the report
