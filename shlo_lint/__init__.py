@@ -9,6 +9,7 @@ from __future__ import annotations
 from shlo_lint.checker.config import Config
 from shlo_lint.checker.diagnostics import Diagnostic, Fix, Note, Severity
 from shlo_lint.checker.engine import FileResult, lint_paths, lint_text
+from shlo_lint.jax_api import assert_clean, check_lowered
 
 
 def parse(text: str, path: str = "<string>"):
@@ -20,4 +21,5 @@ def parse(text: str, path: str = "<string>"):
     return scan(SourceFile(path, text), parser())
 
 
-__all__ = ["Config", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "lint_paths", "lint_text", "parse"]
+__all__ = ["Config", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean", "check_lowered",
+           "lint_paths", "lint_text", "parse"]

@@ -1,0 +1,152 @@
+"""shlo_lint.check_lowered / assert_clean on real JAX lowerings: a send/recv pair
+whose recv declares the wrong payload (JAX does not check precv's out_shape),
+lowered for CUDA on a CPU-only machine as corpus/generate.py does. The finding
+must point at the `lax.precv` line of *this* file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax  # noqa: E402
+from jax.sharding import Mesh, PartitionSpec as P  # noqa: E402
+
+import shlo_lint  # noqa: E402
+from shlo_lint.jax_api import LintFailure, mlir_text  # noqa: E402
+
+CHAIN = [(i, i + 1) for i in range(7)]
+HERE = Path(__file__).resolve()
+
+
+def _line_of(marker: str) -> tuple[int, int]:
+    """(1-based line, 1-based column of the `lax.` call) of the line tagged `marker`."""
+    for n, line in enumerate(HERE.read_text().splitlines(), start=1):
+        if line.rstrip().endswith(marker):
+            return n, line.index("lax.") + 1
+    raise AssertionError(marker)
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    """Eight CPU devices (the lowering is for CUDA; nothing runs)."""
+    from jax._src import xla_bridge
+
+    if not xla_bridge.backends_are_initialized():
+        jax.config.update("jax_num_cpu_devices", 8)
+    if len(jax.devices()) < 8:
+        pytest.skip("JAX was initialized with fewer than 8 devices by an earlier test; "
+                    "test_pytest_run_fails_at_the_python_line covers this in a fresh process")
+    return Mesh(np.array(jax.devices()[:8]), ("x",))
+
+
+def pipeline_step(mesh, recv_len: int):
+    def body(x):
+        tok = lax.psend(x, "x", CHAIN)  # <- psend
+        y = lax.precv(tok, jax.ShapeDtypeStruct((recv_len,), x.dtype), "x", CHAIN)  # <- precv
+        return jnp.tanh(x) + y[:4]
+
+    return jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+
+
+def lower(mesh, recv_len: int):
+    f = pipeline_step(mesh, recv_len)
+    return jax.jit(f).trace(jax.ShapeDtypeStruct((32,), jnp.float32)).lower(lowering_platforms=("cuda",))
+
+
+def test_check_lowered_points_at_the_precv_line_of_this_file(mesh):
+    findings = shlo_lint.check_lowered(lower(mesh, recv_len=8))
+    (d,) = findings
+    assert d.code == "SHLO120" and "payload type (tensor<8xf32>) differs" in d.message
+    assert (d.path, d.location.line, d.location.column) == (str(HERE), *_line_of("# <- precv"))
+    send, lowered_at = d.notes
+    assert send.message.startswith("matching send is here")
+    assert (send.location.path, send.location.line, send.location.column) == (str(HERE), *_line_of("# <- psend"))
+    # the place in the lowered module is kept as a note
+    assert lowered_at.location.path == findings.path == "<lowered jit_body>"
+    assert findings.text[lowered_at.location.span.start:].startswith('"stablehlo.recv"')
+
+
+def test_exported_modules_are_checked_too(mesh):
+    from jax import export
+
+    exported = export.export(jax.jit(pipeline_step(mesh, 8)), platforms=["cuda"])(
+        jax.ShapeDtypeStruct((32,), jnp.float32))
+    (d,) = shlo_lint.check_lowered(exported)
+    assert (d.code, d.path, d.location.line) == ("SHLO120", str(HERE), _line_of("# <- precv")[0])
+
+
+def test_assert_clean_raises_a_readable_report(mesh):
+    with pytest.raises(LintFailure) as info:
+        shlo_lint.assert_clean(lower(mesh, recv_len=8))
+    assert isinstance(info.value, AssertionError) and len(info.value.findings) == 1
+    report = str(info.value)
+    line, col = _line_of("# <- precv")
+    assert f"{HERE}:{line}:{col}: error[SHLO120] recv: payload type (tensor<8xf32>)" in report
+    assert "y = lax.precv(tok, jax.ShapeDtypeStruct((recv_len,), x.dtype)" in report  # the Python source line
+    assert f"= note: {HERE}:{_line_of('# <- psend')[0]}:" in report
+    assert "Found 1 diagnostic (1 error)" in report
+
+
+def test_a_correct_program_is_clean_and_settings_apply(mesh):
+    assert shlo_lint.assert_clean(lower(mesh, recv_len=4)) == []
+    assert shlo_lint.check_lowered(lower(mesh, recv_len=8), ignore=("SHLO120",)) == []
+    # text in, the same answer (no Python file known for the mapping: d.path is the module)
+    text = mlir_text(lower(mesh, recv_len=8))
+    (d,) = shlo_lint.check_lowered(text)
+    assert d.location.line == _line_of("# <- precv")[0]
+
+
+def test_other_objects_are_refused_with_a_clear_message():
+    with pytest.raises(TypeError, match="expected jax.jit"):
+        shlo_lint.check_lowered(42)
+
+
+USER_TEST = '''
+import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+
+import jax, jax.numpy as jnp, numpy as np
+from jax import lax
+from jax.sharding import Mesh, PartitionSpec as P
+import shlo_lint
+
+CHAIN = [(i, i + 1) for i in range(7)]
+
+
+def lowered(recv_len):
+    def body(x):
+        tok = lax.psend(x, "x", CHAIN)
+        y = lax.precv(tok, jax.ShapeDtypeStruct((recv_len,), x.dtype), "x", CHAIN)
+        return jnp.tanh(x) + y[:4]
+    mesh = Mesh(np.array(jax.devices()[:8]), ("x",))
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    return jax.jit(f).trace(jax.ShapeDtypeStruct((32,), jnp.float32)).lower(lowering_platforms=("cuda",))
+
+
+def test_pipeline_step_is_clean():
+    shlo_lint.assert_clean(lowered(8))
+
+
+def test_fixed_pipeline_step_is_clean():
+    shlo_lint.assert_clean(lowered(4))
+'''
+
+
+def test_pytest_run_fails_at_the_python_line(tmp_path):
+    """A user's own pytest file, run by pytest in a fresh process."""
+    user = tmp_path / "test_model.py"
+    user.write_text(textwrap.dedent(USER_TEST))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(user)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "1 failed, 1 passed" in out
+    line = next(n for n, t in enumerate(user.read_text().splitlines(), 1) if "lax.precv" in t)
+    assert f"test_model.py:{line}:13: error[SHLO120] recv: payload type (tensor<8xf32>)" in out
+    assert "LintFailure" in out
