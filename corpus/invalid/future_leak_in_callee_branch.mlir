@@ -9,13 +9,14 @@ module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32
     }) : (tensor<i32>) -> tensor<4xf32>
     return %r : tensor<4xf32>
   }
-  func.func @main(%x: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     %f = "stablehlo.async_start"(%x) ({
     ^bb0(%a: tensor<4xf32>):
       %p = "stablehlo.collective_permute"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
       stablehlo.return %p : tensor<4xf32>
     }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
     %t = stablehlo.tanh %x : tensor<4xf32>
+    %i = stablehlo.constant dense<1> : tensor<i32>
     %y = func.call @finish(%f, %i, %t) : (!stablehlo.future<tensor<4xf32>>, tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
     return %y : tensor<4xf32>
   }

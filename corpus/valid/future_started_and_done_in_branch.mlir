@@ -1,6 +1,7 @@
 // Started and completed inside one branch.
 module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func @main(%x: tensor<4xf32>, %b: tensor<i1>) -> tensor<4xf32> {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %b = stablehlo.constant dense<true> : tensor<i1>
     %r = "stablehlo.if"(%b) ({
       %f = "stablehlo.async_start"(%x) ({
       ^bb0(%a: tensor<4xf32>):

@@ -1,0 +1,16 @@
+// The done follows its start at once; the dot_general and tanh below do not need it and could overlap.
+module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @main(%x: tensor<4xf32>, %w: tensor<4x4xf32>) -> tensor<4xf32> {
+    %f = "stablehlo.async_start"(%x) ({
+    ^bb0(%a: tensor<4xf32>):
+      %p = "stablehlo.collective_permute"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 0]]> : tensor<8x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %p : tensor<4xf32>
+    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+    %d = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>
+    %s = stablehlo.add %d, %x : tensor<4xf32>
+    %h = stablehlo.dot_general %w, %x, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t = stablehlo.tanh %h : tensor<4xf32>
+    %u = stablehlo.add %s, %t : tensor<4xf32>
+    return %u : tensor<4xf32>
+  }
+}
