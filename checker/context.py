@@ -5,7 +5,7 @@ from typing import Any
 
 from .attributes import Attribute
 from .diagnostics import Diagnostic, Location, Note, Severity
-from .ir import Module, Operation
+from .ir import Module, Operation, user_column
 from .registry import RuleSpec
 from .semantics import Grid
 from .source import SourceFile, Span
@@ -51,7 +51,7 @@ class Context:
         if not frames:
             return None
         f = frames[0]
-        return Note(Location(f.file, None, f.line, f.col), "this op was written here")
+        return Note(Location(f.file, None, f.line, user_column(f)), "this op was written here")
 
     # -- diagnostics ---------------------------------------------------------------
     def diag(self, where: Any, message: str, *, op: Operation | None = None,

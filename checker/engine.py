@@ -267,9 +267,9 @@ def iter_files(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[st
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     if f.endswith(".mlir") and not skipped(full):
-                        yield full
+                        yield os.path.normpath(full)  # `shlo-lint .` reports model/x.mlir, not ./model/x.mlir
         else:
-            yield p
+            yield p if p == "-" else os.path.normpath(p)
 
 
 def lint_text(text: str, path: str = "<string>", config: Config | None = None) -> list[Diagnostic]:

@@ -74,6 +74,13 @@ class LocAlias(Location):
     name: str
 
 
+def user_column(frame: FileLineColLoc) -> int:
+    """The 1-based column to show for a frame. MLIR columns are 1-based, but JAX
+    writes Python's 0-based column offsets into loc() for .py frames (checked on
+    real exports: `loc("x.py":81:28)` points at the character after 28 others)."""
+    return frame.col + 1 if frame.file.endswith(".py") else frame.col
+
+
 def python_frames(loc: Location | None, aliases: dict[str, Location] | None = None,
                   _depth: int = 0) -> list[FileLineColLoc]:
     """The file:line:col frames of a location, innermost (the op's own line) first."""
@@ -446,4 +453,5 @@ def callee(op: Operation) -> str | None:
 __all__ = [
     "Block", "CallSiteLoc", "DictAttr", "FileLineColLoc", "FusedLoc", "LocAlias", "Location", "Module",
     "NameLoc", "OpHeader", "Operation", "Region", "UnknownLoc", "Value", "callee", "func_type", "python_frames",
+    "user_column",
 ]
