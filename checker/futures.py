@@ -50,11 +50,12 @@ LOOP_OPS = frozenset({"stablehlo.while"})
 FORWARDING = frozenset({CALL}) | FUNC_RETURNS | REGION_TERMINATORS
 """Ops a future may pass through (besides its done): the edges pairing follows."""
 
-_HINTS = ("_start", "future", "async", "tessera.")
+_HINTS = ("_start", "tessera.")
 
 
 def may_have_futures(text: str) -> bool:
-    """False when the text cannot contain a future (the fast path for big modules)."""
+    """False when the text cannot contain a future (the fast path for big modules):
+    every future comes from a start op (`async_start`, `*_start`, `tessera.collective.*`)."""
     return any(h in text for h in _HINTS)
 
 

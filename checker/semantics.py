@@ -267,22 +267,25 @@ class BlockFlow:
     """Def-use among the ops of one block, read from their text with a regex (no
     header parse, so it stays cheap on a 300k-op block).
 
-    An op *mentions* every `%name` written after its results, nested regions
-    included (`%0#1` counts as `%0`), so a use inside an op's region counts as a
+    An op *mentions* every `%name` in its text, nested regions included (`%0#1`
+    counts as `%0`; its own result names too, which never matter: a value is
+    not used before it is defined), so a use inside an op's region counts as a
     use by that op. Names are unique within a function as printers write them; a
     stray match (a `%` inside a string) can only add a dependence, never hide one,
     which keeps every question asked here conservative.
     """
 
-    __slots__ = ("ops", "text", "_mentions", "_pos", "_header")
+    __slots__ = ("ops", "text", "_mentions", "_pos", "_header", "_defs", "_deps")
 
     def __init__(self, block):
         self.ops = block.operations
         """The block's operations, in order."""
         self.text = block.parent.module.source.text
-        self._mentions: list[frozenset[str] | None] = [None] * len(self.ops)
+        self._mentions: list[list[str] | None] = [None] * len(self.ops)
         self._header: dict[int, list[str]] = {}
         self._pos: dict[int, int] | None = None
+        self._defs: dict[str, int] | None = None
+        self._deps: list[list[int] | None] = [None] * len(self.ops)
 
     def index(self, op: Operation) -> int:
         """The op's position in the block."""
@@ -290,33 +293,41 @@ class BlockFlow:
             self._pos = {id(o): i for i, o in enumerate(self.ops)}
         return self._pos[id(op)]
 
-    def defs(self, i: int) -> tuple[str, ...]:
+    def defs(self, i: int) -> list[str]:
         """The result names op `i` defines (`%0` for `%0:2`)."""
-        return tuple(g for g, _n in self.ops[i].result_names)
+        rn = self.ops[i].result_names
+        return [rn[0][0]] if len(rn) == 1 else [g for g, _n in rn]
 
-    def _body_start(self, op: Operation) -> int:
-        start = op.span.start
-        if op.result_names:
-            eq = self.text.find("=", start, op.span.end)
-            if eq >= 0:
-                return eq + 1
-        return start
+    def def_index(self, name: str) -> int | None:
+        """Which op of the block defines `name` (None: a block argument or a value from outside)."""
+        if self._defs is None:
+            table: dict[str, int] = {}
+            for i, o in enumerate(self.ops):
+                for g, _n in o.result_names:
+                    table[g] = i
+            self._defs = table
+        return self._defs.get(name)
 
-    def mentions(self, i: int) -> frozenset[str]:
+    def mentions(self, i: int) -> list[str]:
         """Every SSA name op `i` mentions, its regions included."""
         m = self._mentions[i]
         if m is None:
-            op = self.ops[i]
-            m = self._mentions[i] = frozenset(_SSA_NAME.findall(self.text, self._body_start(op), op.span.end))
+            span = self.ops[i].span
+            m = self._mentions[i] = _SSA_NAME.findall(self.text, span.start, span.end)
         return m
 
     def header_mentions(self, i: int) -> list[str]:
-        """The SSA names op `i` mentions outside its regions, in order (its operands)."""
+        """The SSA names op `i` mentions outside its regions and after its results, in
+        order (its operands)."""
         m = self._header.get(i)
         if m is None:
             op = self.ops[i]
+            start = op.span.start
+            if op.result_names:
+                eq = self.text.find("=", start, op.span.end)
+                start = eq + 1 if eq >= 0 else start
             end = op.header_end if op.regions and op.header_end >= 0 else op.span.end
-            m = self._header[i] = _SSA_NAME.findall(self.text, self._body_start(op), end)
+            m = self._header[i] = _SSA_NAME.findall(self.text, start, end)
         return m
 
     def depends(self, sources: Iterable[int], lo: int, hi: int) -> list[int]:
@@ -331,3 +342,43 @@ class BlockFlow:
                 out.append(i)
                 tainted.update(self.defs(i))
         return out
+
+    def deps(self, i: int) -> list[int]:
+        """Positions of the ops of this block whose results op `i` mentions."""
+        d = self._deps[i]
+        if d is None:
+            table = self._defs
+            if table is None:
+                self.def_index("")
+                table = self._defs
+            get = table.get  # type: ignore[union-attr]
+            d = []
+            for name in self.mentions(i):
+                k = get(name)
+                if k is not None and k < i:
+                    d.append(k)
+            self._deps[i] = d
+        return d
+
+    def reaches(self, targets: set[int], lo: int, i: int, known: set[int] | None = None) -> bool:
+        """Whether op `i` depends, through ops at positions >= `lo`, on an op in
+        `targets`: a backward search over its operands' definitions. `known` holds
+        ops already shown not to depend on `targets` (it is extended)."""
+        stack = [i]
+        seen: set[int] = set()
+        known = known if known is not None else set()
+        cached = self._deps
+        while stack:
+            j = stack.pop()
+            ds = cached[j]
+            if ds is None:
+                ds = self.deps(j)
+            for d in ds:
+                if d < lo or d in seen or d in known:
+                    continue
+                if d in targets:
+                    return True
+                seen.add(d)
+                stack.append(d)
+        known |= seen
+        return False

@@ -106,7 +106,8 @@ def paired_start(ctx: Context, done: Operation) -> tuple[BlockFlow, int, int] | 
 
 
 # =========================================================================== SHLO601
-@rule("SHLO601", "async-done-without-overlap", category="performance", severity="warning", on=tuple(DONE_OPS))
+@rule("SHLO601", "async-done-without-overlap", category="performance", severity="warning",
+      on=tuple(sorted(DONE_OPS)))
 def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A done follows its start with nothing in between, while later independent work could run there.
 
@@ -167,7 +168,8 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
 
 
 # =========================================================================== SHLO602
-@rule("SHLO602", "async-done-before-first-use", category="performance", severity="info", on=tuple(DONE_OPS))
+@rule("SHLO602", "async-done-before-first-use", category="performance", severity="info",
+      on=tuple(sorted(DONE_OPS)))
 def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A done is placed earlier than the first use of its value, before work that does not need it.
 
@@ -224,7 +226,8 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 # =========================================================================== SHLO603
-@rule("SHLO603", "async-start-later-than-ready", category="performance", severity="info", on=tuple(START_OPS))
+@rule("SHLO603", "async-start-later-than-ready", category="performance", severity="info",
+      on=tuple(sorted(START_OPS)))
 def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A start is placed after work it does not depend on: it could start earlier.
 
@@ -325,7 +328,8 @@ def _inflight(ctx: Context, func: Operation) -> dict[int, list[Operation]]:
     return out
 
 
-@rule("SHLO604", "too-many-futures-in-flight", category="performance", severity="warning", on=tuple(START_OPS))
+@rule("SHLO604", "too-many-futures-in-flight", category="performance", severity="warning",
+      on=tuple(sorted(START_OPS)))
 def too_many_futures_in_flight(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """More futures are in flight at a start than `max_inflight` allows.
 

@@ -64,7 +64,8 @@ def test_done_twice_export_points_at_the_second_done_and_notes_the_first_and_the
 
 def test_no_future_text_means_no_analysis():
     assert not may_have_futures('func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }')
-    assert may_have_futures(f"%f = x : {FT}")
+    assert may_have_futures('%f = "stablehlo.all_reduce_start"(%x)')
+    assert may_have_futures("%f = tessera.collective.all_reduce %dw")
 
 
 def test_a_future_yielded_by_case_branches_is_completed_after_the_case():

@@ -1,0 +1,455 @@
+"""Combiner hints (seed 001): independent collectives an XLA-style combiner would merge.
+
+XLA's AllReduceCombiner / AllGatherCombiner / ReduceScatterCombiner
+(`CombineInstructionsByKey`) walk a computation in post order and gather
+instructions with an equal key into one combined op while
+
+* neither depends on the other (reachability),
+* each is at most `combine_threshold_bytes` and the running total stays within
+  it, and
+* the group holds at most `combine_threshold_count` ops.
+
+The key is the opcode, the reduction (add, max, ...; a one-op region), the
+element type, the replica groups, whether there is a channel,
+use_global_device_ids, and for all_gather the gather dimension (for
+reduce_scatter the scatter dimension). Ops with more than one operand are
+skipped, as XLA does.
+
+Here the "computation" is one block: the candidates are the block's own ops,
+reachability is def-use between the block's ops read from their text
+(checker.semantics.BlockFlow: no header parse, regions included), and the scan
+for one group stops after `combine-scan-limit` ops so a 300k-op block stays
+cheap. Options: `combine-threshold-bytes` (default 30 MiB, XLA's GPU default),
+`combine-threshold-count` (default 256), `combine-scan-limit` (default 50000).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from shlo_lint.checker.attributes import DenseElementsAttr
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
+from shlo_lint.checker.ir import Block, Operation
+from shlo_lint.checker.registry import rule
+from shlo_lint.checker.semantics import _SSA_NAME as _NAMES
+from shlo_lint.checker.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
+from shlo_lint.checker.source import Span
+from shlo_lint.checker.types import TensorType
+
+from ._shapes import op_label
+
+ALL_REDUCE = "stablehlo.all_reduce"
+ALL_GATHER = "stablehlo.all_gather"
+REDUCE_SCATTER = "stablehlo.reduce_scatter"
+THRESHOLD_BYTES = 30 * 1024 * 1024
+THRESHOLD_COUNT = 256
+SCAN_LIMIT = 50_000
+FIX_SPAN = 5_000
+KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER)
+_DIM = {ALL_GATHER: "all_gather_dim", REDUCE_SCATTER: "scatter_dimension"}
+_SIDE_EFFECTS = re.compile(r"stablehlo\.(send|recv|custom_call|infeed|outfeed|all_|reduce_scatter|collective_|"
+                           r"rng|while|if|case|optimization_barrier)|func\.call|async|tessera|sdy\.")
+
+
+@dataclass
+class Candidate:
+    index: int
+    key: tuple | None
+    bytes: int
+    operands: int
+
+
+@dataclass
+class Group:
+    members: list[int]
+    """Block indices of the ops to combine, in order."""
+    bytes: int
+    key: tuple
+
+
+# ----------------------------------------------------------------------------- keys
+def _reduction(op: Operation) -> str | None:
+    """The reduction of a one-op region (`add`, `maximum`, ...), else None (XLA skips
+    non-trivial reductions)."""
+    if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+        return None
+    ops = op.regions[0].blocks[0].operations
+    if len(ops) != 2 or ops[1].name not in ("stablehlo.return", "mhlo.return"):
+        return None
+    return ops[0].name.rsplit(".", 1)[-1]
+
+
+def _groups_key(op: Operation, ctx: Context):
+    a = op.attr("replica_groups")
+    if isinstance(a, DenseElementsAttr):
+        return (" ".join(a.literal.split()), str(a.type))  # equal text, equal groups (decoded for messages only)
+    span = getattr(a, "span", None)
+    return ctx.source.text[span.start:span.end] if span is not None else None
+
+
+def candidate(op: Operation, index: int, ctx: Context) -> Candidate:
+    """The op's combine key and byte size (key None: never combined)."""
+    results = op.result_types
+    n_operands = len(op.header.operands)
+    t = results[0] if len(results) == 1 else None
+    if not isinstance(t, TensorType) or not t.is_static or t.num_bytes is None:
+        return Candidate(index, None, 0, n_operands)
+    reduction = None
+    if op.name != ALL_GATHER:
+        reduction = _reduction(op)
+        if reduction is None:
+            return Candidate(index, None, 0, n_operands)
+    ch = channel_id(op)
+    dim = int_attr(op, _DIM[op.name]) if op.name in _DIM else None
+    key = (op.name, reduction, str(t.element), _groups_key(op, ctx), ch is not None and ch > 0,
+           flag(op, "use_global_device_ids"), dim)
+    return Candidate(index, key, t.num_bytes, n_operands)
+
+
+# ----------------------------------------------------------------------------- grouping
+class _Open:
+    """A group being formed for one key."""
+
+    __slots__ = ("members", "total", "tainted")
+
+    def __init__(self, c: Candidate, names: list[str]):
+        self.members = [c.index]
+        self.total = c.bytes
+        self.tainted: set[str] = set(names)
+        """Names of the members' results and of everything computed from them so far."""
+
+
+def combine_groups(ctx: Context, block: Block, name: str) -> list[Group]:
+    """XLA's CombineInstructionsByKey over the `name` ops of one block."""
+    return _block_groups(ctx, block).get(name, [])
+
+
+def _block_groups(ctx: Context, block: Block) -> dict[str, list[Group]]:
+    """The groups of every kind in one block, in one forward pass.
+
+    Each key is grouped on the program as written (XLA recomputes reachability
+    after each combine; merging one key's ops can only add dependences between
+    another key's, so this may find a group XLA would split). Per key the pass
+    is XLA's loop: a candidate joins the open group unless it depends on it, is
+    too big, or the bytes, count or scan limit is reached; then the group closes
+    and the candidate opens the next one.
+    """
+    cache = ctx.cache.setdefault("combine.groups", {})
+    if id(block) in cache:
+        return cache[id(block)]
+    flows = ctx.cache.setdefault("overlap.flows", {})
+    f = flows.get(id(block))
+    if f is None:
+        f = flows[id(block)] = BlockFlow(block)
+    thr_bytes = int(ctx.option("combine-threshold-bytes", THRESHOLD_BYTES))
+    thr_count = int(ctx.option("combine-threshold-count", THRESHOLD_COUNT))
+    limit = int(ctx.option("combine-scan-limit", SCAN_LIMIT))
+    out: dict[str, list[Group]] = {k: [] for k in KINDS}
+    cache[id(block)] = out
+    if thr_bytes <= 0 or thr_count <= 0:
+        return out
+    ops = f.ops
+    found: dict[int, Candidate] = {}
+    counts: dict[tuple, int] = {}
+    for i, o in enumerate(ops):
+        if o.name in KINDS:
+            c = candidate(o, i, ctx)
+            if c.key is not None:
+                found[i] = c
+                counts[c.key] = counts.get(c.key, 0) + 1
+    cands = {i: c for i, c in found.items() if counts[c.key] > 1}  # a key held by one op forms no group
+    if not cands:
+        return out
+    mentions = f._mentions
+    text = f.text
+    findall = _NAMES.findall
+    active: dict[tuple, _Open] = {}
+
+    def close(key: tuple) -> None:
+        st = active.pop(key)
+        if len(st.members) > 1:
+            out[key[0]].append(Group(st.members, st.total, key))
+
+    get = cands.get
+    for i in range(min(cands), max(cands) + 1):
+        c = get(i)
+        own_hit = False
+        if active:
+            op = ops[i]
+            ms = mentions[i]
+            if ms is None:
+                span = op.span
+                ms = mentions[i] = findall(text, span.start, span.end)
+            names = None
+            for key, st in active.items():
+                if not st.tainted.isdisjoint(ms):
+                    if c is not None and key == c.key:
+                        own_hit = True
+                    else:
+                        if names is None:
+                            names = [g for g, _n in op.result_names]
+                        st.tainted.update(names)
+        if c is None or c.operands != 1 or c.bytes > thr_bytes:
+            if c is not None and own_hit:  # an erased candidate computed from the group: taint on
+                active[c.key].tainted.update(g for g, _n in ops[i].result_names)
+            continue  # not a candidate, or never combinable (XLA erases it and goes on)
+        st = active.get(c.key)
+        if st is not None and (own_hit or st.total + c.bytes > thr_bytes or i - st.members[0] > limit):
+            close(c.key)
+            st = None
+        if st is None:
+            active[c.key] = st = _Open(c, f.defs(i))
+        else:
+            st.members.append(i)
+            st.total += c.bytes
+            st.tainted.update(f.defs(i))
+        if len(st.members) >= thr_count:
+            close(c.key)
+    for key in list(active):
+        close(key)
+    for groups in out.values():
+        groups.sort(key=lambda g: g.members[0])
+    return out
+
+
+# ----------------------------------------------------------------------------- the fix
+_SIG = re.compile(r"^\)\s*:\s*\((?P<ins>.*)\)\s*->\s*(?P<outs>.+?)(?P<loc>\s+loc\(.*\))?\s*$", re.S)
+
+
+def _line_span(text: str, op: Operation) -> Span | None:
+    """The op's whole lines (indentation to newline), when nothing else shares them."""
+    start = text.rfind("\n", 0, op.span.start) + 1
+    end = text.find("\n", op.span.end)
+    end = len(text) if end < 0 else end
+    if text[start:op.span.start].strip() or text[op.span.end:end].strip():
+        return None
+    return Span(start, min(len(text), end + 1))
+
+
+def all_reduce_fix(ctx: Context, f: BlockFlow, group: Group) -> Fix | None:
+    """Rewrite the group into one variadic all_reduce at the last member's place;
+    ops in between that depend on a member move after it (in order)."""
+    text = ctx.source.text
+    first_i, last_i = group.members[0], group.members[-1]
+    if last_i - first_i > int(ctx.option("combine-fix-span", FIX_SPAN)):
+        return None
+    # Ops between the members that depend on one must follow the combined op.
+    inside = set(group.members)
+    tainted: set[str] = set(f.defs(first_i))
+    moved: list[int] = []
+    for j in range(first_i + 1, last_i):
+        if j in inside:
+            tainted.update(f.defs(j))
+        elif not tainted.isdisjoint(f.mentions(j)):
+            moved.append(j)
+            tainted.update(f.defs(j))
+    ops = [f.ops[i] for i in group.members]
+    parts = []
+    for op in ops:
+        h = op.header
+        if (not h.generic or len(op.result_names) != 1 or op.result_names[0][1] != 1 or len(h.operands) != 1
+                or len(op.regions) != 1 or not op.region_spans):
+            return None
+        m = _SIG.match(text[op.region_spans[0].end:op.span.end])
+        if m is None or "," in m.group("ins") or m.group("outs").startswith("("):
+            return None
+        parts.append((op.result_names[0][0], h.operands[0][0], m.group("ins").strip(), m.group("outs").strip()))
+    lines = [_line_span(text, f.ops[i]) for i in group.members + moved]
+    if any(s is None for s in lines):
+        return None
+    first, last = ops[0], ops[-1]
+    h = first.header
+    operand_end = h.operands[0][1].end
+    close = text.find(")", operand_end, first.region_spans[0].start)
+    if close < 0:
+        return None
+    head = text[h.name_span.start:h.operands[0][1].start]           # `"stablehlo.all_reduce"(`
+    middle = text[close:first.region_spans[0].end]                   # `) <{...}> ({ ... }`
+    loc = _SIG.match(text[first.region_spans[0].end:first.span.end]).group("loc") or ""
+    indent = text[text.rfind("\n", 0, last.span.start) + 1:last.span.start]
+    combined = (f"{indent}{', '.join(p[0] for p in parts)} = {head}{', '.join(p[1] for p in parts)}{middle}) : "
+                f"({', '.join(p[2] for p in parts)}) -> ({', '.join(p[3] for p in parts)}){loc}\n")
+    moved_text = "".join(text[s.start:s.end] for s in lines[len(ops):])
+    if moved_text and not moved_text.endswith("\n"):
+        moved_text += "\n"
+    edits = [Edit.delete(s) for s in lines[:len(ops) - 1]]
+    edits += [Edit.delete(s) for s in lines[len(ops):]]
+    edits.append(Edit(lines[len(ops) - 1], combined + moved_text))
+    title = f"Combine the {len(ops)} all_reduces into one variadic all_reduce"
+    risky = any(_SIDE_EFFECTS.search(f.ops[j].name) for j in moved) or _spmd(ctx)
+    return Fix.unsafe(title, edits) if risky else Fix.safe(title, edits)
+
+
+def _spmd(ctx: Context) -> bool:
+    """A partitioned program (num_partitions > 1): XLA's SPMD partitioner accepts only
+    single-operand all_reduces in manual (shard_map) mode, so the rewrite may not compile."""
+    return (ctx.grid.num_partitions or 1) > 1
+
+
+# ----------------------------------------------------------------------------- reporting
+def _size(n: int) -> str:
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}".replace(".0 ", " ")
+    return f"{n} B"
+
+
+def _key_words(key: tuple, op: Operation) -> str:
+    _name, reduction, element, groups_key, channel, global_ids, dim = key
+    words = [w for w in (reduction, element) if w]
+    groups = replica_groups(op)
+    if groups is not None:
+        words.append("replica groups " + ("all" if not groups else
+                                         "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups[:4])
+                                         + (", ..." if len(groups) > 4 else "") + "]"))
+    elif isinstance(groups_key, str):
+        words.append(f"replica groups {groups_key}")
+    words.append("a channel" if channel else "no channel")
+    if global_ids:
+        words.append("global device ids")
+    if dim is not None:
+        words.append(f"dimension {dim}")
+    return ", ".join(words)
+
+
+def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]:
+    block = op.parent
+    if block is None or (block.parent.parent is not None and block.parent.parent.name == "stablehlo.async_start"):
+        return
+    groups = combine_groups(ctx, block, op.name)
+    if not groups:
+        return
+    f: BlockFlow = ctx.cache["overlap.flows"][id(block)]
+    i = f.index(op)
+    firsts = ctx.cache.setdefault("combine.firsts", {})
+    table = firsts.get(id(groups))
+    if table is None:
+        table = firsts[id(groups)] = {g.members[0]: g for g in groups}
+    g = table.get(i)
+    if g is not None:
+        n = len(g.members)
+        kind = op_label(op)
+        d = ctx.diag(op, f"{kind}: {n} independent {kind}s ({_key_words(g.key, op)}; {_size(g.bytes)} in total) would "
+                         f"be merged by an XLA-style combiner; one variadic {kind} saves {n - 1} "
+                         f"collective{'s' if n > 2 else ''}")
+        for j in g.members[1:9]:
+            d = d.note(ctx.loc(f.ops[j]), f"combinable with the {kind} at line "
+                                          f"{ctx.source.line_col(op.span.start)[0]}")
+        if with_fix:
+            fix = all_reduce_fix(ctx, f, g)
+            if fix is not None:
+                d = d.with_fix(fix)
+        verb = {ALL_REDUCE: "psum", ALL_GATHER: "all_gather", REDUCE_SCATTER: "psum_scatter"}[op.name]
+        yield d.with_help(f"issue them as one collective: in JAX, {verb} one flat buffer (e.g. the values "
+                          f"concatenated, or jax.flatten_util.ravel_pytree of them) instead of one array at a time")
+
+
+@rule("SHLO631", "combinable-all-reduces", category="performance", severity="info", on=ALL_REDUCE)
+def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """Independent all_reduces that an XLA-style combiner would merge into one.
+
+    ## What it does
+    Runs XLA's combiner algorithm (seed 001, `CombineInstructionsByKey`) over
+    each block: all_reduces with the same reduction, element type, replica
+    groups, channel presence and use_global_device_ids, none reachable from
+    another through def-use, each at most `combine-threshold-bytes` (30 MiB)
+    and together within it and `combine-threshold-count` (256). Reported once
+    per group, at its first member, with the total bytes and the number of
+    collectives combining saves.
+
+    ## Why is this bad?
+    Every collective pays a fixed launch and synchronisation latency (a
+    rendezvous of every process in the group) however small its payload; many
+    small all_reduces are latency-bound. XLA combines them when its combiner
+    runs with these thresholds, but a schedule you control (async starts,
+    other flags, other backends) keeps them separate, and a large program
+    shows the cost as many tiny collectives in the profile.
+
+    ## Example
+    ```mlir
+    %2 = "stablehlo.all_reduce"(%1) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({ add }) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = "stablehlo.all_reduce"(%3) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({ add }) : (tensor<8xf32>) -> tensor<8xf32>
+    ```
+
+    ## Use instead
+    ```mlir
+    %2, %4 = "stablehlo.all_reduce"(%1, %3) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({ add })
+        : (tensor<4xf32>, tensor<8xf32>) -> (tensor<4xf32>, tensor<8xf32>)
+    ```
+    In JAX, reduce the values together: `lax.psum((a, b), "x")` (one variadic
+    all_reduce) instead of `lax.psum(a, "x")` and `lax.psum(b, "x")`; for
+    gradients, psum the whole gradient pytree at once.
+
+    ## Fix safety
+    The fix writes one variadic all_reduce (the first member's attributes and
+    reduction region, every member's operand, result names kept so no use
+    changes) at the last member's place, and moves the ops between the members
+    that depend on an earlier member to just after it, in order. Each operand
+    is reduced exactly as before, so the values are the same; it is safe unless
+    an op that has to move has side effects or regions (send/recv, a
+    collective, a call, a loop), then unsafe. Offered for the generic form
+    (`"stablehlo.all_reduce"(...)`) with one operand per member.
+    """
+    yield from _report(op, ctx, with_fix=True)
+
+
+@rule("SHLO632", "combinable-all-gathers", category="performance", severity="info", on=ALL_GATHER)
+def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """Independent all_gathers that an XLA-style combiner would merge into one.
+
+    ## What it does
+    As SHLO631, for `all_gather`: the key is the element type, replica groups,
+    channel presence, use_global_device_ids and `all_gather_dim` (XLA's
+    AllGatherCombiner combines by dimension); the byte size is the gathered
+    result's.
+
+    ## Why is this bad?
+    Each all_gather is a rendezvous with a fixed latency; many small ones
+    (sequence-parallel activations gathered one tensor at a time) are
+    latency-bound where one larger gather would be bandwidth-bound.
+
+    ## Example
+    ```mlir
+    %a = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<2xf32>) -> tensor<4xf32>
+    %b = "stablehlo.all_gather"(%y) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<3xf32>) -> tensor<6xf32>
+    ```
+
+    ## Use instead
+    One variadic all_gather over both operands; in JAX, `lax.all_gather` on a
+    tuple of arrays, or gather a concatenation once.
+
+    ## Fix safety
+    No fix (the rewrite is offered for all_reduce only).
+    """
+    yield from _report(op, ctx, with_fix=False)
+
+
+@rule("SHLO633", "combinable-reduce-scatters", category="performance", severity="info", on=REDUCE_SCATTER)
+def combinable_reduce_scatters(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """Independent reduce_scatters that an XLA-style combiner would merge into one.
+
+    ## What it does
+    As SHLO631, for `reduce_scatter`: the key adds `scatter_dimension` to the
+    all_reduce key (XLA's ReduceScatterCombiner combines by dimension); the
+    byte size is the scattered result's.
+
+    ## Why is this bad?
+    Each reduce_scatter pays a rendezvous latency; gradients reduce-scattered
+    one parameter at a time (ZeRO / FSDP style) are latency-bound.
+
+    ## Example
+    ```mlir
+    %a = "stablehlo.reduce_scatter"(%x) <{scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({ add }) : (tensor<4xf32>) -> tensor<2xf32>
+    %b = "stablehlo.reduce_scatter"(%y) <{scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({ add }) : (tensor<8xf32>) -> tensor<4xf32>
+    ```
+
+    ## Use instead
+    One reduce_scatter of the concatenated values; in JAX, `lax.psum_scatter`
+    on a flattened, concatenated gradient buffer.
+
+    ## Fix safety
+    No fix (the rewrite is offered for all_reduce only).
+    """
+    yield from _report(op, ctx, with_fix=False)
