@@ -1,0 +1,994 @@
+"""Per-process communication traces (SPEC-NOTES §5): which collectives, sends,
+recvs, async starts and dones each process (replica_id, partition_id) executes,
+in order, through `case`/`if`/`while`, `func.call` and `sdy.manual_computation`.
+
+Two levels, cheapest first:
+
+* `structure(module)` looks only at op *names* (what the scanner already knows)
+  and the callee of each `func.call` (a regex on its text): which functions
+  communicate, which communication sits under control flow, whether there is
+  point-to-point traffic. When every communication op runs unconditionally and
+  there is no send/recv, every process executes the same sequence of collectives
+  and the program cannot deadlock (`Structure.uniform`); nothing else is parsed.
+* `trace(module, grid)` runs the program SIMT-style over *all* processes at once:
+  scalar integer values are numpy arrays indexed by flattened process id
+  (`partition_id`, `replica_id`, constants, integer arithmetic, compare, select,
+  convert, and/or/xor, remainder, divide, min/max, clamp: what JAX emits for
+  `axis_index`), computed on demand (only the backward slice of branch indices
+  and trip counts is parsed). A branch executes once with the mask of the
+  processes that take it; a loop iterates while any process stays in it, so a
+  trip count that depends on the partition id resolves per process. Each
+  communication op becomes one `Step` shared by the processes of its mask;
+  processes with the same steps form a `ProcessClass` (a uniform program has
+  one class, whatever the grid size). What cannot be resolved (an index that
+  depends on data, more iterations than `max_trips`) becomes an `unresolved`
+  step, with the reason, after which those processes are not followed.
+
+The deadlock model (checker/deadlock.py) reads the classes; the execution
+checker can replay `Trace.steps_of(process)`.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from .attributes import DenseElementsAttr, EnumAttr
+from .ir import Block, Module, Operation, Region, Value
+from .semantics import COLLECTIVES, Grid
+from .types import FutureType, ScalarType, TensorType, Type
+
+# --------------------------------------------------------------------------- op names
+GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
+"""Collectives whose process group rendezvous (everything but collective_permute)."""
+CASE_OPS = frozenset({"stablehlo.case", "stablehlo.if"})
+WHILE_OPS = frozenset({"stablehlo.while"})
+CALL_OPS = frozenset({"func.call"})
+INLINE_OPS = frozenset({"sdy.manual_computation", "sdy.named_computation"})
+"""Ops that run their one region once, in place."""
+TRANSPARENT_OPS = frozenset({"builtin.module", "module"})
+RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return", "sdy.return"})
+TESSERA_STARTS = frozenset(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
+TESSERA_AWAITS = frozenset({"tessera.await", "tessera.collective.await"})
+
+ROLES = ("collective", "permute", "send", "recv", "start", "done")
+
+_COMM_NAMES = frozenset(
+    [f"stablehlo.{k}" for k in COLLECTIVES]
+    + [f"stablehlo.{k}_{s}" for k in COLLECTIVES for s in ("start", "done")]
+    + ["stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "stablehlo.async_done"]
+    + list(TESSERA_STARTS) + list(TESSERA_AWAITS))
+"""Every op name comm_role() can say yes to (a set test before the string work)."""
+
+
+def async_inner(op: Operation) -> Operation | None:
+    """The collective an `async_start` runs (the first collective in its body), else None."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.name.startswith("stablehlo.") and inner.name[10:] in COLLECTIVES:
+                    return inner
+    return None
+
+
+def comm_role(op: Operation) -> str | None:
+    """What a communication op does to its process: "collective" (rendezvous of its
+    group), "permute" (collective_permute), "send", "recv", "start" (an async
+    collective starts), "done" (waits for a started one); None for other ops.
+    Reads only the op name (and an async_start's body)."""
+    name = op.name
+    if name.startswith("stablehlo."):
+        kind = name[10:]
+        if kind in GROUP_KINDS:
+            return "collective"
+        if kind == "collective_permute":
+            return "permute"
+        if kind == "send" or kind == "recv":
+            return kind
+        if kind == "async_start":
+            return "start" if async_inner(op) is not None else None
+        if kind == "async_done":
+            return "done"
+        if kind.endswith("_start") and kind[:-6] in COLLECTIVES:
+            return "start"
+        if kind.endswith("_done") and kind[:-5] in COLLECTIVES:
+            return "done"
+        return None
+    if name in TESSERA_STARTS:
+        return "start"
+    if name in TESSERA_AWAITS:
+        return "done"
+    return None
+
+
+def collective_op(op: Operation) -> Operation:
+    """The op whose attributes describe the communication: an async_start's inner
+    collective, else the op itself."""
+    if op.name == "stablehlo.async_start":
+        return async_inner(op) or op
+    return op
+
+
+def collective_kind(op: Operation) -> str:
+    """`all_reduce`, `collective_permute`, `send`, ... for any communication op."""
+    op = collective_op(op)
+    name = op.name.rsplit(".", 1)[-1]
+    for suffix in ("_start", "_done"):
+        if name.endswith(suffix) and name[: -len(suffix)] in COLLECTIVES:
+            return name[: -len(suffix)]
+    return name
+
+
+# --------------------------------------------------------------------------- structure
+_FUNC_NAME = re.compile(r'func\.func\s+(?:(public|private|nested)\s+)?@("[^"]*"|[\w$.\-]+)')
+_CALLEE = re.compile(r'callee\s*=\s*@("[^"]*"|[\w$.\-]+)|\bcall\s+@("[^"]*"|[\w$.\-]+)')
+
+
+def _text_head(op: Operation, limit: int = 600) -> str:
+    src = op.module.source.text
+    end = op.span.end if op.header_end < 0 else op.header_end
+    return src[op.span.start:min(end, op.span.start + limit)]
+
+
+def func_name(op: Operation) -> tuple[str | None, str | None]:
+    """(name, visibility) of a func.func, read from its text (no header parse:
+    JAX's @main header can hold thousands of arguments)."""
+    m = _FUNC_NAME.search(_text_head(op, 400))
+    if m is None:
+        return op.symbol_name, None
+    return m.group(2).strip('"'), m.group(1)
+
+
+def call_target(op: Operation) -> str | None:
+    """The callee of a func.call, read from its text."""
+    m = _CALLEE.search(_text_head(op))
+    if m is None:
+        return None
+    return (m.group(1) or m.group(2)).strip('"')
+
+
+@dataclass
+class Structure:
+    """What op names alone say about a module's communication."""
+
+    funcs: dict[str, Operation]
+    entries: list[str]
+    """Functions a run starts in: `main`, else the only public function, else every
+    function no other function calls."""
+    comm_ops: list[Operation]
+    """Communication ops in functions reachable from the entries (inner ops of
+    async_start excluded)."""
+    comm_funcs: set[str]
+    """Functions that communicate, directly or through calls."""
+    callees: dict[int, str]
+    """id(func.call op) → callee name."""
+    relevant: set[int]
+    """id() of every op the tracer must execute rather than skip: control flow,
+    calls and inline regions that contain communication."""
+    conditional: list[Operation]
+    """Communication ops (or calls to communicating functions) under control flow."""
+    opaque: list[Operation]
+    """Communication ops inside regions the analysis does not model (reduce bodies, ...)."""
+    p2p: list[Operation]
+    """send / recv ops."""
+
+    @property
+    def uniform(self) -> bool:
+        """Every process runs the same communication ops in the same order and there
+        is no point-to-point traffic: deadlock-free by construction (each collective's
+        group arrives together, and every start precedes its done on every process)."""
+        return not self.conditional and not self.opaque and not self.p2p
+
+    @property
+    def communicates(self) -> bool:
+        return bool(self.comm_ops)
+
+
+_PLAIN, _COND, _OPAQUE = 0, 1, 2
+
+
+def structure(module: Module) -> Structure:
+    """One name-only walk of the module (no header is parsed)."""
+    funcs: dict[str, Operation] = {}
+    visibility: dict[str, str | None] = {}
+    comm: list[tuple[Operation, str | None, int]] = []
+    calls: list[tuple[Operation, str | None, int]] = []
+    if module.root is None:
+        return Structure({}, [], [], set(), {}, set(), [], [], [])
+    # Only ops with regions are pushed; leaf ops are checked by name in place
+    # (a 30 MB module is ~300k ops, a few thousand of them with regions).
+    names = _COMM_NAMES
+    stack: list[tuple[Operation, str | None, int]] = [(module.root, None, _PLAIN)]
+    while stack:
+        op, fn, flag = stack.pop()
+        name = op.name
+        if name == "func.func":
+            fname, vis = func_name(op)
+            if fname is not None:
+                funcs.setdefault(fname, op)
+                visibility.setdefault(fname, vis)
+            fn, flag = fname, _PLAIN
+        elif name in CASE_OPS or name in WHILE_OPS:
+            flag = max(flag, _COND)
+        elif name in INLINE_OPS or name in TRANSPARENT_OPS or op is module.root:
+            pass
+        else:
+            flag = _OPAQUE
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    cname = child.name
+                    if cname in names and comm_role(child) is not None:
+                        comm.append((child, fn, flag))
+                    elif cname in CALL_OPS:
+                        calls.append((child, fn, flag))
+                    elif child.regions:
+                        stack.append((child, fn, flag))
+
+    callees: dict[int, str] = {}
+    edges: dict[str | None, list[str]] = {}
+    for op, fn, _flag in calls:
+        target = call_target(op)
+        if target is not None:
+            callees[id(op)] = target
+            edges.setdefault(fn, []).append(target)
+    called = {t for ts in edges.values() for t in ts}
+    if "main" in funcs:
+        entries = ["main"]
+    else:
+        public = [n for n in funcs if visibility.get(n) != "private"]
+        entries = public if len(public) == 1 else [n for n in funcs if n not in called]
+    reachable: set[str] = set()
+    todo = list(entries)
+    while todo:
+        n = todo.pop()
+        if n in reachable or n not in funcs:
+            continue
+        reachable.add(n)
+        todo.extend(edges.get(n, ()))
+
+    comm_funcs = {fn for op, fn, _ in comm if fn in reachable}
+    changed = True
+    while changed:  # callers of communicating functions communicate
+        changed = False
+        for op, fn, _flag in calls:
+            if fn in reachable and fn not in comm_funcs and callees.get(id(op)) in comm_funcs:
+                comm_funcs.add(fn)  # type: ignore[arg-type]
+                changed = True
+
+    relevant: set[int] = set()
+    conditional: list[Operation] = []
+    opaque: list[Operation] = []
+    comm_ops: list[Operation] = []
+    p2p: list[Operation] = []
+    marks: list[tuple[Operation, int]] = []
+    for op, fn, flag in comm:
+        if fn in reachable:
+            comm_ops.append(op)
+            marks.append((op, flag))
+            if op.name in ("stablehlo.send", "stablehlo.recv"):
+                p2p.append(op)
+    for op, fn, flag in calls:
+        if fn in reachable and callees.get(id(op)) in comm_funcs:
+            relevant.add(id(op))
+            marks.append((op, flag))
+    for op, flag in marks:
+        if flag == _COND:
+            conditional.append(op)
+        elif flag == _OPAQUE:
+            opaque.append(op)
+        for anc in op.ancestors():
+            if anc.name == "func.func" or id(anc) in relevant:
+                break
+            relevant.add(id(anc))
+    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p)
+
+
+# --------------------------------------------------------------------------- values
+class Unknown:
+    """A value the tracer cannot compute per process (data, an unsupported op)."""
+
+    __slots__ = ("reason", "op")
+
+    def __init__(self, reason: str, op: Operation | None = None):
+        self.reason = reason
+        self.op = op
+
+    def __repr__(self) -> str:
+        return f"Unknown({self.reason})"
+
+
+class FutureVal:
+    """A future: for each process, the index of the Step that started it (-1: none)."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids):
+        self.ids = ids
+
+
+NONCOMM_FUTURE = FutureVal(-1)
+"""The future of an async op that does not communicate (a slice, seed 002's
+generic body): its done waits for nobody."""
+
+Val = "int | np.ndarray | Unknown | FutureVal"
+
+
+def scalar_element(t: Type | None) -> ScalarType | None:
+    """The element type when `t` is a one-element integer (or i1) tensor."""
+    if isinstance(t, TensorType) and t.shape is not None and all(d == 1 for d in t.shape):
+        e = t.element
+        if isinstance(e, ScalarType) and e.is_integer:
+            return e
+    return None
+
+
+def wrap(x, elem: ScalarType | None):
+    """Reduce integers to the element type's range (two's complement)."""
+    if elem is None:
+        return x
+    if elem.name == "i1":
+        return (np.asarray(x) != 0).astype(np.int64) if isinstance(x, np.ndarray) else int(x != 0)
+    bits = elem.bitwidth or 64
+    if bits >= 64:
+        return x
+    mask = (1 << bits) - 1
+    if isinstance(x, np.ndarray):
+        m = x & mask
+        if not elem.is_unsigned:
+            m = np.where(m >= (1 << (bits - 1)), m - (1 << bits), m)
+        return m
+    m = int(x) & mask
+    if not elem.is_unsigned and m >= (1 << (bits - 1)):
+        m -= 1 << bits
+    return m
+
+
+def uniform_value(x):
+    """The one value every process has, or None when it differs between processes."""
+    if isinstance(x, np.ndarray):
+        if x.size == 0:
+            return None
+        first = x.flat[0]
+        return int(first) if bool(np.all(x == first)) else None
+    return int(x)
+
+
+def _tdiv(a, b):
+    """Integer division rounding toward zero (StableHLO divide on integers)."""
+    q = np.floor_divide(a, b)
+    fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+    return q + fix
+
+
+_BINARY = {
+    "stablehlo.add": lambda a, b: a + b,
+    "stablehlo.subtract": lambda a, b: a - b,
+    "stablehlo.multiply": lambda a, b: a * b,
+    "stablehlo.minimum": np.minimum,
+    "stablehlo.maximum": np.maximum,
+    "stablehlo.and": lambda a, b: np.bitwise_and(a, b),
+    "stablehlo.or": lambda a, b: np.bitwise_or(a, b),
+    "stablehlo.xor": lambda a, b: np.bitwise_xor(a, b),
+    "stablehlo.shift_left": lambda a, b: np.left_shift(a, np.clip(b, 0, 63)),
+    "stablehlo.shift_right_arithmetic": lambda a, b: np.right_shift(a, np.clip(b, 0, 63)),
+    "stablehlo.shift_right_logical": lambda a, b: np.right_shift(a, np.clip(b, 0, 63)),
+}
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+            "GT": np.greater, "GE": np.greater_equal}
+_PASS_THROUGH = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.broadcast",
+                           "stablehlo.bitcast_convert", "stablehlo.optimization_barrier"})
+
+
+def _as_np(x):
+    return x if isinstance(x, np.ndarray) else np.int64(x)
+
+
+def _norm(x):
+    """Scalars back to Python ints (cheap uniform values); arrays stay arrays."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return int(x)
+    if isinstance(x, (np.integer, np.bool_)):
+        return int(x)
+    if isinstance(x, np.ndarray) and x.dtype != np.int64:
+        return x.astype(np.int64)
+    return x
+
+
+# --------------------------------------------------------------------------- steps
+@dataclass(slots=True, eq=False)
+class Step:
+    """One communication event, executed by the processes of `mask`."""
+
+    index: int
+    """Position in Trace.steps."""
+    op: Operation
+    role: str
+    """One of ROLES, or "unresolved" (the processes stop being followed here)."""
+    mask: np.ndarray
+    """bool[N]: which processes (by flattened id) execute it."""
+    context: tuple[tuple[Operation, str], ...] = ()
+    """Enclosing control flow, outermost first: (while op, "iteration 3"), (case op, "branch 1")."""
+    future: object = None
+    """For a done: the index of the start Step per process (int, or int[N]); -1 for none."""
+    reason: str | None = None
+    """For an unresolved step: why."""
+
+    def where(self) -> str:
+        """"iteration 3 of the while at line 12, branch 1 of the case at line 20"."""
+        parts = []
+        src = self.op.module.source
+        for op, label in reversed(self.context):
+            line = src.line_col(op.span.start)[0]
+            parts.append(f"{label} of the {op.name.rsplit('.', 1)[-1]} at line {line}")
+        return ", ".join(parts)
+
+
+@dataclass
+class ProcessClass:
+    """Processes that execute exactly the same steps."""
+
+    processes: np.ndarray
+    """Flattened ids, ascending."""
+    steps: list[int]
+    """Indices into Trace.steps, in program order."""
+
+
+@dataclass
+class Trace:
+    """Every process's communication, for one entry function."""
+
+    grid: Grid
+    entry: str
+    steps: list[Step]
+    class_of: np.ndarray
+    """int[N]: the class of each flattened process id."""
+    classes: list[ProcessClass]
+    unresolved: list[Step] = field(default_factory=list)
+    branches: dict[int, tuple[Operation, object, np.ndarray]] = field(default_factory=dict)
+    """id(case/if op) → (op, branch index per process (int or int[N]), mask of the
+    processes that ran it), from the first time it ran."""
+
+    loops: dict[int, tuple[Operation, np.ndarray]] = field(default_factory=dict)
+    """id(while op) → (op, iterations per process), summed over its executions."""
+
+    def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
+        """Branch → the flattened ids that took it (first execution of `op`)."""
+        got = self.branches.get(id(op))
+        if got is None:
+            return None
+        _op, idx, mask = got
+        out: dict[int, list[int]] = {}
+        for p in np.flatnonzero(mask).tolist():
+            b = int(idx[p]) if isinstance(idx, np.ndarray) else int(idx)
+            out.setdefault(b, []).append(p)
+        return out
+
+    def steps_of(self, process: int | tuple[int, int]) -> list[Step]:
+        """The steps one process executes, in order (flattened id or (replica, partition))."""
+        flat = self.grid.flat(*process) if isinstance(process, tuple) else process
+        return [self.steps[i] for i in self.classes[int(self.class_of[flat])].steps]
+
+
+class TraceLimit(Exception):
+    """The trace grew past its step budget or deadline."""
+
+
+class _Frame:
+    __slots__ = ("region", "parent", "values")
+
+    def __init__(self, region: Region | None, parent: "_Frame | None"):
+        self.region = region
+        self.parent = parent
+        self.values: dict[Value, object] = {}
+
+
+def _region_of(v: Value) -> Region | None:
+    owner = v.owner
+    if isinstance(owner, Block):
+        return owner.parent
+    block = owner.parent
+    return block.parent if block is not None else None
+
+
+class Tracer:
+    """Runs one entry function over every process at once (see the module docstring)."""
+
+    def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
+                 max_steps: int = 200_000, deadline: float | None = None):
+        assert grid.known
+        self.module = module
+        self.grid = grid
+        self.struct = struct
+        self.n = grid.size
+        flat = np.arange(self.n, dtype=np.int64)
+        self.partition = flat % grid.num_partitions
+        self.replica = flat // grid.num_partitions
+        self.max_trips = max_trips
+        self.max_steps = max_steps
+        self.deadline = deadline
+        self.steps: list[Step] = []
+        self.unresolved: list[Step] = []
+        self.dead = np.zeros(self.n, dtype=bool)
+        """Processes stopped at an unresolved step."""
+        self.context: tuple[tuple[Operation, str], ...] = ()
+        self.branches: dict[int, tuple[Operation, object, np.ndarray]] = {}
+        self.loops: dict[int, tuple[Operation, np.ndarray]] = {}
+        self.depth = 0
+        self._masks: dict[bytes, np.ndarray] = {}
+
+    # -- masks ----------------------------------------------------------------------
+    def _intern(self, mask: np.ndarray) -> np.ndarray:
+        key = np.packbits(mask).tobytes()
+        got = self._masks.get(key)
+        if got is None:
+            mask.setflags(write=False)
+            self._masks[key] = got = mask
+        return got
+
+    def _live(self, mask: np.ndarray) -> np.ndarray | None:
+        if self.dead.any():
+            mask = mask & ~self.dead
+        return mask if mask.any() else None
+
+    def _check_budget(self) -> None:
+        if len(self.steps) > self.max_steps:
+            raise TraceLimit(f"more than {self.max_steps} communication steps (deadlock-max-steps)")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while tracing")
+
+    # -- recording --------------------------------------------------------------------
+    def _record(self, op: Operation, role: str, mask: np.ndarray, **kw) -> Step | None:
+        live = self._live(mask)
+        if live is None:
+            return None
+        step = Step(len(self.steps), op, role, self._intern(live), self.context, **kw)
+        self.steps.append(step)
+        if (len(self.steps) & 1023) == 0:
+            self._check_budget()
+        return step
+
+    def _unresolved(self, op: Operation, mask: np.ndarray, reason: str) -> None:
+        step = self._record(op, "unresolved", mask, reason=reason)
+        if step is not None:
+            self.unresolved.append(step)
+            self.dead |= step.mask
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, entry: str) -> Trace:
+        func = self.struct.funcs[entry]
+        everyone = np.ones(self.n, dtype=bool)
+        if func.regions and func.regions[0].blocks:
+            frame = _Frame(func.regions[0], None)
+            self._exec_region(func.regions[0], frame, everyone)
+        return self._finish(entry)
+
+    def _finish(self, entry: str) -> Trace:
+        masks = list(self._masks.values())
+        if masks:
+            matrix = np.stack(masks)  # masks × processes
+            _keys, class_of = np.unique(matrix.T, axis=0, return_inverse=True)
+            class_of = np.asarray(class_of).reshape(-1)
+        else:
+            class_of = np.zeros(self.n, dtype=np.int64)
+        classes = []
+        for c in range(int(class_of.max()) + 1 if self.n else 0):
+            procs = np.flatnonzero(class_of == c)
+            rep = int(procs[0])
+            classes.append(ProcessClass(procs, [s.index for s in self.steps if s.mask[rep]]))
+        return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops)
+
+    def _exec_region(self, region: Region, frame: _Frame, mask: np.ndarray) -> None:
+        if len(region.blocks) != 1:
+            if any(True for b in region.blocks for _ in b.operations):
+                self._unresolved(region.parent or self.module.root, mask,
+                                 "a region with several blocks (unstructured control flow)")
+            return
+        relevant = self.struct.relevant
+        for op in region.blocks[0].operations:
+            role = comm_role(op)
+            if role is not None:
+                self._comm(op, role, frame, mask)
+            elif id(op) in relevant:
+                name = op.name
+                if name in CASE_OPS:
+                    self._case(op, frame, mask)
+                elif name in WHILE_OPS:
+                    self._while(op, frame, mask)
+                elif name in CALL_OPS:
+                    self._call(op, frame, mask)
+                elif name in INLINE_OPS:
+                    self._inline(op, frame, mask)
+                else:
+                    self._unresolved(op, mask, f"communication inside {op.name}, whose regions the "
+                                               f"deadlock analysis does not model")
+            if self.dead.any():
+                mask = mask & ~self.dead
+                if not mask.any():
+                    return
+
+    def _comm(self, op: Operation, role: str, frame: _Frame, mask: np.ndarray) -> None:
+        if role == "done":
+            operands = op.operands
+            fut = self.value(operands[0], frame) if operands and operands[0] is not None else \
+                Unknown("a done without a future")
+            if fut is NONCOMM_FUTURE:
+                return
+            if not isinstance(fut, FutureVal):
+                reason = fut.reason if isinstance(fut, Unknown) else "not a future"
+                self._unresolved(op, mask, f"which start this done waits for is unknown ({reason})")
+                return
+            ids = fut.ids
+            if isinstance(ids, np.ndarray):
+                ids = ids.copy()
+                ids.setflags(write=False)
+            self._record(op, "done", mask, future=ids)
+            return
+        step = self._record(op, role, mask)
+        if role == "start":
+            ids = step.index if step is not None else -1
+            for v in op.results:
+                frame.values[v] = FutureVal(ids)
+
+    def _bind(self, block: Block, frame: _Frame, vals: list) -> None:
+        for arg, val in zip(block.arguments, vals):
+            frame.values[arg] = val
+
+    def _returned(self, region: Region, frame: _Frame) -> list:
+        block = region.blocks[0] if region.blocks else None
+        if block is None or not block.operations or block.operations[-1].name not in RETURN_OPS:
+            return []
+        return [self.value(v, frame) if v is not None else Unknown("undefined value")
+                for v in block.operations[-1].operands]
+
+    def _case(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+        idx = self._branch_index(op, frame)
+        results: list[list] = []
+        if isinstance(idx, Unknown):
+            self._unresolved(op, mask, f"its branch index depends on {idx.reason}")
+            self._bind_results(op, frame, [Unknown(idx.reason, op)] * op.num_results)
+            return
+        self.branches.setdefault(id(op), (op, idx, mask.copy()))
+        taken: list[tuple[np.ndarray, int]] = []
+        for b, region in enumerate(op.regions):
+            mb = mask & (idx == b) if isinstance(idx, np.ndarray) else (mask if idx == b else None)
+            if mb is None or not mb.any():
+                continue
+            taken.append((mb, b))
+            saved = self.context
+            self.context = saved + ((op, f"branch {b}"),)
+            inner = _Frame(region, frame)
+            try:
+                self._exec_region(region, inner, mb)
+                results.append(self._returned(region, inner))
+            finally:
+                self.context = saved
+        merged = []
+        for i in range(op.num_results):
+            vals = [(mb, r[i] if i < len(r) else Unknown("no value returned")) for (mb, _b), r in zip(taken, results)]
+            merged.append(_merge(vals))
+        self._bind_results(op, frame, merged)
+
+    def _branch_index(self, op: Operation, frame: _Frame):
+        """Per process, which region of a case/if runs (clamped as the spec says)."""
+        operands = op.operands
+        if not operands or operands[0] is None:
+            return Unknown("an undefined index")
+        raw = self.value(operands[0], frame)
+        if isinstance(raw, (Unknown, FutureVal)):
+            return raw if isinstance(raw, Unknown) else Unknown("a future")
+        n = len(op.regions)
+        if op.name == "stablehlo.if":
+            idx = np.where(_as_np(raw) != 0, 0, 1)
+        else:
+            a = _as_np(raw)
+            idx = np.where((a < 0) | (a >= n), n - 1, a)
+        u = uniform_value(idx)
+        return u if u is not None else idx
+
+    def _bind_results(self, op: Operation, frame: _Frame, vals: list) -> None:
+        for v, val in zip(op.results, vals):
+            frame.values[v] = val
+
+    def _while(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+        if len(op.regions) != 2:
+            self._unresolved(op, mask, "a while without cond and body regions")
+            return
+        cond, body = op.regions
+        carried = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
+        active: np.ndarray | None = mask
+        trips = 0
+        while active is not None:
+            cframe = _Frame(cond, frame)
+            if cond.blocks:
+                self._bind(cond.blocks[0], cframe, carried)
+            if cond.blocks and id(op) in self.struct.relevant:
+                self._exec_region(cond, cframe, active)
+            ret = self._returned(cond, cframe)
+            pred = ret[0] if ret else Unknown("a cond region without a predicate")
+            if isinstance(pred, (Unknown, FutureVal)):
+                reason = pred.reason if isinstance(pred, Unknown) else "a future"
+                self._unresolved(op, active, f"its trip count depends on {reason}")
+                break
+            go = active & (_as_np(pred) != 0) if isinstance(pred, np.ndarray) else (active if pred else None)
+            if go is None or not go.any():
+                break
+            live = self._live(go)
+            if live is None:
+                break
+            if trips >= self.max_trips:
+                self._unresolved(op, live, f"it runs more than {self.max_trips} iterations (deadlock-max-trips)")
+                break
+            trips += 1
+            counts = self.loops.setdefault(id(op), (op, np.zeros(self.n, dtype=np.int64)))[1]
+            counts += live
+            saved = self.context
+            self.context = saved + ((op, f"iteration {trips}"),)
+            bframe = _Frame(body, frame)
+            try:
+                if body.blocks:
+                    self._bind(body.blocks[0], bframe, carried)
+                self._exec_region(body, bframe, live)
+                new = self._returned(body, bframe)
+            finally:
+                self.context = saved
+            if len(new) != len(carried):
+                new = (new + [Unknown("no value returned")] * len(carried))[:len(carried)]
+            carried = [_merge([(live, n), (~live, c)]) for n, c in zip(new, carried)]
+            active = live
+            self._check_budget()
+        self._bind_results(op, frame, carried)
+
+    def _call(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+        name = self.struct.callees.get(id(op))
+        func = self.struct.funcs.get(name) if name else None
+        if func is None or not func.regions:
+            self._unresolved(op, mask, f"the callee @{name} is not in the module")
+            return
+        if self.depth > 64:
+            self._unresolved(op, mask, "calls nest more than 64 deep (recursion?)")
+            return
+        args = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
+        region = func.regions[0]
+        inner = _Frame(region, None)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, args)
+        self.depth += 1
+        try:
+            self._exec_region(region, inner, mask)
+        finally:
+            self.depth -= 1
+        self._bind_results(op, frame, self._returned(region, inner))
+
+    def _inline(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+        if not op.regions:
+            return
+        region = op.regions[0]
+        inner = _Frame(region, frame)
+        if region.blocks:
+            args = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
+            self._bind(region.blocks[0], inner, args)
+        self._exec_region(region, inner, mask)
+        self._bind_results(op, frame, self._returned(region, inner))
+
+    # -- values (on demand) ---------------------------------------------------------------
+    def value(self, v: Value, frame: _Frame, _depth: int = 0):
+        region = _region_of(v)
+        f: _Frame | None = frame
+        while f is not None and f.region is not region:
+            f = f.parent
+        if f is None:
+            f = frame  # a scope we did not enter as a frame: memoise locally
+        got = f.values.get(v, _MISSING)
+        if got is not _MISSING:
+            return got
+        owner = v.owner
+        if isinstance(owner, Block):
+            return Unknown(f"the block argument {v.name} (data)")
+        if _depth > 400:
+            return Unknown("a computation too deep to follow")
+        vals = self._fold(owner, f, _depth)
+        for r, val in zip(owner.results, vals):
+            f.values[r] = val
+        return f.values.get(v, Unknown(f"{owner.name} result"))
+
+    def _fold(self, op: Operation, frame: _Frame, depth: int) -> list:
+        name = op.name
+        n = op.num_results
+        if name == "stablehlo.async_start" or comm_role(op) == "start":
+            return [NONCOMM_FUTURE] * n if comm_role(op) is None else [Unknown("a future not started here")] * n
+        if comm_role(op) is not None:
+            return [Unknown(f"data received by {name} at line {_line(op)}", op)] * n
+        if name in CASE_OPS:
+            return self._fold_case(op, frame, depth)
+        if name in WHILE_OPS:
+            return self._fold_while(op, frame, depth)
+        if name in CALL_OPS:
+            return self._fold_call(op, frame, depth)
+        elem = scalar_element(op.result_types[0]) if n == 1 and op.result_types else None
+        if name == "stablehlo.partition_id":
+            return [self.partition.copy()]
+        if name == "stablehlo.replica_id":
+            return [self.replica.copy()]
+        if name == "stablehlo.constant":
+            a = op.attr("value")
+            if isinstance(a, DenseElementsAttr) and elem is not None:
+                try:
+                    arr = a.array
+                except Exception:
+                    return [Unknown("an unreadable constant")]
+                if arr.size == 1:
+                    return [wrap(int(arr.reshape(-1)[0]), elem)]
+            return [Unknown(f"a non-integer or non-scalar constant at line {_line(op)}")]
+        if name == "stablehlo.optimization_barrier":
+            return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        if elem is None:
+            return [Unknown(f"{_short(name)} at line {_line(op)} (not an integer scalar)", op)] * max(n, 1)
+        args = []
+        for v in op.operands:
+            a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
+            if isinstance(a, (Unknown, FutureVal)):
+                return [a if isinstance(a, Unknown) else Unknown("a future")]
+            args.append(a)
+        try:
+            with np.errstate(all="ignore"):
+                out = self._apply(op, name, args, elem)
+        except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
+            return [Unknown(f"{_short(name)} at line {_line(op)} ({e})")]
+        if isinstance(out, Unknown):
+            return [out]
+        return [_norm(wrap(out, elem))]
+
+    def _apply(self, op: Operation, name: str, args: list, elem: ScalarType):
+        if name in _BINARY and len(args) == 2:
+            a, b = args
+            if name == "stablehlo.shift_right_logical" and elem.bitwidth and not elem.is_unsigned:
+                a = np.bitwise_and(_as_np(a), (1 << elem.bitwidth) - 1)
+            return _BINARY[name](_as_np(a), _as_np(b))
+        if name in ("stablehlo.divide", "stablehlo.remainder") and len(args) == 2:
+            a, b = _as_np(args[0]), _as_np(args[1])
+            if bool(np.any(b == 0)):
+                return Unknown(f"a division by zero at line {_line(op)}")
+            q = _tdiv(a, b)
+            return q if name == "stablehlo.divide" else a - b * q
+        if name == "stablehlo.negate" and len(args) == 1:
+            return -_as_np(args[0])
+        if name == "stablehlo.abs" and len(args) == 1:
+            return np.abs(_as_np(args[0]))
+        if name == "stablehlo.sign" and len(args) == 1:
+            return np.sign(_as_np(args[0]))
+        if name == "stablehlo.not" and len(args) == 1:
+            a = _as_np(args[0])
+            return (a == 0).astype(np.int64) if elem.name == "i1" else np.invert(a)
+        if name == "stablehlo.compare" and len(args) == 2:
+            d = op.attr("comparison_direction")
+            direction = d.value if isinstance(d, EnumAttr) else str(getattr(d, "text", d))
+            direction = direction.strip().split()[-1].strip(">") if direction else ""
+            fn = _COMPARE.get(direction)
+            if fn is None:
+                return Unknown(f"a compare with direction {direction!r}")
+            a, b = _as_np(args[0]), _as_np(args[1])
+            ct = op.attr("compare_type")
+            if isinstance(ct, EnumAttr) and ct.value == "UNSIGNED":
+                a, b = a.astype(np.uint64), b.astype(np.uint64)
+            return fn(a, b).astype(np.int64)
+        if name == "stablehlo.select" and len(args) == 3:
+            return np.where(_as_np(args[0]) != 0, _as_np(args[1]), _as_np(args[2]))
+        if name == "stablehlo.clamp" and len(args) == 3:
+            return np.minimum(np.maximum(_as_np(args[1]), _as_np(args[0])), _as_np(args[2]))
+        if name == "stablehlo.convert" and len(args) == 1:
+            src = op.operand_types[0] if op.operand_types else None
+            se = scalar_element(src)
+            if se is None:
+                return Unknown(f"a convert from {src} at line {_line(op)}")
+            return _as_np(args[0])
+        if name in _PASS_THROUGH and args:
+            return _as_np(args[0])
+        return Unknown(f"{_short(name)} at line {_line(op)}", op)
+
+    def _fold_case(self, op: Operation, frame: _Frame, depth: int) -> list:
+        idx = self._branch_index(op, frame)
+        if isinstance(idx, Unknown):
+            return [Unknown(idx.reason, op)] * op.num_results
+        per_branch = []
+        for b, region in enumerate(op.regions):
+            sel = (idx == b) if isinstance(idx, np.ndarray) else (np.ones(self.n, bool) if idx == b else None)
+            if sel is None or not sel.any():
+                continue
+            inner = _Frame(region, frame)
+            per_branch.append((sel, self._returned(region, inner)))
+        return [_merge([(sel, r[i] if i < len(r) else Unknown("no value")) for sel, r in per_branch])
+                for i in range(op.num_results)]
+
+    def _fold_while(self, op: Operation, frame: _Frame, depth: int) -> list:
+        if len(op.regions) != 2:
+            return [Unknown("a malformed while")] * op.num_results
+        cond, body = op.regions
+        carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        active = np.ones(self.n, dtype=bool)
+        for _trip in range(self.max_trips + 1):
+            cframe = _Frame(cond, frame)
+            if cond.blocks:
+                self._bind(cond.blocks[0], cframe, carried)
+            ret = self._returned(cond, cframe)
+            pred = ret[0] if ret else Unknown("no predicate")
+            if isinstance(pred, (Unknown, FutureVal)):
+                return [Unknown(f"a while at line {_line(op)} whose trip count depends on data", op)] * op.num_results
+            go = active & (_as_np(pred) != 0)
+            if not go.any():
+                return carried
+            bframe = _Frame(body, frame)
+            if body.blocks:
+                self._bind(body.blocks[0], bframe, carried)
+            new = self._returned(body, bframe)
+            if len(new) != len(carried):
+                return [Unknown("a malformed while")] * op.num_results
+            carried = [_merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
+            active = go
+        return [Unknown(f"a while at line {_line(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+
+    def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
+        name = self.struct.callees.get(id(op))
+        func = self.struct.funcs.get(name) if name else None
+        if func is None or not func.regions or depth > 200:
+            return [Unknown(f"a call to @{name}")] * op.num_results
+        region = func.regions[0]
+        inner = _Frame(region, None)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, [self.value(v, frame, depth + 1) if v is not None else
+                                                 Unknown("undefined") for v in op.operands])
+        return self._returned(region, inner)
+
+
+_MISSING = object()
+
+
+def _line(op: Operation) -> int:
+    return op.module.source.line_col(op.span.start)[0]
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _merge(parts: Iterable[tuple[np.ndarray, object]]):
+    """Per process, the value of the part whose mask holds it (parts are disjoint)."""
+    parts = list(parts)
+    if not parts:
+        return Unknown("no branch ran")
+    live = [(m, v) for m, v in parts if m is None or bool(np.any(m))]
+    if not live:
+        live = parts[:1]
+    firsts = [v for _m, v in live]
+    if all(v is firsts[0] for v in firsts) and not isinstance(firsts[0], np.ndarray):
+        return firsts[0]
+    for v in firsts:
+        if isinstance(v, Unknown):
+            return v
+    if all(isinstance(v, FutureVal) for v in firsts):
+        out = None
+        for m, v in live:
+            ids = v.ids  # type: ignore[union-attr]
+            out = np.where(m, ids, -1 if out is None else out)
+        return FutureVal(_norm(out) if uniform_value(out) is None else uniform_value(out))
+    if any(isinstance(v, FutureVal) for v in firsts):
+        return Unknown("a future on some processes only")
+    out = None
+    for m, v in live:
+        out = np.where(m, _as_np(v), 0 if out is None else out)
+    u = uniform_value(out)
+    return u if u is not None else _norm(out)
+
+
+def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
+          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None) -> Trace:
+    """Trace one entry function (default: the first of `structure(module).entries`).
+    Raises TraceLimit when the budget or the deadline runs out."""
+    struct = struct or structure(module)
+    name = entry or (struct.entries[0] if struct.entries else None)
+    if name is None or name not in struct.funcs:
+        raise KeyError("no entry function")
+    return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline).run(name)

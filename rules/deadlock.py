@@ -1,0 +1,407 @@
+"""Deadlocks (SPEC-NOTES §5): can every process run the program to completion?
+
+One analysis per module (checker/deadlock.py, memoised in `ctx.cache`), four
+rules reading its verdict:
+
+* SHLO500: processes wait for each other in a cycle;
+* SHLO501: a process waits for a peer that never arrives;
+* SHLO502: a collective completes only because XLA matches collectives by kind
+  and channel (the spec would hang);
+* SHLO503: the analysis could not decide (a value it could not resolve, a limit).
+
+Options (`-O key=value` or `[tool.shlo-lint.options]`): `deadlock-matching`
+(`xla`, the default, or `spec`), `z3-timeout-ms`, `deadlock-timeout-ms`,
+`deadlock-max-trips`, `deadlock-max-steps`, `deadlock-max-events`,
+`deadlock-core-limit` (see docs/deadlock.md).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.deadlock import Blocked, Deadlock, Peer, Verdict, analyze
+from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
+from shlo_lint.checker.ir import Module, Operation
+from shlo_lint.checker.registry import rule
+from shlo_lint.checker.spmd import Step, structure
+
+from .grid import grid_needed
+
+_CACHE = "deadlock.verdict"
+MAX_TRACES = 8
+"""Processes shown per deadlock (the verdict keeps them all)."""
+MAX_STEPS = 6
+"""Completed steps shown before the blocked one, per process."""
+
+
+def verdict(ctx: Context) -> Verdict | str:
+    """The module's verdict (computed once), or the text of an option error."""
+    if _CACHE not in ctx.cache:
+        module = ctx.module
+        struct = structure(module)
+        try:
+            if not struct.uniform and not ctx.grid.known:
+                grid_needed(ctx, None, "the deadlock analysis")
+            ctx.cache[_CACHE] = analyze(module, ctx.grid, ctx.options, struct=struct)
+        except ValueError as e:
+            ctx.cache[_CACHE] = str(e)
+    return ctx.cache[_CACHE]
+
+
+def _kind(op: Operation) -> str:
+    return op.name.rsplit(".", 1)[-1]
+
+
+def _line(ctx: Context, op: Operation) -> int:
+    return ctx.source.line_col(op.span.start)[0]
+
+
+def _proc(p: tuple[int, int]) -> str:
+    return f"({p[0]}, {p[1]})"
+
+
+def _procs(ps: list[tuple[int, int]], limit: int = 4) -> str:
+    names = [_proc(p) for p in ps]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
+
+
+def _step_text(ctx: Context, step: Step) -> str:
+    where = step.where()
+    return f"{_kind(step.op)}" + (f" ({where})" if where else "")
+
+
+def waits_text(b: Blocked, limit: int = 3) -> str:
+    """What a blocked process waits for, peers with the same story grouped:
+    "processes (0, 1), (0, 2) and 5 more to reach this collective; they finished ..."."""
+    groups: dict[str, list[tuple[int, int]]] = {}
+    for w in b.waits_for:
+        template = w.text.replace(f"process {_proc(w.process)}", "{who}", 1)
+        groups.setdefault(template, []).append(w.process)
+    parts = []
+    for template, ps in list(groups.items())[:limit]:
+        if len(ps) == 1:
+            parts.append(template.replace("{who}", f"process {_proc(ps[0])}"))
+        else:
+            text = template.replace("{who}", f"processes {_procs(ps)}")
+            for one, many in (("; it finished", "; they finished"), ("; it never executes", "; they never execute"),
+                              ("; it is blocked", "; they are blocked"), ("; it stopped", "; they stopped")):
+                text = text.replace(one, many)
+            parts.append(text)
+    if len(groups) > limit:
+        parts.append(f"and {len(groups) - limit} more")
+    return "; ".join(parts)
+
+
+def _trace_of(ctx: Context, b: Blocked) -> ProcessTrace:
+    shown = list(zip(b.completed, b.completed_what))[-MAX_STEPS:]
+    steps = [TraceStep(ctx.loc(s.op), _with_where(what, s)) for s, what in shown]
+    steps.append(TraceStep(ctx.loc(b.op), _with_where(b.what, b.step), blocked=True))
+    waits = waits_text(b)
+    return ProcessTrace(b.process, tuple(steps), waits_for=f"waits for {waits}" if waits else "")
+
+
+def _with_where(what: str, step: Step | None) -> str:
+    where = step.where() if step is not None else ""
+    return f"{what} ({where})" if where else what
+
+
+def _peer_trace(ctx: Context, peer: Peer) -> ProcessTrace:
+    """A process that never arrives: what it did instead."""
+    shown = list(zip(peer.completed, peer.completed_what))[-MAX_STEPS:]
+    steps = tuple(TraceStep(ctx.loc(s.op), _with_where(what, s)) for s, what in shown)
+    text = "finished without reaching it" if peer.state == "finished" else "stopped being followed (unresolved)"
+    return ProcessTrace(peer.process, steps, waits_for=text)
+
+
+def _traces(ctx: Context, d: Deadlock) -> list[ProcessTrace]:
+    by_proc = {b.process: b for b in d.blocked}
+    order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in d.chain]
+    out = [_trace_of(ctx, by_proc[p]) for p in order[:MAX_TRACES]]
+    out += [_peer_trace(ctx, peer) for peer in d.peers[:2]]
+    return out
+
+
+def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Diagnostic:
+    seen = {id(primary.op)}
+    for b in d.blocked:
+        if id(b.op) in seen:
+            continue
+        seen.add(id(b.op))
+        diag = diag.note(ctx.loc(b.op), f"process {_proc(b.process)} is blocked here, at {b.what}")
+        if len(seen) > 4:
+            break
+    if primary.hint is not None:
+        op, text = primary.hint
+        diag = diag.note(ctx.loc(op), text)
+        seen.add(id(op))
+    branch = _branch_note(ctx, primary)
+    if branch is not None:
+        diag = diag.note(*branch)
+    for w in primary.waits_for[:1]:
+        if w.need is not None and id(w.need) not in seen:
+            diag = diag.note(ctx.loc(w.need), f"process {_proc(w.process)} would have to reach this "
+                                              f"{_kind(w.need)}")
+    return diag
+
+
+def _branch_note(ctx: Context, primary: Blocked):
+    """Where the processes split: the innermost case/if around the blocked op."""
+    v = ctx.cache.get(_CACHE)
+    if not isinstance(v, Verdict) or v.trace is None or primary.step is None:
+        return None
+    P = v.trace.grid.num_partitions
+    for op, _label in reversed(primary.step.context):
+        if op.name == "stablehlo.while" and id(op) in v.trace.loops:
+            counts = v.trace.loops[id(op)][1]
+            by: dict[int, list[tuple[int, int]]] = {}
+            for p, k in enumerate(counts.tolist()):
+                by.setdefault(k, []).append(divmod(p, P))
+            if len(by) < 2:
+                continue
+            parts = [f"{k} time{'s' if k != 1 else ''} on {_procs(ps, 3)}" for k, ps in sorted(by.items())]
+            return ctx.loc(op), ("this while iterates " + "; ".join(parts[:4]) + ("; …" if len(parts) > 4 else "") +
+                                 " (its trip count depends on the process id)")
+        if op.name in ("stablehlo.case", "stablehlo.if"):
+            split = v.trace.branch_of(op)
+            if not split or len(split) < 2:
+                return None
+            parts = [f"{_procs([divmod(p, P) for p in ps], 3)} to branch {b}" for b, ps in sorted(split.items())]
+            return ctx.loc(op), (f"this {_kind(op)} sends " + "; ".join(parts) +
+                                 " (its index depends on the process id)")
+    return None
+
+
+def _help(d: Deadlock, primary: Blocked) -> str:
+    kind = _kind(primary.op)
+    in_branch = primary.step is not None and any(op.name in ("stablehlo.case", "stablehlo.if")
+                                                 for op, _ in primary.step.context)
+    if d.kind == "cycle" and kind == "recv":
+        return "send before receiving on at least one process of the ring (or use one collective_permute), " \
+               "so the first recv has a send to take"
+    if d.kind == "cycle" and primary.what.startswith("async_done") or kind.endswith("_done"):
+        return "start every collective before waiting on any other one that its peers start later " \
+               "(the same start/done order on every process)"
+    if d.kind == "cycle" and primary.what.split(" ")[0] in ("all_reduce", "all_gather", "reduce_scatter",
+                                                            "all_to_all", "collective_broadcast",
+                                                            "collective_reduce", "collective_permute"):
+        return "every process of a group must reach its collectives in the same order (here the order " \
+               "depends on the process id)"
+    in_loop = primary.step is not None and any(op.name == "stablehlo.while" for op, _ in primary.step.context)
+    if in_loop and d.kind == "missing-peer":
+        return "the loop runs a different number of iterations on different processes: give every member " \
+               "of the group the same trip count (or move the collective out of the loop)"
+    if in_branch:
+        return "every process of the group must reach the collective: move it out of the branch, or make the " \
+               "branch condition the same on all of them (a lax.cond on axis_index runs it on some devices only)"
+    if kind in ("send", "recv") or primary.at_end:
+        return "every send needs a recv at its target with the same source, channel and order (the n-th send " \
+               "s→t pairs with the n-th recv at t from s)"
+    return "every process of a group must reach the same collectives in the same order"
+
+
+def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]:
+    for d in v.deadlocks:
+        if d.kind != kind:
+            continue
+        by_proc = {b.process: b for b in d.blocked}
+        primary = by_proc.get(d.chain[0]) if d.chain else None
+        primary = primary or d.blocked[0]
+        n = len(d.blocked)
+        where = primary.step.where() if primary.step is not None else ""
+        where = f" ({where})" if where else ""
+        if kind == "cycle":
+            cyc = " → ".join(_proc(p) for p in d.chain[:6])
+            if len(d.chain) > 6:
+                cyc += f" → … ({len(d.chain)} processes)"
+            msg = (f"deadlock: {n} process{'es' if n != 1 else ''} wait for each other in a cycle; "
+                   f"process {_proc(primary.process)} is blocked at this {primary.what}{where}; "
+                   f"waits: {cyc} → {_proc(d.chain[0])}")
+        else:
+            missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
+            who = _procs([w.process for w in missing]) or "a peer"
+            one = len(missing) <= 1
+            why = ("finishes without reaching it" if one else "finish without reaching it") \
+                if all(w.state == "finished" for w in missing) else \
+                ("never executes a matching op" if one else "never execute a matching op")
+            if primary.at_end:
+                msg = (f"deadlock: process {_proc(primary.process)} cannot finish: this {primary.what}{where}; "
+                       f"{who} {why}")
+            else:
+                msg = (f"deadlock: process {_proc(primary.process)} waits forever at this {primary.what}{where}: "
+                       f"{who} {why}")
+            if n > 1:
+                msg += f" ({n} processes blocked)"
+        if v.matching == "spec":
+            msg += " [spec matching]"
+        diag = ctx.error(primary.op, msg, help=_help(d, primary))
+        diag = _notes(ctx, diag, d, primary)
+        yield diag.with_trace(_traces(ctx, d))
+
+
+@rule("SHLO500", "deadlock-wait-cycle", category="deadlock")
+def deadlock_wait_cycle(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """Processes wait for each other in a cycle, so none of them can continue.
+
+    ## What it does
+    Runs the whole program on every process of the grid (per-process traces
+    through `case`/`if`/`while`/`func.call`, values that depend on
+    `partition_id`/`replica_id` folded per process) and decides whether it can
+    run to completion. Reports a set of processes each blocked at a
+    communication op waiting for another member of the set: a recv-before-send
+    ring, collectives reached in different orders by different processes, async
+    starts and dones in crossed orders. The text output prints each process's
+    trace (what it completed, where it is blocked, what it waits for); JSON and
+    SARIF carry the same trace, one SARIF thread flow per process.
+
+    ## Why is this bad?
+    The job hangs with no error: every device waits for another one.
+
+    ## Example
+    ```mlir
+    // every process receives from its left neighbour before sending to its right one
+    %r:2 = "stablehlo.recv"(%tok) {source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>,
+                                   channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : ...
+    %s = "stablehlo.send"(%x, %r#1) {source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>,
+                                     channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : ...
+    ```
+
+    ## Use instead
+    Send first, then receive (a send does not wait for its recv), or use one
+    `collective_permute`.
+
+    ## Options
+    `deadlock-matching = "xla" | "spec"` (how collectives on different
+    processes are matched, see SHLO502), `z3-timeout-ms`,
+    `deadlock-timeout-ms`; docs/deadlock.md lists them all.
+    """
+    v = verdict(ctx)
+    if isinstance(v, Verdict):
+        yield from _deadlock_diags(ctx, v, "cycle")
+
+
+@rule("SHLO501", "deadlock-peer-never-arrives", category="deadlock")
+def deadlock_peer_never_arrives(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """A process waits for a peer that never gets there: a collective reached by part of its group, a recv with no send, a send never received.
+
+    ## What it does
+    Same analysis as SHLO500. Reports a process blocked at a collective some
+    members of its process group never reach (a branch on `partition_id` or
+    `replica_id`, a loop whose trip count differs by process), at a recv whose
+    matching send never happens (wrong pairs, wrong channel, one send too few),
+    or unable to finish because a send of its is never received. The n-th send
+    from s to t pairs with the n-th recv at t from s on the same channel.
+
+    ## Why is this bad?
+    The waiting device hangs forever; the others finish or hang at the next
+    collective. This is what `lax.cond(axis_index(...) == 0, psum, ...)` does:
+    only device 0 enters the all_reduce.
+
+    ## Example
+    ```mlir
+    %p = stablehlo.partition_id : tensor<ui32>
+    %is0 = stablehlo.compare EQ, %p, %c0, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    %r = "stablehlo.if"(%is0) ({
+      %s = "stablehlo.all_reduce"(%x) ({...}) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+                                               channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : ...
+      stablehlo.return %s : tensor<4xf32>
+    }, { stablehlo.return %x : tensor<4xf32> }) : (tensor<i1>) -> tensor<4xf32>
+    ```
+
+    ## Use instead
+    Run the collective on every process and select its result:
+    `jnp.where(axis_index == 0, psum(x), x)`.
+
+    A channel that this program only sends on (or only receives on) is taken to
+    talk to another program or the host and is not matched.
+    """
+    v = verdict(ctx)
+    if isinstance(v, Verdict):
+        yield from _deadlock_diags(ctx, v, "missing-peer")
+
+
+@rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning")
+def collective_matched_only_by_xla(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """Collectives at different ops complete only because XLA matches them by kind and channel.
+
+    ## What it does
+    Reports collectives that different processes reach at *different* ops (an
+    all_reduce in each branch of a `case`) which complete on XLA because its
+    runtime matches collectives by kind, channel id and process group, while
+    the StableHLO spec treats each op as its own collective and would hang.
+    Only with `deadlock-matching = "xla"` (the default); with `"spec"` such
+    programs are reported as deadlocks (SHLO500/SHLO501).
+
+    ## Why is this bad?
+    The program depends on an XLA implementation detail: give the two ops
+    different channels (or run it on another runtime) and it hangs.
+
+    ## Example
+    ```mlir
+    %r = "stablehlo.case"(%idx) ({
+      %a = "stablehlo.all_reduce"(%x) ({...}) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, ...}
+      stablehlo.return %a : tensor<4xf32>
+    }, {
+      %b = "stablehlo.all_reduce"(%y) ({...}) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, ...}
+      stablehlo.return %b : tensor<4xf32>
+    }) : (tensor<i32>) -> tensor<4xf32>
+    ```
+
+    ## Use instead
+    Select the operand per process, then run one all_reduce outside the branch.
+    """
+    v = verdict(ctx)
+    if not isinstance(v, Verdict):
+        return
+    for m in v.xla_only:
+        first = m.ops[0]
+        others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
+        procs = {id(o): ps for o, ps in ((o, m.processes.get(id(o), [])) for o in m.ops)}
+        msg = (f"this {_kind(first)} completes on XLA only because XLA matches it with the {_kind(first)} at "
+               f"{others} (same kind, channel {m.channel} and process group); the StableHLO spec treats them as "
+               f"different collectives, and processes {_procs(procs[id(first)])} would wait forever")
+        diag = ctx.warning(first, msg, help="select the operand per process and run one collective outside the "
+                                            "branch; with different channels this hangs on XLA too")
+        for o in m.ops[1:]:
+            diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {_kind(o)} instead")
+        yield diag
+
+
+@rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info")
+def deadlock_undecided(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """The deadlock analysis could not decide, and says why.
+
+    ## What it does
+    Reports when the analysis of SHLO500/SHLO501 ends with neither a proof nor
+    a counterexample: a branch index or trip count that depends on data (not
+    only on the process id) guards communication, a loop runs more than
+    `deadlock-max-trips` iterations, the time limit (`deadlock-timeout-ms`,
+    `z3-timeout-ms`) or a size limit ran out, replica groups in a form it does
+    not read. Points at the op it could not get past.
+
+    ## Why is this bad?
+    Nothing is known to be wrong; nothing is proven either.
+
+    ## Example
+    ```mlir
+    %r = "stablehlo.if"(%data_dependent) ({ ... all_reduce ... }, { ... })
+    ```
+
+    ## Use instead
+    Make the predicate depend only on the process id or constants, or raise
+    the limit the message names (`-O deadlock-max-trips=100000`).
+    """
+    v = verdict(ctx)
+    if isinstance(v, str):
+        yield ctx.info(ctx.module.root or _NoWhere, f"deadlock analysis not run: {v}")
+        return
+    if v.status != "unknown" or v.reason == "the process grid is unknown" or v.invalid_only:
+        return
+    where = v.unresolved[0].op if v.unresolved else ctx.module.root or _NoWhere
+    yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
+
+
+class _NoWhere:
+    span = None
+
