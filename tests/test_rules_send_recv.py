@@ -249,7 +249,7 @@ def test_shlo120_needs_overlapping_pairs_and_the_same_channel():
     other = pair_program(send(pairs="dense<[[0, 1]]> : tensor<1x2xi64>"),
                          recv(pairs="dense<[[1, 2]]> : tensor<1x2xi64>", payload="tensor<8xf32>"),
                          '    %3 = stablehlo.slice %2#0 [0:4] : (tensor<8xf32>) -> tensor<4xf32>', ret="%3")
-    assert codes(other) == []
+    assert codes(other, ignore=("deadlock",)) == []  # (0 -> 1 is never received: a deadlock, not SHLO120)
     ch2 = "#stablehlo.channel_handle<handle = 2, type = 1>"
     other_channel = pair_program(send(), recv(ch=ch2, payload="tensor<8xf32>"),
                                  '    %3 = stablehlo.slice %2#0 [0:4] : (tensor<8xf32>) -> tensor<4xf32>', ret="%3")
