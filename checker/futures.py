@@ -28,7 +28,10 @@ without async ops costs a substring search (`may_have_futures`).
 """
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Iterable
 from .ir import Block, Operation, Value, callee
 from .semantics import BlockFlow
 from .types import FutureType
@@ -219,7 +222,7 @@ class FutureAnalysis:
         self._param: dict[tuple[str, int], Outcomes] = {}
         self._busy: set = set()
         self._fresh: dict[str, dict[int, list[tuple[Root, Outcomes]]]] = {}
-        self._func_of: dict[int, Operation] = {}
+        self._occ: dict[str, list[int]] = {}
         self._run()
 
     # -- helpers ----------------------------------------------------------------------
@@ -249,6 +252,7 @@ class FutureAnalysis:
             for i in range(op.num_results):
                 if produces_future(op, i):
                     self.roots.append(Root(func, op, i, op, tessera=op.name in TESSERA_STARTS))
+        self._index(_bases({r.value.name: r.value for r in self.roots}))
         self._start_roots = list(self.roots)
         for func, call in calls:
             name = callee(call)
@@ -344,16 +348,52 @@ class FutureAnalysis:
                 aliases[v.name] = v
         return compose(outs, self._after(owner, aliases, state))
 
+    def _index(self, names: Iterable[str]) -> None:
+        """Record where in the text each name occurs (one regex pass for all new names)."""
+        missing = sorted({n for n in names if n not in self._occ}, key=len, reverse=True)
+        if not missing:
+            return
+        for n in missing:
+            self._occ[n] = []
+        pattern = re.compile("(?:" + "|".join(map(re.escape, missing)) + r")(?![\w$.\-])")
+        for m in pattern.finditer(self.module.source.text):
+            self._occ[m.group(0)].append(m.start())
+
+    def _next_op(self, flow: BlockFlow, bases: frozenset[str], i: int) -> int | None:
+        """The first op at position >= i of the block that mentions one of `bases`."""
+        ops = flow.ops
+        if i >= len(ops):
+            return None
+        self._index(bases)
+        pos, end = ops[i].span.start, ops[-1].span.end
+        while True:
+            best = None
+            for b in bases:
+                lst = self._occ[b]
+                j = bisect_left(lst, pos)
+                if j < len(lst) and lst[j] < end and (best is None or lst[j] < best):
+                    best = lst[j]
+            if best is None:
+                return None
+            k = flow.op_at(best)
+            if k is not None:
+                return k
+            pos = best + 1
+
     def _seq(self, block: Block, begin: int, aliases: dict[str, Value], state: _State) -> Outcomes:
+        """Paths through the ops of `block` from position `begin` on. Only ops that
+        mention the future are visited (found from where its names occur in the text)."""
         flow = self.flow(block)
         outs: Outcomes = dict(_START)
-        for i in range(begin, len(flow.ops)):
-            if _bases(aliases).isdisjoint(flow.mentions(i)):
-                continue
-            eff = self._op(flow, i, aliases, state)
+        i = begin
+        while True:
+            k = self._next_op(flow, _bases(aliases), i)
+            if k is None:
+                return outs
+            eff = self._op(flow, k, aliases, state)
             if eff is not None:
                 outs = compose(outs, eff)
-        return outs
+            i = k + 1
 
     def _op(self, flow: BlockFlow, i: int, aliases: dict[str, Value], state: _State) -> Outcomes | None:
         op = flow.ops[i]
@@ -426,8 +466,7 @@ class FutureAnalysis:
         for region in op.regions:
             outs: Outcomes = dict(_START)
             for block in region.blocks:
-                f = self.flow(block)
-                if any(not _bases(aliases).isdisjoint(f.mentions(k)) for k in range(len(f.ops))):
+                if self._next_op(self.flow(block), _bases(aliases), 0) is not None:
                     touched = True
                     outs = compose(outs, self._seq(block, 0, aliases, state))
             bodies.append(outs)

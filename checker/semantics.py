@@ -3,8 +3,9 @@ process groups (SPEC-NOTES §1–2), channels, pairs."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
                          IntegerAttr, UnitAttr)
@@ -275,7 +276,7 @@ class BlockFlow:
     which keeps every question asked here conservative.
     """
 
-    __slots__ = ("ops", "text", "_mentions", "_pos", "_header", "_defs", "_deps")
+    __slots__ = ("ops", "text", "_mentions", "_pos", "_header", "_defs", "_deps", "_starts")
 
     def __init__(self, block):
         self.ops = block.operations
@@ -286,12 +287,42 @@ class BlockFlow:
         self._pos: dict[int, int] | None = None
         self._defs: dict[str, int] | None = None
         self._deps: list[list[int] | None] = [None] * len(self.ops)
+        self._starts: list[int] | None = None
 
     def index(self, op: Operation) -> int:
         """The op's position in the block."""
         if self._pos is None:
             self._pos = {id(o): i for i, o in enumerate(self.ops)}
         return self._pos[id(op)]
+
+    def op_at(self, offset: int) -> int | None:
+        """The position of the op whose text contains `offset` (None: between ops)."""
+        if self._starts is None:
+            self._starts = [o.span.start for o in self.ops]
+        k = bisect_right(self._starts, offset) - 1
+        if k < 0 or offset >= self.ops[k].span.end:
+            return None
+        return k
+
+    def mentioning(self, names: Iterable[str], lo: int = 0) -> Iterator[int]:
+        """Positions >= `lo` of the ops that mention any of `names`, in order, found by
+        a regex search of the text (C speed: no per-op work in between)."""
+        names = sorted(set(names))
+        if not names or lo >= len(self.ops):
+            return
+        pattern = re.compile("(?:" + "|".join(map(re.escape, names)) + r")(?![\w$.\-])")
+        end = self.ops[-1].span.end
+        pos = self.ops[lo].span.start
+        while True:
+            m = pattern.search(self.text, pos, end)
+            if m is None:
+                return
+            k = self.op_at(m.start())
+            if k is None:
+                pos = m.end()
+                continue
+            yield k
+            pos = self.ops[k].span.end
 
     def defs(self, i: int) -> list[str]:
         """The result names op `i` defines (`%0` for `%0:2`)."""

@@ -378,19 +378,25 @@ def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     %2, %4 = "stablehlo.all_reduce"(%1, %3) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({ add })
         : (tensor<4xf32>, tensor<8xf32>) -> (tensor<4xf32>, tensor<8xf32>)
     ```
-    In JAX, reduce the values together: `lax.psum((a, b), "x")` (one variadic
-    all_reduce) instead of `lax.psum(a, "x")` and `lax.psum(b, "x")`; for
-    gradients, psum the whole gradient pytree at once.
+    In JAX, psum one flat buffer: concatenate the small arrays (or
+    `jax.flatten_util.ravel_pytree` a gradient pytree), `lax.psum` it once and
+    split the result. (`lax.psum((a, b), "x")` does not help: JAX lowers it to
+    one all_reduce per array, because XLA's SPMD partitioner accepts only
+    single-operand all_reduces in shard_map's manual mode.)
 
     ## Fix safety
     The fix writes one variadic all_reduce (the first member's attributes and
     reduction region, every member's operand, result names kept so no use
     changes) at the last member's place, and moves the ops between the members
     that depend on an earlier member to just after it, in order. Each operand
-    is reduced exactly as before, so the values are the same; it is safe unless
-    an op that has to move has side effects or regions (send/recv, a
-    collective, a call, a loop), then unsafe. Offered for the generic form
-    (`"stablehlo.all_reduce"(...)`) with one operand per member.
+    is reduced exactly as before, so the values are the same (a test runs both
+    programs on 8 CPU replicas). It is unsafe when an op that has to move has
+    side effects or regions (send/recv, a collective, a call, a loop), and in a
+    partitioned program (num_partitions > 1): XLA's SPMD partitioner rejects
+    multi-operand all_reduces in manual (shard_map) mode, so the result may not
+    compile there. Offered for the generic form (`"stablehlo.all_reduce"(...)`)
+    with one operand per member, when the group spans at most
+    `combine-fix-span` ops (default 5000).
     """
     yield from _report(op, ctx, with_fix=True)
 

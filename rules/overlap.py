@@ -43,6 +43,8 @@ FREE = frozenset({"stablehlo.constant", "arith.constant", "func.return", "return
 TERMINATORS = frozenset({"func.return", "return", "stablehlo.return", "sdy.return", "mhlo.return", "scf.yield"})
 SHOW = 3
 """How many movable ops a message names."""
+COUNT_LIMIT = 10_000
+"""How many ops SHLO602 counts between a done and its first use, at most."""
 
 
 # ----------------------------------------------------------------------------- shared
@@ -208,11 +210,10 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
         return  # nothing overlaps at all: SHLO601 says it (and names the same ops)
     f = flow(ctx, block)
     d = f.index(op)
-    results = set(f.defs(d))
-    first = next((k for k in range(d + 1, len(f.ops)) if not results.isdisjoint(f.mentions(k))), None)
+    first = next(f.mentioning(f.defs(d), d + 1), None)
     if first is None:
         return
-    between = [f.ops[k] for k in range(d + 1, first) if _work(f.ops[k])]
+    between = [f.ops[k] for k in range(d + 1, min(first, d + 1 + COUNT_LIMIT)) if _work(f.ops[k])]
     if not between:
         return
     use = f.ops[first]
@@ -262,21 +263,29 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
     f = flow(ctx, block)
     s = f.index(op)
     needed = set(f.header_mentions(s))
-    ready = -1
-    for k in range(s - 1, -1, -1):
+    window = max(0, int(ctx.option("overlap-window", 200)))
+    ready, floor = -1, max(0, s - window)
+    for k in range(s - 1, floor - 1, -1):
         if not needed.isdisjoint(f.defs(k)):
             ready = k
             break
+    else:
+        ready = floor - 1  # not within the window: at least this far
     between = [f.ops[k] for k in range(ready + 1, s) if _work(f.ops[k])]
     if not between:
         return
     n = len(between)
-    where = f"line {_line(ctx, f.ops[ready])} (where its last operand is ready)" if ready >= 0 else \
-        "the start of its block (its operands are ready there)"
-    d_ = ctx.diag(op, f"{op_label(op)}: could start right after {where}; {n} op{'s' if n > 1 else ''} before "
-                      f"it do{'' if n > 1 else 'es'} not feed it and could overlap the collective: "
+    more = " or more" if ready >= 0 and ready == floor - 1 else ""
+    if ready >= 0 and not more:
+        where = f"line {_line(ctx, f.ops[ready])} (where its last operand is ready)"
+    elif more:
+        where = f"line {_line(ctx, f.ops[ready])} (its operands are ready even earlier)"
+    else:
+        where = "the start of its block (its operands are ready there)"
+    d_ = ctx.diag(op, f"{op_label(op)}: could start right after {where}; {n}{more} op{'s' if n > 1 else ''} "
+                      f"before it do{'' if n > 1 else 'es'} not feed it and could overlap the collective: "
                       f"{_list(ctx, between)}", severity=_severity(ctx))
-    if ready >= 0:
+    if ready >= 0 and not more:
         d_ = d_.note(ctx.loc(f.ops[ready]), "its last operand is ready here")
     yield d_.with_help("start the collective as soon as its operands are ready (in JAX: call *_start earlier)")
 
