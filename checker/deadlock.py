@@ -234,7 +234,7 @@ class _Facts:
         self.n = grid.size
         self.cache: dict[int, CommInfo] = {}
         self.partitions: dict[tuple, int] = {}
-        self.one_sided = _one_sided_channels(struct)
+        self.external = {id(op) for op in struct.external}
 
     def info(self, op: Operation) -> CommInfo:
         got = self.cache.get(id(op))
@@ -251,7 +251,7 @@ class _Facts:
             if flag(inner, "is_host_transfer"):
                 info.external = True
                 return info
-            info.external = (kind, ch) in self.one_sided
+            info.external = id(op) in self.external
             self._pairs(inner, info)
         elif kind == "collective_permute":
             self._pairs(inner, info)
@@ -335,19 +335,6 @@ class _Facts:
             group_of[ids] = gi
         info.groups, info.group_of = flat_groups, group_of
         info.partition_key = self.partitions.setdefault(key, len(self.partitions))
-
-
-def _one_sided_channels(struct: Structure) -> set[tuple[str, int | None]]:
-    """(kind, channel) of sends on channels this program never receives on, and of
-    recvs on channels it never sends on: their peer is another program (MPMD
-    pipelines, host callbacks), so the model does not match them."""
-    sends: set[int | None] = set()
-    recvs: set[int | None] = set()
-    for op in struct.p2p:
-        if flag(op, "is_host_transfer"):
-            continue
-        (sends if op.name.endswith("send") else recvs).add(channel_id(op))
-    return {("send", c) for c in sends - recvs} | {("recv", c) for c in recvs - sends}
 
 
 def _line(op: Operation) -> int:

@@ -173,7 +173,11 @@ class Structure:
     opaque: list[Operation]
     """Communication ops inside regions the analysis does not model (reduce bodies, ...)."""
     p2p: list[Operation]
-    """send / recv ops."""
+    """send / recv ops this program matches itself: not host transfers, on
+    channels it both sends and receives on."""
+    external: list[Operation] = field(default_factory=list)
+    """send / recv ops that talk to another program or the host (a host transfer,
+    or a channel this program only sends on or only receives on)."""
 
     @property
     def uniform(self) -> bool:
@@ -197,7 +201,7 @@ def structure(module: Module) -> Structure:
     comm: list[tuple[Operation, str | None, int]] = []
     calls: list[tuple[Operation, str | None, int]] = []
     if module.root is None:
-        return Structure({}, [], [], set(), {}, set(), [], [], [])
+        return Structure({}, [], [], set(), {}, set(), [], [], [], [])
     # Only ops with regions are pushed; leaf ops are checked by name in place
     # (a 30 MB module is ~300k ops, a few thousand of them with regions).
     names = _COMM_NAMES
@@ -271,6 +275,7 @@ def structure(module: Module) -> Structure:
             marks.append((op, flag))
             if op.name in ("stablehlo.send", "stablehlo.recv"):
                 p2p.append(op)
+    p2p, external = _split_external(p2p)
     for op, fn, flag in calls:
         if fn in reachable and callees.get(id(op)) in comm_funcs:
             relevant.add(id(op))
@@ -284,7 +289,21 @@ def structure(module: Module) -> Structure:
             if anc.name == "func.func" or id(anc) in relevant:
                 break
             relevant.add(id(anc))
-    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p)
+    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external)
+
+
+def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operation]]:
+    """(matched, external) send/recv ops: host transfers and one-sided channels
+    are external (their peer is another program or the host)."""
+    from .semantics import channel_id, flag
+
+    device = [op for op in p2p if not flag(op, "is_host_transfer")]
+    sends = {channel_id(op) for op in device if op.name == "stablehlo.send"}
+    recvs = {channel_id(op) for op in device if op.name == "stablehlo.recv"}
+    both = sends & recvs
+    matched = [op for op in device if channel_id(op) in both]
+    ids = {id(op) for op in matched}
+    return matched, [op for op in p2p if id(op) not in ids]
 
 
 # --------------------------------------------------------------------------- values

@@ -21,21 +21,27 @@ from typing import Iterator
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.deadlock import Blocked, Deadlock, Peer, Verdict, analyze
 from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
-from shlo_lint.checker.ir import Module, Operation
+from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.spmd import Step, structure
 
 from .grid import grid_needed
 
 _CACHE = "deadlock.verdict"
+MODULE_OPS = ("builtin.module",)
+"""The rules run on the module op, during the op walk (before the module-level
+rules: the grid note, SHLO190, then knows the analysis was skipped)."""
 MAX_TRACES = 8
 """Processes shown per deadlock (the verdict keeps them all)."""
 MAX_STEPS = 6
 """Completed steps shown before the blocked one, per process."""
 
 
-def verdict(ctx: Context) -> Verdict | str:
-    """The module's verdict (computed once), or the text of an option error."""
+def verdict(ctx: Context, op: Operation | None = None) -> Verdict | str | None:
+    """The module's verdict (computed once), or the text of an option error; None
+    when `op` is a nested module (the analysis runs once, on the outermost)."""
+    if op is not None and op is not ctx.module.root:
+        return None
     if _CACHE not in ctx.cache:
         module = ctx.module
         struct = structure(module)
@@ -240,8 +246,8 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         yield diag.with_trace(_traces(ctx, d))
 
 
-@rule("SHLO500", "deadlock-wait-cycle", category="deadlock")
-def deadlock_wait_cycle(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+@rule("SHLO500", "deadlock-wait-cycle", category="deadlock", on=MODULE_OPS)
+def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Processes wait for each other in a cycle, so none of them can continue.
 
     ## What it does
@@ -276,13 +282,13 @@ def deadlock_wait_cycle(module: Module, ctx: Context) -> Iterator[Diagnostic]:
     processes are matched, see SHLO502), `z3-timeout-ms`,
     `deadlock-timeout-ms`; docs/deadlock.md lists them all.
     """
-    v = verdict(ctx)
+    v = verdict(ctx, op)
     if isinstance(v, Verdict):
         yield from _deadlock_diags(ctx, v, "cycle")
 
 
-@rule("SHLO501", "deadlock-peer-never-arrives", category="deadlock")
-def deadlock_peer_never_arrives(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+@rule("SHLO501", "deadlock-peer-never-arrives", category="deadlock", on=MODULE_OPS)
+def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process waits for a peer that never gets there: a collective reached by part of its group, a recv with no send, a send never received.
 
     ## What it does
@@ -316,13 +322,13 @@ def deadlock_peer_never_arrives(module: Module, ctx: Context) -> Iterator[Diagno
     A channel that this program only sends on (or only receives on) is taken to
     talk to another program or the host and is not matched.
     """
-    v = verdict(ctx)
+    v = verdict(ctx, op)
     if isinstance(v, Verdict):
         yield from _deadlock_diags(ctx, v, "missing-peer")
 
 
-@rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning")
-def collective_matched_only_by_xla(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+@rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning", on=MODULE_OPS)
+def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Collectives at different ops complete only because XLA matches them by kind and channel.
 
     ## What it does
@@ -351,7 +357,7 @@ def collective_matched_only_by_xla(module: Module, ctx: Context) -> Iterator[Dia
     ## Use instead
     Select the operand per process, then run one all_reduce outside the branch.
     """
-    v = verdict(ctx)
+    v = verdict(ctx, op)
     if not isinstance(v, Verdict):
         return
     for m in v.xla_only:
@@ -368,8 +374,8 @@ def collective_matched_only_by_xla(module: Module, ctx: Context) -> Iterator[Dia
         yield diag
 
 
-@rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info")
-def deadlock_undecided(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+@rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS)
+def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The deadlock analysis could not decide, and says why.
 
     ## What it does
@@ -392,16 +398,14 @@ def deadlock_undecided(module: Module, ctx: Context) -> Iterator[Diagnostic]:
     Make the predicate depend only on the process id or constants, or raise
     the limit the message names (`-O deadlock-max-trips=100000`).
     """
-    v = verdict(ctx)
+    v = verdict(ctx, op)
+    if v is None:
+        return
     if isinstance(v, str):
-        yield ctx.info(ctx.module.root or _NoWhere, f"deadlock analysis not run: {v}")
+        yield ctx.info(op, f"deadlock analysis not run: {v}")
         return
     if v.status != "unknown" or v.reason == "the process grid is unknown" or v.invalid_only:
         return
-    where = v.unresolved[0].op if v.unresolved else ctx.module.root or _NoWhere
+    where = v.unresolved[0].op if v.unresolved else op
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
-
-
-class _NoWhere:
-    span = None
 

@@ -1,0 +1,236 @@
+"""The deadlock model (checker/deadlock.py) and its rules (SHLO500-503): verdicts
+on every corpus/deadlock case and real JAX export, counterexamples, matching
+semantics, options and limits, output formats."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+
+from shlo_lint import Config, lint_text
+from shlo_lint.checker.deadlock import analyze, options_of
+from shlo_lint.checker.engine import parser
+from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.scan import scan
+from shlo_lint.checker.semantics import grid_of
+from shlo_lint.checker.source import SourceFile
+
+from conftest import CORPUS, run_cli
+
+sys.path.insert(0, str(CORPUS / "deadlock"))
+from generate_grids import corpus_files, permute_loop, sendrecv  # noqa: E402
+
+
+def verdict_of(path_or_text, **options):
+    text = path_or_text.read_text() if hasattr(path_or_text, "read_text") else path_or_text
+    m = scan(SourceFile("t.mlir", text), parser())
+    return analyze(m, grid_of(m), options)
+
+
+# (status, deadlock kind or None, blocked processes (flattened) of the first deadlock)
+EXPECTED = {
+    "recv_before_send_ring.mlir": ("deadlock", "cycle", 4),
+    "send_before_recv_ring.mlir": ("deadlock-free", None, 0),
+    "recv_before_send_chain.mlir": ("deadlock-free", None, 0),
+    "send_without_recv.mlir": ("deadlock", "missing-peer", 1),
+    "recv_without_send.mlir": ("deadlock", "missing-peer", 1),
+    "mismatched_pairs.mlir": ("deadlock", "missing-peer", 4),
+    "channel_mismatch.mlir": ("deadlock", "missing-peer", 1),
+    "branch_on_partition_collective.mlir": ("deadlock", "missing-peer", 1),
+    "branch_whole_group.mlir": ("deadlock-free", None, 0),
+    "collectives_different_order.mlir": ("deadlock", "cycle", 4),
+    "same_channel_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
+    "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
+    "async_cycle.mlir": ("deadlock", "cycle", 2),
+    "pipeline_sendrecv_loop.mlir": ("deadlock-free", None, 0),
+    "pipeline_permute_loop.mlir": ("deadlock-free", None, 0),
+    "data_dependent_branch.mlir": ("unknown", None, 0),
+    "grid_1024_ring_recv_first.mlir": ("deadlock", "cycle", 1024),
+    "grid_1024_ring_send_first.mlir": ("deadlock-free", None, 0),
+    "grid_4096_permute_pipeline.mlir": ("deadlock-free", None, 0),
+    "grid_4096_sendrecv_pipeline.mlir": ("deadlock-free", None, 0),
+    "grid_2048_branch_half_psum.mlir": ("deadlock", "missing-peer", 1024),
+    "grid_2x1024_branch_whole_replica.mlir": ("deadlock-free", None, 0),
+}
+
+
+def test_every_corpus_case_has_an_expected_verdict():
+    assert sorted(EXPECTED) == sorted(p.name for p in (CORPUS / "deadlock").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_corpus_verdict(name):
+    status, kind, nblocked = EXPECTED[name]
+    v = verdict_of(CORPUS / "deadlock" / name)
+    assert v.status == status, (v.reason, v.deadlocks)
+    if kind is not None:
+        assert [d.kind for d in v.deadlocks] == [kind]
+        assert len(v.deadlocks[0].blocked) == nblocked
+    if status == "unknown":
+        assert v.reason
+
+
+def test_big_grid_files_are_up_to_date():
+    for name, (text, expect) in corpus_files().items():
+        assert (CORPUS / "deadlock" / name).read_text() == text, f"run python corpus/deadlock/generate_grids.py"
+
+
+REAL = sorted((CORPUS / "real").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_no_false_deadlock_on_real_exports(path):
+    v = verdict_of(path)
+    if ".buggy_deadlock" in path.name:
+        assert v.status == "deadlock"
+        d, = v.deadlocks
+        assert d.kind == "missing-peer" and d.chain[0] == (0, 0)
+        b, = d.blocked
+        assert b.op.name == "stablehlo.all_reduce" and b.process == (0, 0)
+        assert {w.process for w in b.waits_for} == {(0, p) for p in range(1, 8)}
+        assert all(w.state == "finished" for w in b.waits_for)
+    else:
+        assert v.status == "deadlock-free", (v.reason, v.deadlocks)
+
+
+# ----------------------------------------------------------------------------- counterexamples
+def test_ring_counterexample_closes_the_cycle_with_a_z3_core():
+    v = verdict_of(CORPUS / "deadlock" / "recv_before_send_ring.mlir")
+    d, = v.deadlocks
+    assert d.chain == [(0, 0), (0, 3), (0, 2), (0, 1)]  # each waits for the next, the last for the first
+    assert len(d.core) == 4 and all("waits for" in c for c in d.core)
+    for b in d.blocked:
+        assert isinstance(b.op, Operation) and b.op.name == "stablehlo.recv"
+        w, = b.waits_for
+        assert w.state == "blocked" and w.at.op is b.op
+        assert w.need is not None and w.need.name == "stablehlo.send"  # the send it needs, never reached
+
+
+def test_async_cycle_names_both_dones():
+    v = verdict_of(CORPUS / "deadlock" / "async_cycle.mlir")
+    d, = v.deadlocks
+    assert sorted(b.op.name for b in d.blocked) == ["stablehlo.all_gather_done", "stablehlo.all_reduce_done"]
+    assert [s.op.name for s in d.blocked[0].completed] == ["stablehlo.all_reduce_start"]
+
+
+def test_unmatched_send_blocks_the_sender_at_its_end():
+    v = verdict_of(CORPUS / "deadlock" / "send_without_recv.mlir")
+    b, = v.deadlocks[0].blocked
+    assert b.at_end and b.op.name == "stablehlo.send" and b.process == (0, 0)
+    assert b.waits_for[0].process == (0, 1) and b.waits_for[0].state == "finished"
+
+
+def test_channel_mismatch_points_at_the_send_on_the_other_channel():
+    v = verdict_of(CORPUS / "deadlock" / "channel_mismatch.mlir")
+    b, = v.deadlocks[0].blocked
+    op, text = b.hint
+    assert op.name == "stablehlo.send" and "channel 2" in text
+
+
+# ----------------------------------------------------------------------------- matching
+def test_matching_semantics_is_an_option():
+    case = CORPUS / "deadlock" / "same_channel_both_branches.mlir"
+    xla = verdict_of(case)
+    assert xla.status == "deadlock-free" and xla.matching == "xla"
+    m, = xla.xla_only
+    assert m.kind == "all_reduce" and m.channel == 1 and len(m.ops) == 2
+    assert xla.spec_deadlocks
+    spec = verdict_of(case, **{"deadlock-matching": "spec"})
+    assert spec.status == "deadlock" and spec.matching == "spec"
+    codes = [d.code for d in lint_text(case.read_text(), "t.mlir", Config(options={"deadlock-matching": "spec"}))]
+    assert codes == ["SHLO501"]
+
+
+def test_bad_options_are_reported_not_raised():
+    with pytest.raises(ValueError):
+        options_of({"deadlock-matching": "mpi"})
+    with pytest.raises(ValueError):
+        options_of({"z3-timeout-ms": "soon"})
+    text = (CORPUS / "deadlock" / "recv_before_send_ring.mlir").read_text()
+    diags = lint_text(text, "t.mlir", Config(options={"deadlock-matching": "mpi"}))
+    assert [(d.code, d.severity.value) for d in diags] == [("SHLO503", "info")]
+    assert "deadlock-matching" in diags[0].message
+
+
+# ----------------------------------------------------------------------------- limits
+def test_time_limit_is_respected():
+    text = sendrecv(4096, recv_first=True)
+    t0 = time.monotonic()
+    v = verdict_of(text, **{"deadlock-timeout-ms": 1})
+    assert time.monotonic() - t0 < 5
+    assert v.status == "unknown" and "deadlock-timeout-ms" in v.reason
+
+
+def test_z3_time_limit_falls_back_to_the_exact_check():
+    v = verdict_of(CORPUS / "deadlock" / "pipeline_permute_loop.mlir", **{"z3-timeout-ms": 1})
+    assert v.status == "deadlock-free" and v.stats.get("z3_classes") in ("sat", "unknown")
+
+
+def test_step_and_event_limits_make_unknown():
+    v = verdict_of(permute_loop(64, trips=50), **{"deadlock-max-trips": 10})
+    assert v.status == "unknown" and "more than 10 iterations" in v.reason
+    v = verdict_of(permute_loop(64, trips=50), **{"deadlock-max-events": 100})
+    assert v.status == "unknown" and "deadlock-max-events" in v.reason
+
+
+def test_4096_processes_within_the_default_budget():
+    t0 = time.monotonic()
+    v = verdict_of(sendrecv(4096, recv_first=True))
+    assert v.status == "deadlock" and len(v.deadlocks[0].chain) == 4096
+    assert time.monotonic() - t0 < 10
+
+
+# ----------------------------------------------------------------------------- rules and output
+def test_grid_unknown_is_noted_once():
+    text = (CORPUS / "deadlock" / "recv_before_send_ring.mlir").read_text().replace(
+        " attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}", "")
+    diags = lint_text(text, "t.mlir")
+    grid = [d for d in diags if d.code == "SHLO190"]
+    assert len(grid) == 1 and "the deadlock analysis" in grid[0].message
+    assert not [d for d in diags if d.category == "deadlock"]
+
+
+def test_uniform_programs_need_no_grid():
+    text = (CORPUS / "real" / "psum.mlir").read_text().replace(
+        " attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}", "")
+    diags = lint_text(text, "t.mlir")
+    assert not [d for d in diags if d.category == "deadlock"]
+    assert not [d for d in diags if "deadlock" in d.message]  # the grid note does not list it
+
+
+def test_python_line_from_loc_is_a_note():
+    path = CORPUS / "real" / "cond_axis_index_psum.debug.buggy_deadlock.mlir"
+    d, = [d for d in lint_text(path.read_text(), str(path)) if d.category == "deadlock"]
+    assert d.code == "SHLO501" and d.severity.value == "error"
+    assert any(n.location.path == "corpus/generate.py" and n.location.line for n in d.notes)
+    assert any("(0, 0) to branch 1" in n.message for n in d.notes)
+
+
+def test_json_and_sarif_carry_the_trace():
+    path = CORPUS / "deadlock" / "recv_before_send_ring.mlir"
+    proc = run_cli("--output-format", "json", str(path))
+    assert proc.returncode == 1
+    d, = json.loads(proc.stdout)["diagnostics"]
+    assert d["code"] == "SHLO500" and d["category"] == "deadlock"
+    assert [t["process"] for t in d["trace"]] == [[0, 0], [0, 3], [0, 2], [0, 1]]
+    assert all(t["steps"][-1]["blocked"] and t["steps"][-1]["line"] == 7 for t in d["trace"])
+    assert d["trace"][0]["waits_for"].startswith("waits for process (0, 3) to send on channel 1")
+    proc = run_cli("--output-format", "sarif", str(path))
+    result, = json.loads(proc.stdout)["runs"][0]["results"]
+    flows = result["codeFlows"][0]["threadFlows"]
+    assert len(flows) == 4 and flows[0]["locations"][-1]["kinds"] == ["blocked"]
+
+
+def test_text_output_and_suppression():
+    path = CORPUS / "deadlock" / "branch_on_partition_collective.mlir"
+    proc = run_cli(str(path))
+    assert "error[SHLO501] deadlock: process (0, 0) waits forever at this all_reduce" in proc.stdout
+    assert "= trace: process (0, 0): blocked at" in proc.stdout
+    text = path.read_text().replace('      %s = "stablehlo.all_reduce"',
+                                    '      // shlo-lint: ignore[SHLO501]\n      %s = "stablehlo.all_reduce"')
+    diags = lint_text(text, "t.mlir")
+    assert not [d for d in diags if d.category == "deadlock"]
+    assert not [d for d in diags if "deadlock" in d.message]  # the grid note does not list it
