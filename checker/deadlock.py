@@ -733,6 +733,9 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                    max_steps=opts["deadlock-max-steps"], deadline=deadline)
     except TraceLimit as e:
         return Verdict("unknown", matching, "none", str(e), stats=_stats(t0))
+    except RecursionError:
+        return Verdict("unknown", matching, "none", "the program nests deeper than the tracer follows",
+                       stats=_stats(t0))
     except KeyError:
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
     facts = _Facts(grid, struct)

@@ -807,7 +807,7 @@ class Tracer:
         owner = v.owner
         if isinstance(owner, Block):
             return Unknown(f"the block argument {v.name} (data)")
-        if _depth > 400:
+        if _depth > 120:
             return Unknown("a computation too deep to follow")
         vals = self._fold(owner, f, _depth)
         for r, val in zip(owner.results, vals):
@@ -952,7 +952,7 @@ class Tracer:
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))
         func = self.struct.funcs.get(name) if name else None
-        if func is None or not func.regions or depth > 200:
+        if func is None or not func.regions or depth > 120:
             return [Unknown(f"a call to @{name}")] * op.num_results
         region = func.regions[0]
         inner = _Frame(region, None)
