@@ -96,6 +96,31 @@ def test_no_false_deadlock_on_real_exports(path):
         assert v.status == "deadlock-free", (v.reason, v.deadlocks)
 
 
+QUOTIENT_CASES = sorted((CORPUS / "deadlock").glob("*.mlir")) + REAL
+
+
+@pytest.mark.parametrize("path", QUOTIENT_CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_class_quotient_never_proves_what_propagation_refutes(path):
+    """The quotient is sound: whenever Z3 finds a class-level schedule, the exact
+    per-process check completes too (both matchings)."""
+    from shlo_lint.checker.deadlock import Model, _Facts, _z3_classes
+    from shlo_lint.checker.spmd import structure, trace
+
+    m = scan(SourceFile("t.mlir", path.read_text()), parser())
+    s = structure(m)
+    if s.uniform:
+        return
+    tr = trace(m, grid_of(m), s)
+    facts = _Facts(tr.grid, s)
+    for matching in ("spec", "xla"):
+        q = _z3_classes(tr, facts, matching, 5000, {})
+        model = Model(tr, facts, matching, max_events=10 ** 7, deadline=None)
+        final = model.propagate()
+        complete = all(final[p] == len(model.events[p]) for p in range(tr.grid.size))
+        if q == "sat":
+            assert complete, (path.name, matching)
+
+
 # ----------------------------------------------------------------------------- counterexamples
 def test_ring_counterexample_closes_the_cycle_with_a_z3_core():
     v = verdict_of(CORPUS / "deadlock" / "recv_before_send_ring.mlir")
@@ -172,7 +197,7 @@ def test_z3_time_limit_falls_back_to_the_exact_check():
 def test_step_and_event_limits_make_unknown():
     v = verdict_of(permute_loop(64, trips=50), **{"deadlock-max-trips": 10})
     assert v.status == "unknown" and "more than 10 iterations" in v.reason
-    v = verdict_of(permute_loop(64, trips=50), **{"deadlock-max-events": 100})
+    v = verdict_of(sendrecv(64, recv_first=True), **{"deadlock-max-events": 100})  # needs the per-process model
     assert v.status == "unknown" and "deadlock-max-events" in v.reason
 
 
@@ -234,3 +259,65 @@ def test_text_output_and_suppression():
     diags = lint_text(text, "t.mlir")
     assert not [d for d in diags if d.category == "deadlock"]
     assert not [d for d in diags if "deadlock" in d.message]  # the grid note does not list it
+
+
+# ----------------------------------------------------------------------------- property
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def uniform_p2p_programs(draw):
+    """A uniform program (one process class) of random sends, recvs and permutes."""
+    n = draw(st.integers(2, 5))
+    ops = []
+    for k in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["send", "recv", "permute"]))
+        perm = draw(st.permutations(range(n)))
+        keep = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        pairs = [(s, t) for s, t, kp in zip(range(n), perm, keep) if kp and s != t] or [(0, 1)]
+        ch = draw(st.sampled_from([1, 2]))
+        ops.append((kind, pairs, ch))
+    return n, ops
+
+
+def _render(n, ops):
+    lines = ["    %t0 = stablehlo.create_token : !stablehlo.token"]
+    tok = "%t0"
+    for k, (kind, pairs, ch) in enumerate(ops):
+        p = "dense<[" + ", ".join(f"[{s}, {t}]" for s, t in pairs) + f"]> : tensor<{len(pairs)}x2xi64>"
+        attrs = f"channel_handle = #stablehlo.channel_handle<handle = {ch}, type = 1>, source_target_pairs = {p}"
+        if kind == "send":
+            lines.append(f'    %t{k + 1} = "stablehlo.send"(%x, {tok}) <{{{attrs}}}> : '
+                         f'(tensor<4xf32>, !stablehlo.token) -> !stablehlo.token')
+        elif kind == "recv":
+            lines.append(f'    %r{k}:2 = "stablehlo.recv"({tok}) <{{{attrs}}}> : '
+                         f'(!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)')
+            lines.append(f"    %t{k + 1} = stablehlo.after_all %r{k}#1 : !stablehlo.token")
+        else:
+            lines.append(f'    %p{k} = "stablehlo.collective_permute"(%x) <{{{attrs}}}> : (tensor<4xf32>) -> tensor<4xf32>')
+            lines.append(f"    %t{k + 1} = stablehlo.after_all {tok} : !stablehlo.token")
+        tok = f"%t{k + 1}"
+    return (f"module @m attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{\n"
+            f"  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n" + "\n".join(lines)
+            + "\n    return %x : tensor<4xf32>\n  }\n}\n")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uniform_p2p_programs())
+def test_quotient_sound_on_random_uniform_programs(prog):
+    from shlo_lint.checker.deadlock import Model, _Facts, _z3_classes
+    from shlo_lint.checker.spmd import structure, trace
+
+    m = scan(SourceFile("t.mlir", _render(*prog)), parser())
+    s = structure(m)
+    tr = trace(m, grid_of(m), s)
+    facts = _Facts(tr.grid, s)
+    q = _z3_classes(tr, facts, "xla", 5000, {})
+    model = Model(tr, facts, "xla", max_events=10 ** 6, deadline=None)
+    final = model.propagate()
+    complete = all(final[p] == len(model.events[p]) for p in range(tr.grid.size))
+    if q == "sat":
+        assert complete
+    v = analyze(m, grid_of(m))
+    assert v.status == ("deadlock-free" if complete else "deadlock")
