@@ -946,6 +946,16 @@ def _xla_matches(model: Model) -> list[XlaMatch]:
                 by_op.setdefault(id(step.op), []).append(divmod(q, P))
             ops = sorted(inst.ops.values(), key=lambda o: o.span.start)
             out.append(XlaMatch(inst.info.kind, inst.info.channel, ops, by_op))
+    # collective_permutes: the n-th of a key on each process
+    perms: dict[tuple, dict[int, tuple[Operation, list[tuple[int, int]]]]] = {}
+    for q in range(model.n):
+        for kn, j in model.perm_pos[q].items():
+            op = model.trace.steps[model.events[q][j][1]].op
+            perms.setdefault(kn, {}).setdefault(id(op), (op, []))[1].append(divmod(q, P))
+    for (key, _n), seen in perms.items():
+        if len(seen) > 1 and key[0] != "op":
+            ops = sorted((op for op, _ps in seen.values()), key=lambda o: o.span.start)
+            out.append(XlaMatch("collective_permute", key[1], ops, {k: ps for k, (_op, ps) in seen.items()}))
     return out
 
 

@@ -360,6 +360,12 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
     v = verdict(ctx, op)
     if not isinstance(v, Verdict):
         return
+    if v.spec_deadlocks and not v.xla_only:  # matched by XLA in a way we cannot name an op pair for
+        b = v.spec_deadlocks[0].blocked[0]
+        yield ctx.warning(b.op, f"this {_kind(b.op)} completes on XLA only because XLA matches collectives by "
+                                f"kind and channel; under the StableHLO spec's matching process "
+                                f"{_proc(b.process)} waits forever here",
+                          help="run the program with -O deadlock-matching=spec for the spec's counterexample")
     for m in v.xla_only:
         first = m.ops[0]
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
