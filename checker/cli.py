@@ -89,9 +89,14 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
 @click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
               help="Set a rule/analysis option (as [tool.shlo-lint.options]), e.g. -O z3-timeout-ms=5000.")
+@click.option("--confirm", is_flag=True,
+              help="Replay each deadlock finding by running the program (checker/execute) and mark it "
+                   "'confirmed by execution' or 'not reproduced'.")
+@click.option("--confirm-engine", type=click.Choice(["interp", "xla", "both"]), default="interp", show_default=True,
+              help="What --confirm runs: the reference interpreter, XLA (`jax` extra), or both.")
 def check(paths, output_format, output_file, select, extend_select, ignore, statistics, num_partitions,
           num_replicas, config_path, isolated, stdin_filename, fail_on, exit_zero, fix, unsafe_fixes, diff,
-          full_parse_limit, color, no_source, quiet, rule_options) -> None:
+          full_parse_limit, color, no_source, quiet, rule_options, confirm, confirm_engine) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
@@ -126,6 +131,8 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
 
     if fix or diff:
         results = _fix(results, config, unsafe_fixes, diff)
+    if confirm:
+        results = _confirm(results, config, confirm_engine)
 
     diagnostics = [d for r in results for d in r.diagnostics]
     sources = {r.source.path: r.source for r in results}
@@ -269,6 +276,28 @@ def lsp_cmd(debounce_ms) -> None:
     from .lsp import serve  # pygls is imported only for this command
 
     serve(debounce_ms=debounce_ms)
+
+
+def _confirm(results: list[FileResult], config: Config, engine: str) -> list[FileResult]:
+    """--confirm: run each file with deadlock findings and note what execution showed."""
+    from .execute.replay import confirm
+    from .execute.run import RunOptions
+
+    options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas)
+    for r in results:
+        if r.module is not None and not r.failed:
+            r.diagnostics = confirm(r.diagnostics, r.module, options, engine)
+    return results
+
+
+def _register_execution() -> None:
+    """`shlo-lint run` (checker/execute/); its heavy imports happen only when it runs."""
+    from .execute.cli import run_cmd
+
+    main.add_command(run_cmd)
+
+
+_register_execution()
 
 
 if __name__ == "__main__":  # pragma: no cover

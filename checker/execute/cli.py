@@ -1,0 +1,94 @@
+"""`shlo-lint run PROG`: execute a program for every process of its grid.
+
+Registered on the main command group by checker/cli.py (imported lazily, so
+`shlo-lint check` never pays for it)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+def _size(value: str) -> int:
+    """`4096` (MiB), `512M`, `4G`."""
+    v = value.strip().upper().removesuffix("B").removesuffix("I")
+    mult = 1 << 20
+    if v.endswith("G"):
+        mult, v = 1 << 30, v[:-1]
+    elif v.endswith("M"):
+        v = v[:-1]
+    elif v.endswith("K"):
+        mult, v = 1 << 10, v[:-1]
+    try:
+        return int(float(v) * mult)
+    except ValueError:
+        raise click.BadParameter(f"`{value}` is not a size (e.g. 4096, 512M, 4G)", param_hint="--memory-limit") \
+            from None
+
+
+@click.command("run")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--engine", type=click.Choice(["interp", "xla", "both"]), default="interp", show_default=True,
+              help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), or both, cross-checked.")
+@click.option("--device", type=click.Choice(["cpu", "gpu"]), default="cpu", show_default=True,
+              help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs.")
+@click.option("--inputs", "inputs_spec", default="random", show_default=True, metavar="random|zeros|FILE.npz",
+              help="Entry arguments: seeded random, zeros, or arrays arg0, arg1, ... (per process: arg0_R_P).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --inputs random.")
+@click.option("--output-format", "-f", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds the interpreter may run.")
+@click.option("--memory-limit", default="4G", show_default=True,
+              help="Memory for the interpreter's live values (e.g. 512M, 4G).")
+@click.option("--xla-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Watchdog for the XLA subprocess (start, compile, run), seconds.")
+@click.option("--xla-stuck-timeout", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Seconds XLA:CPU waits at a collective some participants never reach before aborting.")
+@click.option("--num-partitions", type=click.IntRange(min=1), default=None, help="Override mhlo.num_partitions.")
+@click.option("--num-replicas", type=click.IntRange(min=1), default=None, help="Override mhlo.num_replicas.")
+@click.option("--save-outputs", type=click.Path(dir_okay=False), default=None,
+              help="Write the outputs (the interpreter's, else XLA's) to this .npz.")
+def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
+            xla_stuck_timeout, num_partitions, num_replicas, save_outputs) -> None:
+    """Run PROG for every process of its grid and report what happened.
+
+    \b
+    Outcomes: completed (with a summary of the outputs), deadlock (which processes
+    are blocked, at which op, waiting for what), aborted (XLA gave up on a stuck
+    collective), unsupported, error ("cannot execute: op X at file:line"), timeout.
+    Exit status: 0 completed, 1 deadlock / aborted / engines disagree, 2 otherwise.
+    """
+    from .run import RunOptions, render_json, render_text, run_path
+    from .values import ExecutionError, Inputs
+
+    try:
+        inputs = Inputs.parse(inputs_spec, seed)
+    except ExecutionError as e:
+        raise click.BadParameter(e.message, param_hint="--inputs") from None
+    options = RunOptions(engine=engine, device=device, inputs=inputs, time_limit_s=time_limit,
+                         memory_limit_bytes=_size(memory_limit), num_replicas=num_replicas,
+                         num_partitions=num_partitions, xla_timeout_s=xla_timeout,
+                         xla_stuck_warn_s=max(1, min(2, xla_stuck_timeout - 1)),
+                         xla_stuck_terminate_s=xla_stuck_timeout)
+    reports = [run_path(p, options) for p in paths]
+    if save_outputs:
+        _save(reports, save_outputs)
+    if output_format == "json":
+        click.echo(render_json(reports))
+    else:
+        click.echo("\n".join(render_text(r) for r in reports))
+    sys.exit(max(r.exit_code() for r in reports))
+
+
+def _save(reports, path: str) -> None:
+    import numpy as np
+
+    arrays = {}
+    for k, r in enumerate(reports):
+        prefix = f"p{k}_" if len(reports) > 1 else ""
+        for proc, vals in r.primary.outputs.items():
+            for i, a in enumerate(vals):
+                if a is not None:
+                    key = f"{prefix}out{i}" if proc is None else f"{prefix}out{i}_{proc[0]}_{proc[1]}"
+                    arrays[key] = a
+    np.savez(path, **arrays)

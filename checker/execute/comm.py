@@ -1,0 +1,520 @@
+"""Communication with the specification's semantics (SPEC-NOTES §2, §5), matched
+the way the static deadlock model matches it (checker/deadlock.py), so a
+replayed counterexample blocks the same processes:
+
+* A collective is a rendezvous of the caller's process group. The n-th arrival
+  of each member with the same *matching key* meets the n-th arrival of the
+  others; each member blocks until all have arrived. The key is the op itself
+  (matching "spec"), or, for an op with a positive channel, its kind + channel +
+  process groups (matching "xla", the default: XLA's runtime meets an
+  all_reduce in each branch of a case when both use channel 1).
+* collective_permute sends its operand to its target without blocking and
+  completes once its source has reached the same permute instance; a process no
+  pair targets gets zeros without waiting.
+* send is buffered and never blocks; the n-th recv at t from s on a channel
+  takes s's n-th send to t on that channel, blocking until it is sent. A process
+  finishes only once each of its sends (and permute sends) has been received
+  (XLA's send-done): otherwise it stays blocked at that send.
+* async_start / `*_start` arrive without waiting; async_done / `*_done` wait
+  for the started operation as its synchronous form would.
+* Sends on a channel nothing in the program receives on (and recvs on a
+  channel nothing sends on) talk to another program: a send is delivered
+  nowhere; such a recv cannot be executed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..attributes import DenseElementsAttr
+from ..ir import Operation
+from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
+                         strategy)
+from .interpreter import Frame, OpFunctions, Wait, _ranges, fmt_pid, impl
+from .ops import _COMBINE, _binary_kind, int_attr
+from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
+
+Pid = tuple[int, int]
+
+GROUP_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast",
+               "collective_reduce")
+COLLECTIVE_KINDS = (*GROUP_KINDS, "collective_permute")
+MATCHINGS = ("xla", "spec")
+
+
+def result_tensor_types(op: Operation) -> list:
+    """The op's result tensor types, futures unwrapped (`*_start` ops return future<T>)."""
+    out = []
+    for i, t in enumerate(op.result_types):
+        for tt in (getattr(t, "types", None) or (t,)):
+            out.append(tensor_type(tt, f"result {i} of {op.name}"))
+    return out
+
+
+def _axis_id(pid: Pid, strat: str) -> int:
+    return pid[0] if strat == CROSS_REPLICA else pid[1]
+
+
+def _peer(me: Pid, axis_id: int, strat: str) -> Pid:
+    return (axis_id, me[1]) if strat == CROSS_REPLICA else (me[0], axis_id)
+
+
+# ----------------------------------------------------------------------------- shared state
+@dataclass(eq=False)
+class Rendezvous:
+    kind: str
+    members: list[Pid]
+    arrivals: dict[Pid, list] = field(default_factory=dict)
+    ops: dict[Pid, Operation] = field(default_factory=dict)
+    results: dict[Pid, list] | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.arrivals) == len(self.members)
+
+    @property
+    def op(self) -> Operation:
+        return next(iter(self.ops.values()))
+
+
+@dataclass(eq=False)
+class Message:
+    """One send (or permute send) from `source` to `target`."""
+
+    op: Operation
+    source: Pid
+    target: Pid
+    channel: int | None
+    payload: list | None = None
+    received: bool = False
+
+
+@dataclass(eq=False)
+class RendezvousWait(Wait):
+    rendezvous: Rendezvous
+    op: Operation | None = None
+    started: bool = False
+    """For a done: it waits for the peers to *start* the collective."""
+
+    def ready(self) -> bool:
+        return self.rendezvous.results is not None
+
+    def peers(self, me):
+        return [p for p in self.rendezvous.members if p not in self.rendezvous.arrivals]
+
+    def waits_for(self, world, me) -> str:
+        rv = self.rendezvous
+        verb = "start" if self.started else "reach"
+        mine = rv.ops.get(me) or rv.op
+        key = ("rv", id(rv), verb, id(mine))  # every blocked member of a big group shares this text
+        text = world.text_cache.get(key)
+        if text is None:
+            group = _ranges([fmt_pid(p) for p in rv.members])
+            text = world.text_cache[key] = (f"{world.describe_peers(self.peers(me))} to {verb} this {rv.kind} "
+                                            f"({world.interp.where(mine)}; process group [{group}])")
+        return text
+
+
+@dataclass(eq=False)
+class MessageWait(Wait):
+    """A recv (or a permute target) waiting for its source's n-th send."""
+
+    world: object
+    key: tuple
+    source: Pid
+    what: str
+    op: Operation | None = None
+
+    def ready(self) -> bool:
+        return self.key in self.world.sent
+
+    def peers(self, me):
+        return [self.source]
+
+    def waits_for(self, world, me) -> str:
+        return f"{self.what} from {world.describe_peers([self.source])}"
+
+
+@dataclass(eq=False)
+class DeliveryWait(Wait):
+    """A process at its end, waiting for one of its sends to be received."""
+
+    message: Message
+    op: Operation | None = None
+
+    def ready(self) -> bool:
+        return self.message.received
+
+    def peers(self, me):
+        return [self.message.target]
+
+    def waits_for(self, world, me) -> str:
+        what = "receive" if self.message.op.name.endswith("send") else "reach the collective_permute"
+        return (f"{world.describe_peers([self.message.target])} to {what} (its "
+                f"{self.message.op.name.rsplit('.', 1)[1]} at {world.interp.where(self.message.op)}"
+                f"{'' if self.message.channel is None else f' on channel {self.message.channel}'} "
+                f"is never received; the program cannot finish until it is)")
+
+
+# ----------------------------------------------------------------------------- ops
+class CommunicationFunctions(OpFunctions):
+    """Collectives, collective_permute, send/recv, and the async forms that wrap them."""
+
+    def __init__(self, interp):
+        super().__init__(interp)
+        self._one_sided: set | None = None
+        self._groups: dict[int, dict] = {}
+        self._pairs_cache: dict[int, tuple] = {}
+
+    @property
+    def world(self):
+        return self.interp.world
+
+    # -- matching ------------------------------------------------------------------
+    def match_key(self, op: Operation, kind: str) -> tuple:
+        ch = channel_id(op)
+        if self.interp.matching == "xla" and (ch or 0) > 0:
+            if kind == "collective_permute":
+                return (kind, ch)
+            attr = op.attr("replica_groups")
+            literal = attr.literal if isinstance(attr, DenseElementsAttr) else ""
+            return (kind, ch, strategy(op), literal)
+        return ("op", op.span.start)
+
+    def instance(self, me: Pid, key: tuple) -> int:
+        counters = self.world.counters
+        n = counters.get((me, key), 0)
+        counters[(me, key)] = n + 1
+        return n
+
+    # -- process groups -------------------------------------------------------------
+    def group_of(self, op: Operation, me: Pid) -> tuple[Pid, ...] | None:
+        table = self._groups.get(id(op))
+        if table is None:
+            if flag(op, "use_global_device_ids") and not ((channel_id(op) or 0) > 0):
+                raise ExecutionError(f"cannot execute: {op.name} has use_global_device_ids without a positive "
+                                     "channel_id: the spec defines no process groups", op)
+            groups = replica_groups(op)
+            if op.attr("replica_groups") is not None and groups is None:
+                raise ExecutionError(f"cannot execute: {op.name} with replica_groups in a form the checker does "
+                                     "not run (e.g. replica_group_mesh_axes)", op)
+            grid = self.interp.grid
+            table = {}
+            for g in process_groups(grid, strategy(op), groups):
+                for p in g:
+                    if p not in self.world.procs:
+                        raise ExecutionError(f"cannot execute: {op.name} names process {fmt_pid(p)}, outside the "
+                                             f"{grid.num_replicas}x{grid.num_partitions} grid", op)
+                t = tuple(g)
+                for p in g:
+                    table.setdefault(p, t)
+            self._groups[id(op)] = table
+        return table.get(me)
+
+    def pair_maps(self, op: Operation) -> tuple[dict[int, list[int]], dict[int, int]]:
+        """(source id → target ids, target id → first source id) of the op's pairs."""
+        maps = self._pairs_cache.get(id(op))
+        if maps is None:
+            pairs = source_target_pairs(op)
+            if pairs is None:
+                raise ExecutionError(f"cannot execute: {op.name} without readable source_target_pairs", op)
+            targets: dict[int, list[int]] = {}
+            sources: dict[int, int] = {}
+            for s_, t_ in pairs:
+                targets.setdefault(s_, []).append(t_)
+                sources.setdefault(t_, s_)
+            maps = self._pairs_cache[id(op)] = (targets, sources)
+        return maps
+
+    def arrive(self, frame: Frame, op: Operation, kind: str, operands: list) -> Rendezvous | None:
+        """Register at the op's rendezvous without waiting; None when the process is
+        in no group (collective_broadcast: zeros, like the spec says)."""
+        me = frame.proc.pid
+        group = self.group_of(op, me)
+        if group is None:
+            if kind == "collective_broadcast":
+                return None
+            raise ExecutionError(f"cannot execute: process {fmt_pid(me)} is in no process group of {kind} "
+                                 f"(replica_groups {replica_groups(op)}, strategy {strategy(op)})", op)
+        key = self.match_key(op, kind)
+        n = self.instance(me, key)
+        rkey = (key, group[0], len(group), n)  # groups of one op are disjoint: the first member names one
+        rv = self.world.rendezvous.get(rkey)
+        if rv is None:
+            rv = self.world.rendezvous[rkey] = Rendezvous(kind, list(group))
+        rv.arrivals[me] = list(operands)
+        rv.ops[me] = op
+        if rv.complete:
+            rv.results = self.compute(frame, rv)
+            starts = {o.span.start for o in rv.ops.values()}
+            if len(starts) > 1:
+                self.interp.notes.append(
+                    f"{kind} at " + ", ".join(sorted({self.interp.where(o) for o in rv.ops.values()})) +
+                    f" met as one collective only because XLA matches kind + channel {channel_id(op)} + groups "
+                    "(under the spec's matching they would deadlock)")
+        return rv
+
+    def zeros(self, op: Operation) -> list:
+        return [self.interp.zeros_like_type(t) for t in result_tensor_types(op)]
+
+    def compute(self, frame: Frame, rv: Rendezvous) -> dict:
+        kind, members, arr = rv.kind, rv.members, rv.arrivals
+        op = rv.ops[members[0]]
+        xp = self.xp
+        res: dict = {}
+        n = len(arr[members[0]])
+        if kind in ("all_reduce", "collective_reduce", "reduce_scatter"):
+            reduced = [self.reduce_values(frame, op, [arr[m][i] for m in members]) for i in range(n)]
+            if kind == "reduce_scatter":
+                dim = int_attr(op, "scatter_dimension")
+                for k, m in enumerate(members):
+                    res[m] = [self.cast(rv.ops[m], xp.split(r, len(members), axis=dim)[k], i)
+                              for i, r in enumerate(reduced)]
+            else:
+                for m in members:
+                    res[m] = [self.cast(rv.ops[m], r, i) for i, r in enumerate(reduced)]
+        elif kind == "all_gather":
+            dim = int_attr(op, "all_gather_dim")
+            gathered = [xp.concatenate([arr[m][i] for m in members], axis=dim) for i in range(n)]
+            for m in members:
+                res[m] = [self.cast(rv.ops[m], g, i) for i, g in enumerate(gathered)]
+        elif kind == "all_to_all":
+            split, concat = int_attr(op, "split_dimension"), int_attr(op, "concat_dimension")
+            count = int_attr(op, "split_count", len(members))
+            if count != len(members):
+                raise ExecutionError(f"cannot execute: all_to_all split_count {count} differs from its process "
+                                     f"group size {len(members)}", op)
+            pieces = {m: [xp.split(arr[m][i], count, axis=split) for i in range(n)] for m in members}
+            for k, m in enumerate(members):
+                res[m] = [self.cast(rv.ops[m], xp.concatenate([pieces[s][i][k] for s in members], axis=concat), i)
+                          for i in range(n)]
+        elif kind == "collective_broadcast":
+            root = members[0]
+            if flag(op, "has_dynamic_root"):
+                idx = int(np.asarray(self.backend.to_numpy(arr[members[0]][-1])).reshape(()))
+                if not 0 <= idx < len(members):
+                    raise ExecutionError(f"cannot execute: dynamic root {idx} is outside the process group", op)
+                root = members[idx]
+            n_out = len(result_tensor_types(op))
+            for m in members:
+                res[m] = [self.cast(rv.ops[m], v, i) for i, v in enumerate(arr[root][:n_out])]
+        else:  # pragma: no cover - kinds are closed
+            raise ExecutionError(f"cannot execute: op {op.name}", op)
+        return res
+
+    def cast(self, op: Operation, value, i: int):
+        t = result_tensor_types(op)[i]
+        if tuple(value.shape) != tuple(t.shape):
+            raise ExecutionError(f"cannot execute: {op.name} computes shape {list(value.shape)} for result {i}, "
+                                 f"declared {t}", op)
+        return self.xp.asarray(value, dtype=dtype_of(t.element))
+
+    def reduce_values(self, frame: Frame, op: Operation, values: list):
+        kind = _binary_kind(op)
+        if kind is not None and kind in _COMBINE:
+            acc = values[0]
+            for v in values[1:]:
+                acc = _COMBINE[kind](self.xp, acc, v)
+            return acc
+        if not op.regions:
+            raise ExecutionError(f"cannot execute: {op.name} without a reduction region", op)
+        region = op.regions[0]
+        arg_t = region.blocks[0].arguments[0].type if region.blocks and region.blocks[0].arguments else None
+        if arg_t is not None:
+            dt = dtype_of(tensor_type(arg_t, "reduction argument").element)
+            values = [self.xp.asarray(v).astype(dt) for v in values]
+        acc = values[0]
+        for v in values[1:]:
+            (acc,) = self.interp.eval_region(frame, region, [acc, v])
+        return acc
+
+    # -- collective_permute ---------------------------------------------------------
+    def permute_start(self, frame: Frame, op: Operation, operands: list) -> Future:
+        """Send to this process's target (never blocks); the Future waits for the
+        source's operand of the same permute instance."""
+        me = frame.proc.pid
+        strat = strategy(op)
+        targets, sources_of = self.pair_maps(op)
+        key = self.match_key(op, "collective_permute")
+        n = self.instance(me, key)
+        mine = _axis_id(me, strat)
+        world = self.world
+        for t in targets.get(mine, ()):
+            target = _peer(me, t, strat)
+            if target not in world.procs:
+                raise ExecutionError(f"cannot execute: collective_permute to process {fmt_pid(target)}, "
+                                     "outside the grid", op)
+            msg = Message(op, me, target, channel_id(op), list(operands))
+            msg.received = ("perm", key, n, me, target) in world.reached
+            world.sent[("perm", key, n, me, target)] = msg
+            frame.proc.obligations.append(msg)
+        if mine not in sources_of:
+            return Future(op, values=self.zeros(op))
+        source = _peer(me, sources_of[mine], strat)
+        mkey = ("perm", key, n, source, me)
+
+        def get():
+            msg = world.sent[mkey]
+            msg.received = True
+            return [self.cast(op, v, i) for i, v in enumerate(msg.payload[:len(result_tensor_types(op))])]
+
+        # reaching the permute is what the source's send-done waits for
+        wait = MessageWait(world, mkey, source, f"process {fmt_pid(source)}'s operand of this collective_permute "
+                           f"({self.interp.where(op)})", op)
+        world.reached.add(mkey)
+        if mkey in world.sent:
+            world.sent[mkey].received = True
+        return Future(op, wait=wait, get=get)
+
+    # -- synchronous collectives ----------------------------------------------------
+    @impl(*(f"stablehlo.{k}" for k in COLLECTIVE_KINDS), blocking=True)
+    def collective(self, frame, op, args):
+        kind = op.name.rsplit(".", 1)[1]
+        fut = self.start_future(frame, op, kind, args)
+        return (yield from self.finish(fut, op))
+
+    def start_future(self, frame: Frame, op: Operation, kind: str, operands: list) -> Future:
+        if kind == "collective_permute":
+            return self.permute_start(frame, op, operands)
+        rv = self.arrive(frame, op, kind, operands)
+        if rv is None:
+            return Future(op, values=self.zeros(op))
+        me = frame.proc.pid
+        return Future(op, wait=RendezvousWait(rv, op, started=op.name.endswith("_start") or
+                                              op.name.endswith("async_start")),
+                      get=lambda: rv.results[me])
+
+    def finish(self, fut: Future, at: Operation):
+        if fut.wait is not None:
+            if not fut.wait.ready():
+                fut.wait.op = at
+                yield fut.wait
+            return list(fut.get())
+        return list(fut.values or [])
+
+    # -- async ------------------------------------------------------------------------
+    @impl("stablehlo.async_start", blocking=True)
+    def async_start(self, frame, op, args):
+        region = op.regions[0] if op.regions else None
+        if region is None or not region.blocks:
+            raise ExecutionError("cannot execute: async_start without a body", op)
+        block = region.blocks[0]
+        inner = [o for o in block.operations if o.name not in ("stablehlo.return", "func.return")]
+        if len(inner) == 1 and inner[0].name.rsplit(".", 1)[-1] in COLLECTIVE_KINDS:
+            # bind the body's arguments (seed 004's form has none: the body uses outer values),
+            # then arrive with the collective's operands
+            if block.arguments:
+                self.interp.bind_args(frame, block, args)
+            coll = inner[0]
+            operands = [self.interp.lookup(frame, v, coll) for v in self.interp.operands(coll)]
+            ret = [o for o in block.operations if o.name in ("stablehlo.return", "func.return")]
+            if ret and list(self.interp.operands(ret[0])) != coll.results:
+                raise ExecutionError("cannot execute: async_start whose body returns something other than its "
+                                     "collective's results", op)
+            fut = self.start_future(frame, coll, coll.name.rsplit(".", 1)[1], operands)
+            if isinstance(fut.wait, RendezvousWait):
+                fut.wait.started = True
+            fut.op = op
+            return [fut]
+        # a body without communication (slices, seed 002's any-function form): run it now
+        values = yield from self.interp.run_region(frame, region, args)
+        frame.proc.op = op
+        return [Future(op, values=list(values))]
+
+    @impl(*(f"stablehlo.{k}_start" for k in COLLECTIVE_KINDS))
+    def start(self, frame, op, args):
+        return [self.start_future(frame, op, op.name.rsplit(".", 1)[1][: -len("_start")], args)]
+
+    @impl("stablehlo.async_done", *(f"stablehlo.{k}_done" for k in COLLECTIVE_KINDS), blocking=True)
+    def done(self, frame, op, args):
+        out = []
+        for fut in args:
+            if not isinstance(fut, Future):
+                raise ExecutionError(f"cannot execute: {op.name} of a value that is not a future", op)
+            if fut.consumed:
+                raise ExecutionError(f"{op.name}: the future of {fut.op.name} at {self.interp.where(fut.op)} was "
+                                     "already completed (each future is completed exactly once)", op)
+            fut.consumed = True
+            out += (yield from self.finish(fut, op))
+        return out
+
+    # -- send / recv --------------------------------------------------------------------
+    def one_sided(self) -> set:
+        """(kind, channel) of sends no recv in the program takes and recvs no send feeds."""
+        if self._one_sided is None:
+            sends, recvs = set(), set()
+            for o in self.interp.module.walk():
+                if o.name in ("stablehlo.send", "stablehlo.recv") and not flag(o, "is_host_transfer"):
+                    (sends if o.name.endswith("send") else recvs).add(channel_id(o))
+            self._one_sided = {("send", c) for c in sends - recvs} | {("recv", c) for c in recvs - sends}
+        return self._one_sided
+
+    def _pairs(self, op: Operation):
+        maps = self._pairs_cache.get(id(op))
+        if maps is not None:
+            return maps
+        pairs = source_target_pairs(op)
+        if pairs is None or not pairs:
+            if flag(op, "is_host_transfer"):
+                return None
+            raise ExecutionError(f"cannot execute: {op.name} without source_target_pairs (undefined behaviour)", op)
+        return self.pair_maps(op)
+
+    @impl("stablehlo.send")
+    def send(self, frame, op, args):
+        payload = [a for a in args if a is not TOKEN]
+        pairs = self._pairs(op)
+        ch = channel_id(op)
+        if pairs is None or ("send", ch) in self.one_sided():  # to the host / another program
+            return [TOKEN]
+        strat = strategy(op)
+        me = frame.proc.pid
+        world = self.world
+        for t in pairs[0].get(_axis_id(me, strat), ()):
+            target = _peer(me, t, strat)
+            if target not in world.procs:
+                raise ExecutionError(f"cannot execute: send to process {fmt_pid(target)}, outside the grid", op)
+            n = self.instance(me, ("send", target, ch))
+            msg = Message(op, me, target, ch, payload)
+            world.sent[("p2p", ch, me, target, n)] = msg
+            frame.proc.obligations.append(msg)
+        return [TOKEN]
+
+    @impl("stablehlo.recv", blocking=True)
+    def recv(self, frame, op, args):
+        pairs = self._pairs(op)
+        ch = channel_id(op)
+        if pairs is None:
+            raise ExecutionError("cannot execute: recv from the host (is_host_transfer): the checker has no host "
+                                 "to receive from", op)
+        if ("recv", ch) in self.one_sided():
+            raise ExecutionError(f"cannot execute: recv on channel {ch}, which no send in this program feeds "
+                                 "(its sender is another program)", op)
+        strat = strategy(op)
+        me = frame.proc.pid
+        world = self.world
+        types = op.result_types
+        src_id = pairs[1].get(_axis_id(me, strat))
+        if src_id is None:
+            return [self.interp.zeros_like_type(tensor_type(t, "recv result")) for t in types[:-1]] + [TOKEN]
+        source = _peer(me, src_id, strat)
+        n = self.instance(me, ("recv", source, ch))
+        key = ("p2p", ch, source, me, n)
+        if key not in world.sent:
+            yield MessageWait(world, key, source, f"a send on channel {ch}" +
+                              (f" (its #{n + 1} to this process)" if n else ""), op)
+        msg = world.sent[key]
+        msg.received = True
+        declared = [tensor_type(t, "recv result") for t in types[:-1]]
+        got = [f"tensor<{'x'.join(map(str, v.shape))}{'x' if v.ndim else ''}{v.dtype}>" for v in msg.payload]
+        if len(msg.payload) != len(declared) or any(tuple(v.shape) != tuple(t.shape) or
+                                                    v.dtype != dtype_of(t.element)
+                                                    for v, t in zip(msg.payload, declared)):
+            raise ExecutionError(
+                f"recv declares ({', '.join(map(str, declared))}) but the matching send at "
+                f"{self.interp.where(msg.op)} (process {fmt_pid(source)}) sent ({', '.join(got)})", op)
+        return list(msg.payload) + [TOKEN]
+
+
+FUNCTION_CLASSES = (CommunicationFunctions,)

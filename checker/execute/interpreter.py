@@ -1,0 +1,663 @@
+"""The multi-process reference interpreter: every process of the grid runs the
+program as a coroutine; a deterministic scheduler resumes them in flattened-id
+order until all finish or none can make progress (a deadlock).
+
+A process coroutine yields a `Wait` whenever it needs something other processes
+provide (a rendezvous of its process group, a message from a send, the shards of
+a global value). The scheduler runs process 0 until it blocks, then process 1, and
+so on, and goes round again while anything moved. When a whole round moves
+nothing and some process is unfinished, every unfinished process is blocked: the
+report names each one, the op it is blocked at (file:line) and what it waits for.
+
+Op semantics live in classes with `@impl(op_name)` methods, one class per
+dialect (ops.py: stablehlo compute and control flow, func, sdy and the sharding
+custom_calls; comm.py: collectives, send/recv, async start/done), as in xDSL's
+interpreter.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..ir import Block, Module, Operation, Region, Value, func_type
+from ..semantics import Grid, grid_of
+from ..types import TensorType
+from .backends import NumpyBackend
+from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
+
+TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
+
+# Custom calls the checker executes: the sharding annotations JAX's GSPMD lowering
+# emits. Anything else would mean running native code the checker does not know.
+KNOWN_CUSTOM_CALLS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
+
+
+def custom_call_target(op: Operation) -> str | None:
+    from ..attributes import StringAttr, SymbolRefAttr
+
+    a = op.attr("call_target_name")
+    if isinstance(a, StringAttr):
+        return a.value
+    if isinstance(a, SymbolRefAttr):
+        return a.root
+    return None
+
+
+def program_mode(module: Module) -> str:
+    """"global" when the entry takes global arrays that a shard_map region
+    (sdy.manual_computation, or GSPMD's @SPMDFullToShardShape) splits per device;
+    "per_device" for a hand-written program every process runs on its own inputs."""
+    for op in module.walk():
+        if op.name == "sdy.manual_computation":
+            return "global"
+        if op.name == "stablehlo.custom_call" and custom_call_target(op) in (
+                "SPMDFullToShardShape", "SPMDShardToFullShape"):
+            return "global"
+    return "per_device"
+
+
+# ----------------------------------------------------------------------------- registry
+def impl(*names: str, blocking: bool = False):
+    """Mark a method as the implementation of ops `names`. A blocking impl is a
+    generator (it may `yield` Waits, or `yield from` regions that do)."""
+
+    def mark(fn):
+        fn._impl_names = names
+        fn._impl_blocking = blocking
+        return fn
+
+    return mark
+
+
+class OpFunctions:
+    """Base of the per-dialect implementation classes."""
+
+    def __init__(self, interp: "Interpreter"):
+        self.interp = interp
+
+    @property
+    def xp(self):
+        return self.interp.backend.xp
+
+    @property
+    def backend(self):
+        return self.interp.backend
+
+
+# ----------------------------------------------------------------------------- waits
+class Wait:
+    """Something a blocked process waits for."""
+
+    op: Operation | None = None
+
+    def ready(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def waits_for(self, world: "World", me: tuple[int, int]) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def peers(self, me: tuple[int, int]) -> list[tuple[int, int]]:
+        """The processes whose progress would release this wait."""
+        return []
+
+
+@dataclass(eq=False)
+class Slot:
+    """The shards of the results of one sdy.manual_computation (or one
+    @SPMDShardToFullShape) invocation, published by each process of the mesh."""
+
+    op: Operation
+    members: dict[int, tuple[int, int]]
+    """device id → process."""
+    tilings: list
+    shards: dict[int, list] = field(default_factory=dict)
+    """device id → its local results."""
+    assembled: list | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.shards) == len(self.members)
+
+    def value(self, index: int):
+        if self.assembled is None:
+            self.assembled = [None] * len(self.tilings)
+        if self.assembled[index] is None:
+            parts = {d: np.asarray(vals[index]) for d, vals in self.shards.items()}
+            self.assembled[index] = self.tilings[index].assemble(parts)
+        return self.assembled[index]
+
+
+@dataclass(eq=False)
+class SlotWait(Wait):
+    slot: Slot
+    op: Operation | None = None
+
+    def ready(self) -> bool:
+        return self.slot.complete
+
+    def peers(self, me):
+        return [p for d, p in self.slot.members.items() if d not in self.slot.shards]
+
+    def waits_for(self, world, me) -> str:
+        where = world.interp.where(self.slot.op)
+        return (f"the shards of the global result of {self.slot.op.name} ({where}) from "
+                f"{world.describe_peers(self.peers(me))}")
+
+
+# ----------------------------------------------------------------------------- processes
+@dataclass(eq=False)
+class Process:
+    pid: tuple[int, int]
+    flat: int
+    coroutine: Iterator | None = None
+    state: str = "ready"
+    """ready | blocked | finished | error"""
+    wait: Wait | None = None
+    op: Operation | None = None
+    """The op being executed (or blocked at)."""
+    stack: list = field(default_factory=list)
+    """The ops (func.call, while, case, manual_computation, ...) the current op is nested in."""
+    outputs: list | None = None
+    steps: int = 0
+    obligations: list = field(default_factory=list)
+    """Messages this process sent; it finishes only once each has been received."""
+
+
+@dataclass
+class Frame:
+    """One function invocation's values."""
+
+    proc: Process
+    env: dict = field(default_factory=dict)
+    bytes: int = 0
+
+
+@dataclass
+class Limits:
+    time_s: float = 60.0
+    memory_bytes: int = 4 << 30
+    max_steps: int = 50_000_000
+
+
+class World:
+    """Everything the processes share: rendezvous, mailboxes, slots, counters."""
+
+    def __init__(self, interp: "Interpreter", grid: Grid):
+        self.interp = interp
+        self.grid = grid
+        self.procs: dict[tuple[int, int], Process] = {}
+        self.rendezvous: dict[tuple, Any] = {}
+        self.mailboxes: dict[tuple, list] = {}
+        self.counters: dict[tuple, int] = {}
+        self.slots: dict[tuple, Slot] = {}
+        self.sent: dict[tuple, Any] = {}
+        """Messages (sends, permute sends) by (kind, key..., source, target, n)."""
+        self.reached: set[tuple] = set()
+        """Permute instances a target has reached (its source's send counts as received)."""
+        self.live_bytes = 0
+        self.text_cache: dict[tuple, str] = {}
+
+    def next_instance(self, pid: tuple[int, int], op: Operation) -> int:
+        """How many times this process has reached `op` before (matches the k-th
+        arrival of every process at the same op)."""
+        key = (pid, op.span.start)
+        n = self.counters.get(key, 0)
+        self.counters[key] = n + 1
+        return n
+
+    def describe_peers(self, peers: list[tuple[int, int]]) -> str:
+        if not peers:
+            return "no process"
+        parts = []
+        for p in peers:
+            proc = self.procs.get(p)
+            if proc is None:
+                parts.append(f"process {fmt_pid(p)} (not in the grid)")
+            elif proc.state == "finished":
+                parts.append(f"process {fmt_pid(p)} (finished)")
+            elif proc.state == "blocked" and proc.op is not None:
+                parts.append(f"process {fmt_pid(p)} (blocked at {proc.op.name}, {self.interp.where(proc.op)})")
+            else:
+                parts.append(f"process {fmt_pid(p)} ({proc.state})")
+        return _compress(parts)
+
+
+def fmt_pid(p: tuple[int, int]) -> str:
+    return f"({p[0]},{p[1]})"
+
+
+def _compress(parts: list[str]) -> str:
+    """Join peer descriptions, folding neighbours that share a state:
+    "processes (0,1)..(0,3), (0,5) (finished)"."""
+    groups: list[tuple[str, list[str]]] = []
+    for part in parts:
+        _, pid, rest = part.split(" ", 2)
+        if groups and groups[-1][0] == rest:
+            groups[-1][1].append(pid)
+        else:
+            groups.append((rest, [pid]))
+    out = []
+    for state, pids in groups:
+        out.append(f"process{'es' if len(pids) > 1 else ''} {_ranges(pids)} {state}")
+    return "; ".join(out)
+
+
+def _ranges(pids: list[str]) -> str:
+    """"(0,1)", "(0,2)", "(0,3)", "(0,5)" → "(0,1)..(0,3), (0,5)" (runs of consecutive partitions)."""
+    tuples = [tuple(int(x) for x in p.strip("()").split(",")) for p in pids]
+    runs: list[list[tuple[int, int]]] = []
+    for t in tuples:
+        if runs and runs[-1][-1][0] == t[0] and runs[-1][-1][1] + 1 == t[1]:
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    text = []
+    for run in runs:
+        if len(run) > 2:
+            text.append(f"{fmt_pid(run[0])}..{fmt_pid(run[-1])}")
+        else:
+            text += [fmt_pid(t) for t in run]
+    return ", ".join(text)
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class Blocked:
+    process: tuple[int, int]
+    op: str
+    path: str
+    line: int
+    column: int
+    waits_for: str
+    stack: list[str] = field(default_factory=list)
+    """"op at path:line" for each enclosing call/loop/branch, innermost last."""
+
+    def to_json(self) -> dict:
+        return {"process": list(self.process), "op": self.op, "path": self.path, "line": self.line,
+                "column": self.column, "waits_for": self.waits_for, "stack": self.stack}
+
+
+@dataclass
+class InterpResult:
+    outcome: str
+    """completed | deadlock | error | timeout"""
+    grid: Grid
+    mode: str
+    """"global" (entry takes global arrays: shard_map/GSPMD exports) or "per_device"."""
+    outputs: dict
+    """process → list of output arrays (numpy), or {None: [...]} for a global program's assembled outputs."""
+    blocked: list[Blocked] = field(default_factory=list)
+    states: dict = field(default_factory=dict)
+    """process → ready | blocked | finished | error."""
+    message: str | None = None
+    error_at: tuple[str, int, int] | None = None
+    steps: int = 0
+    elapsed_s: float = 0.0
+    backend: str = "numpy (cpu)"
+    inputs: dict = field(default_factory=dict)
+    """process (or None for shared global inputs) → list of input arrays."""
+    notes: list[str] = field(default_factory=list)
+    """Things worth knowing about a run (collectives XLA's matching paired)."""
+
+
+# ----------------------------------------------------------------------------- interpreter
+class Interpreter:
+    """Runs one module for every process of its grid."""
+
+    def __init__(self, module: Module, grid: Grid | None = None, backend=None, limits: Limits | None = None,
+                 schedule: list[tuple[int, int]] | None = None, matching: str = "xla"):
+        if matching not in ("xla", "spec"):
+            raise ExecutionError(f"matching must be xla or spec, not {matching!r}")
+        self.matching = matching
+        """How collectives on different processes meet: "xla" (kind + channel + groups for
+        ops with a positive channel, as XLA's runtime does; the default, as in the
+        deadlock analysis) or "spec" (only at the same op)."""
+        self.notes: list[str] = []
+        self.module = module
+        self.grid = grid or grid_of(module)
+        self.backend = backend or NumpyBackend()
+        self.limits = limits or Limits()
+        self.schedule = schedule
+        """Optional process order for each scheduling round (replaying a counterexample)."""
+        self.world = World(self, self.grid)
+        self.impls: dict[str, tuple[Callable, bool]] = {}
+        self._operand_cache: dict[int, list[Value | None]] = {}
+        self._deadline = 0.0
+        self.meshes: dict[str, Any] = {}
+        self.vectorized = 0
+        self.total_steps = 0
+        """>0 while a scalar reduction body runs on whole arrays (element-wise)."""
+        from . import comm, ops
+
+        for cls in (*ops.FUNCTION_CLASSES, *comm.FUNCTION_CLASSES):
+            self.register(cls(self))
+
+    def register(self, functions: OpFunctions) -> None:
+        for attr in dir(type(functions)):
+            fn = getattr(type(functions), attr)
+            names = getattr(fn, "_impl_names", None)
+            if names:
+                bound = getattr(functions, attr)
+                for n in names:
+                    self.impls[n] = (bound, fn._impl_blocking)
+
+    # -- locations --------------------------------------------------------------
+    def where(self, op: Operation | None) -> str:
+        if op is None:
+            return "?"
+        path, line, col = self.location(op)
+        return f"{path}:{line}:{col}"
+
+    def location(self, op: Operation) -> tuple[str, int, int]:
+        src = self.module.source
+        try:
+            start = op.name_span.start
+        except Exception:  # noqa: BLE001 - a header that does not parse still has a span
+            start = op.span.start
+        line, col = src.line_col(start)
+        return src.path, line, col
+
+    # -- program shape ----------------------------------------------------------
+    def entry(self) -> Operation:
+        func = self.module.entry_function()
+        if func is None:
+            raise ExecutionError("no entry function: expected @main or a single public func.func")
+        return func
+
+    def mode(self) -> str:
+        return program_mode(self.module)
+
+    def preflight(self, entry: Operation) -> None:
+        """Refuse before running anything: custom_calls the checker does not know
+        (they would be native code), an unknown grid, a malformed module."""
+        if self.module.structurally_broken or self.module.syntax_errors:
+            msg, span = self.module.syntax_errors[0] if self.module.syntax_errors else ("unreadable module", None)
+            raise ExecutionError(f"the module does not parse: {msg}")
+        if not self.grid.known:
+            raise ExecutionError("the process grid is unknown: the module has no mhlo.num_partitions / "
+                                 "mhlo.num_replicas (pass --num-partitions / --num-replicas)")
+        from ..semantics import reachable_funcs
+
+        names = reachable_funcs(self.module, entry.symbol_name or "main")
+        for name in names:
+            func = self.module.funcs.get(name)
+            if func is None:
+                continue
+            for op in func.walk():
+                if op.name == "stablehlo.custom_call":
+                    target = custom_call_target(op)
+                    if target not in KNOWN_CUSTOM_CALLS:
+                        raise ExecutionError(
+                            f"refused: custom_call @{target} at {self.where(op)}: the execution checker runs only "
+                            f"the sharding annotations JAX emits (@Sharding, @SPMDFullToShardShape, "
+                            f"@SPMDShardToFullShape); it does not call native code it does not know", op)
+        if self.module.syntax_errors:  # headers parsed lazily above may have failed
+            msg, _span = self.module.syntax_errors[0]
+            raise ExecutionError(f"the module does not parse: {msg}")
+
+    # -- running ----------------------------------------------------------------
+    def run(self, inputs: Inputs | None = None) -> InterpResult:
+        inputs = inputs or Inputs()
+        t0 = time.monotonic()
+        self._deadline = t0 + self.limits.time_s
+        mode = "per_device"
+        result_inputs: dict = {}
+        try:
+            entry = self.entry()
+            self.preflight(entry)
+            mode = self.mode()
+            ftype = func_type(entry)
+            if ftype is None:
+                raise ExecutionError(f"entry function @{entry.symbol_name} has no readable signature", entry)
+            shared = inputs.make(list(ftype.inputs), None) if mode == "global" else None
+            if shared is not None:
+                result_inputs[None] = shared
+            for r, p in self.grid.processes():
+                pid = (r, p)
+                proc = Process(pid, self.grid.flat(r, p))
+                args = shared if shared is not None else inputs.make(list(ftype.inputs), pid, proc.flat)
+                if shared is None:
+                    result_inputs[pid] = args
+                proc.coroutine = self._main(proc, entry, [self._to_backend(a) for a in args])
+                self.world.procs[pid] = proc
+            outcome, message = self._schedule()
+        except ExecutionError as e:
+            return self._result("error", mode, t0, e.message, e.op, result_inputs)
+        except LimitExceeded as e:
+            return self._result("timeout" if e.kind == "time" else "error", mode, t0, e.message, None, result_inputs)
+        return self._result(outcome, mode, t0, message, None, result_inputs)
+
+    def _to_backend(self, a):
+        return a if a is TOKEN else self.backend.asarray(a)
+
+    def _main(self, proc: Process, entry: Operation, args: list) -> Iterator:
+        frame = Frame(proc)
+        proc.outputs = yield from self.call_function(frame, entry, args)
+        # XLA's send-done: a process finishes once everything it sent has been received
+        from .comm import DeliveryWait
+
+        for msg in proc.obligations:
+            if not msg.received:
+                proc.op = msg.op
+                yield DeliveryWait(msg, msg.op)
+
+    def _schedule(self) -> tuple[str, str | None]:
+        procs = list(self.world.procs.values())
+        order = procs
+        if self.schedule:
+            rank = {pid: i for i, pid in enumerate(self.schedule)}
+            order = sorted(procs, key=lambda p: rank.get(p.pid, len(rank) + p.flat))
+        while True:
+            moved = False
+            for proc in order:
+                if proc.state in ("finished", "error"):
+                    continue
+                if proc.state == "blocked":
+                    if not proc.wait.ready():
+                        continue
+                    proc.state, proc.wait = "ready", None
+                while proc.state == "ready":
+                    try:
+                        wait = next(proc.coroutine)
+                    except StopIteration:
+                        proc.state = "finished"
+                        proc.op = None
+                        moved = True
+                        break
+                    moved = True
+                    if not wait.ready():
+                        proc.state, proc.wait = "blocked", wait
+            if all(p.state == "finished" for p in procs):
+                return "completed", None
+            if not moved:
+                n = sum(p.state == "blocked" for p in procs)
+                return "deadlock", f"{n} of {len(procs)} processes are blocked and none can make progress"
+
+    def _result(self, outcome, mode, t0, message, op, inputs) -> InterpResult:
+        world = self.world
+        res = InterpResult(outcome, self.grid, mode, {}, message=message, steps=sum(p.steps for p in world.procs.values()),
+                           elapsed_s=time.monotonic() - t0, backend=self.backend.describe(), inputs=inputs)
+        if op is not None:
+            res.error_at = self.location(op)
+            where = self.where(op)
+            res.message = message if where in (message or "") else f"{message} at {where}"
+        res.states = {pid: p.state for pid, p in world.procs.items()}
+        res.notes = list(dict.fromkeys(self.notes))
+        if outcome == "deadlock":
+            for pid, p in world.procs.items():
+                if p.state == "blocked":
+                    path, line, col = self.location(p.op)
+                    res.blocked.append(Blocked(pid, p.op.name, path, line, col, p.wait.waits_for(world, pid),
+                                               [f"{s.name} at {self.where(s)}" for s in p.stack if s is not p.op]))
+        if outcome == "completed":
+            res.outputs = self._outputs(mode)
+        return res
+
+    def _outputs(self, mode: str) -> dict:
+        out: dict = {}
+        for pid, p in self.world.procs.items():
+            vals = []
+            for v in p.outputs or []:
+                if isinstance(v, PendingGlobal):
+                    v = v.slot.value(v.index) if v.slot.complete else None
+                vals.append(None if v is None or v is TOKEN or isinstance(v, Future) else self.backend.to_numpy(v))
+            out[pid] = vals
+        if mode == "global" and out:
+            first = out[min(out)]
+            return {None: first}
+        return out
+
+    # -- functions, regions, blocks -----------------------------------------------
+    def call_function(self, frame_or_proc, func: Operation, args: list) -> Iterator:
+        proc = frame_or_proc.proc if isinstance(frame_or_proc, Frame) else frame_or_proc
+        if not func.regions or not func.regions[0].blocks:
+            raise ExecutionError(f"function @{func.symbol_name} has no body (external functions are not run)", func)
+        frame = Frame(proc)
+        try:
+            return (yield from self.run_region(frame, func.regions[0], args))
+        finally:
+            self.world.live_bytes -= frame.bytes
+
+    def run_region(self, frame: Frame, region: Region, args: list) -> Iterator:
+        """Run a single-block region with `args` bound to its block arguments; the
+        values its terminator returns."""
+        if not region.blocks:
+            return []
+        if len(region.blocks) > 1:
+            raise ExecutionError("regions with several blocks (unstructured control flow) are not run",
+                                 region.parent)
+        block = region.blocks[0]
+        self.bind_args(frame, block, args)
+        return (yield from self.run_block(frame, block))
+
+    def bind_args(self, frame: Frame, block: Block, args: list) -> None:
+        params = block.arguments
+        if len(params) != len(args):
+            owner = block.parent.parent
+            raise ExecutionError(f"region of {owner.name if owner else 'function'} takes {len(params)} "
+                                 f"arguments, got {len(args)}", owner)
+        for v, a in zip(params, args):
+            self.bind(frame, v, a)
+
+    def bind(self, frame: Frame, v: Value, a) -> None:
+        old = frame.env.get(v)
+        size = nbytes(a) - nbytes(old)
+        frame.env[v] = a
+        frame.bytes += size
+        self.world.live_bytes += size
+
+    def run_block(self, frame: Frame, block: Block) -> Iterator:
+        proc = frame.proc
+        for op in block.operations:
+            proc.op = op
+            proc.steps += 1
+            self.total_steps += 1
+            if self.total_steps & 0x3FF == 0:
+                self.check_time()
+            if op.name in TERMINATORS:
+                return [self.lookup(frame, v, op) for v in self.operands(op)]
+            entry = self.impls.get(op.name)
+            if entry is None:
+                raise ExecutionError(f"cannot execute: op {op.name}", op)
+            fn, blocking = entry
+            args = []
+            for v in self.operands(op):
+                a = self.lookup(frame, v, op)
+                if isinstance(a, PendingGlobal) and not getattr(fn, "_accepts_pending", False):
+                    a = yield from self.resolve(frame, a, op)
+                args.append(a)
+            self.check_memory(op)
+            try:
+                if blocking:
+                    proc.stack.append(op)
+                    try:
+                        results = yield from fn(frame, op, args)
+                    finally:
+                        proc.stack.pop()
+                    proc.op = op
+                else:
+                    with self.backend.errstate():
+                        results = fn(frame, op, args)
+            except ExecutionError as e:
+                if e.op is None:
+                    e.op = op
+                raise
+            except LimitExceeded:
+                raise
+            except Exception as e:  # a numpy/jax error on odd data: located, never a traceback
+                raise ExecutionError(f"cannot execute: op {op.name} failed: {type(e).__name__}: {e}", op) from None
+            res_vals = op.results
+            if len(results) != len(res_vals):
+                raise ExecutionError(f"cannot execute: op {op.name} produced {len(results)} values for "
+                                     f"{len(res_vals)} results", op)
+            for v, a in zip(res_vals, results):
+                self.bind(frame, v, a)
+        raise ExecutionError("block has no terminator", block.parent.parent)
+
+    def resolve(self, frame: Frame, value: PendingGlobal, op: Operation) -> Iterator:
+        """The assembled global array behind a PendingGlobal, waiting for every
+        process's shard if they have not all produced it yet."""
+        slot = value.slot
+        if not slot.complete:
+            yield SlotWait(slot, op)
+        return self.backend.asarray(slot.value(value.index))
+
+    def lookup(self, frame: Frame, v: Value | None, op: Operation):
+        if v is None:
+            raise ExecutionError(f"cannot execute: op {op.name} uses an undefined value", op)
+        try:
+            return frame.env[v]
+        except KeyError:
+            raise ExecutionError(f"cannot execute: {v.name} is used before it has a value", op) from None
+
+    def operands(self, op: Operation) -> list[Value | None]:
+        key = id(op)
+        vals = self._operand_cache.get(key)
+        if vals is None:
+            vals = self._operand_cache[key] = op.operands
+        return vals
+
+    # -- limits -------------------------------------------------------------------
+    def check_time(self) -> None:
+        if time.monotonic() > self._deadline:
+            raise LimitExceeded("time", f"time limit of {self.limits.time_s:g} s reached")
+        if self.total_steps > self.limits.max_steps:
+            raise LimitExceeded("time", f"step limit of {self.limits.max_steps} ops reached")
+
+    def check_memory(self, op: Operation) -> None:
+        need = 0
+        for t in op.result_types:
+            if isinstance(t, TensorType):
+                need += t.num_bytes or 0
+        if need and self.world.live_bytes + need > self.limits.memory_bytes:
+            raise LimitExceeded("memory", f"memory limit of {self.limits.memory_bytes / 2**20:.0f} MiB reached at "
+                                          f"{op.name} ({self.where(op)}): {need / 2**20:.1f} MiB more on top of "
+                                          f"{self.world.live_bytes / 2**20:.1f} MiB live")
+
+    # -- helpers for impls --------------------------------------------------------
+    def result_type(self, op: Operation, i: int = 0) -> TensorType:
+        types = op.result_types
+        if i >= len(types):
+            raise ExecutionError(f"cannot execute: op {op.name} has no type for result {i}", op)
+        return tensor_type(types[i], f"result {i} of {op.name}")
+
+    def zeros_like_type(self, t: TensorType):
+        from .values import dtype_of
+
+        return self.backend.asarray(np.zeros(tuple(t.shape), dtype_of(t.element)))
+
+    def eval_region(self, frame: Frame, region: Region, args: list) -> list:
+        """Run a region that cannot block (a reduction body) to completion."""
+        gen = self.run_region(frame, region, args)
+        self.vectorized += 1
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+        finally:
+            self.vectorized -= 1
+        gen.close()
+        raise ExecutionError("a reduction region may not communicate", region.parent)

@@ -1,0 +1,341 @@
+"""One entry point for both engines: run a program, cross-check, and report
+(text or JSON). This is what `shlo-lint run` and `--confirm` call.
+
+JSON (one object per program):
+
+    {"outcome": "completed" | "deadlock" | "aborted" | "unsupported" | "error" | "timeout",
+     "engine": "interp" | "xla" | "both", "path", "grid": [replicas, partitions],
+     "mode": "global" | "per_device", "device", "inputs", "message",
+     "blocked": [{"process": [r, p], "op", "path", "line", "column", "waits_for", "stack"}],
+     "processes": [{"process": [r, p], "state"}],
+     "outputs": [{"index", "name", "process": [r, p] | null, "shape", "dtype", "min", "max", "mean", "sum"}],
+     "elapsed_s",
+     "engines": {"interp": {...}, "xla": {...}},      # --engine both
+     "cross_check": {"status": "match" | "mismatch" | "skipped", "reason", "max_abs_diff", "mismatches"}}
+
+Exit status of `shlo-lint run`: 0 completed (and, with both engines, agreeing);
+1 deadlock, aborted or a cross-check mismatch; 2 error, unsupported or timeout.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine import parser, read_path
+from ..ir import Module
+from ..scan import scan
+from ..semantics import Grid, grid_of
+from .interpreter import Blocked, Interpreter, Limits, fmt_pid
+from .values import ExecutionError, Inputs, summarize
+
+ENGINES = ("interp", "xla", "both")
+HANG_OUTCOMES = ("deadlock", "aborted", "timeout")
+
+
+@dataclass
+class RunOptions:
+    engine: str = "interp"
+    device: str = "cpu"
+    inputs: Inputs = field(default_factory=Inputs)
+    time_limit_s: float = 60.0
+    memory_limit_bytes: int = 4 << 30
+    num_replicas: int | None = None
+    num_partitions: int | None = None
+    xla_timeout_s: float = 120.0
+    xla_stuck_warn_s: int = 2
+    xla_stuck_terminate_s: int = 10
+    rtol: float = 1e-4
+    atol: float = 1e-5
+    schedule: list | None = None
+    """Process order for each scheduling round (a counterexample's processes first)."""
+    matching: str = "xla"
+    """How collectives meet: "xla" (kind + channel + groups) or "spec" (the same op)."""
+
+
+@dataclass
+class EngineReport:
+    outcome: str
+    engine: str
+    device: str
+    blocked: list[Blocked] = field(default_factory=list)
+    states: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    message: str | None = None
+    elapsed_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self, names: list[str | None]) -> dict:
+        return {"outcome": self.outcome, "engine": self.engine, "device": self.device, "message": self.message,
+                "notes": self.notes,
+                "blocked": [b.to_json() for b in self.blocked],
+                "processes": [{"process": list(p), "state": s} for p, s in sorted(self.states.items())],
+                "outputs": _outputs_json(self.outputs, names), "elapsed_s": round(self.elapsed_s, 4)}
+
+
+@dataclass
+class RunReport:
+    path: str
+    engine: str
+    grid: Grid | None
+    mode: str
+    inputs: str
+    reports: dict[str, EngineReport]
+    result_names: list[str | None] = field(default_factory=list)
+    cross_check: dict | None = None
+
+    @property
+    def primary(self) -> EngineReport:
+        return self.reports.get("interp") or next(iter(self.reports.values()))
+
+    @property
+    def outcome(self) -> str:
+        return self.primary.outcome
+
+    def exit_code(self) -> int:
+        outcomes = {r.outcome for r in self.reports.values()}
+        if self.cross_check and self.cross_check["status"] == "mismatch":
+            return 1
+        if outcomes & {"deadlock", "aborted"}:
+            return 1
+        if self.primary.outcome == "completed":
+            return 0
+        return 2
+
+    def to_json(self) -> dict:
+        p = self.primary
+        out = {"outcome": p.outcome, "engine": self.engine, "path": self.path,
+               "grid": [self.grid.num_replicas, self.grid.num_partitions] if self.grid and self.grid.known else None,
+               "mode": self.mode, "device": p.device, "inputs": self.inputs, "message": p.message, "notes": p.notes,
+               "blocked": [b.to_json() for b in p.blocked],
+               "processes": [{"process": list(q), "state": s} for q, s in sorted(p.states.items())],
+               "outputs": _outputs_json(p.outputs, self.result_names), "elapsed_s": round(p.elapsed_s, 4)}
+        if self.engine == "both":
+            out["engines"] = {k: r.to_json(self.result_names) for k, r in self.reports.items()}
+            out["cross_check"] = self.cross_check
+        return out
+
+
+def _outputs_json(outputs: dict, names: list[str | None]) -> list[dict]:
+    rows = []
+    for proc in sorted(outputs, key=lambda k: (-1, -1) if k is None else k):
+        for i, arr in enumerate(outputs[proc]):
+            row = {"index": i, "name": names[i] if i < len(names) else None,
+                   "process": None if proc is None else list(proc)}
+            if arr is None:
+                row["unavailable"] = True
+            else:
+                row.update(summarize(arr))
+            rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- running
+def load(path: str) -> Module:
+    source, err = read_path(path)
+    if err is not None:
+        raise ExecutionError(err.message)
+    if not source.text.strip():
+        raise ExecutionError(f"{path} is empty")
+    return scan(source, parser())
+
+
+def result_names(module: Module) -> list[str | None]:
+    from ..attributes import ArrayAttr, DictAttr, StringAttr
+
+    entry = module.entry_function()
+    if entry is None:
+        return []
+    attrs = entry.attr("res_attrs")
+    names: list[str | None] = []
+    if isinstance(attrs, ArrayAttr):
+        for d in attrs.elements:
+            info = d.get("jax.result_info") if isinstance(d, DictAttr) else None
+            names.append(info.value if isinstance(info, StringAttr) else None)
+    return names
+
+
+def run_path(path: str, options: RunOptions | None = None) -> RunReport:
+    options = options or RunOptions()
+    try:
+        module = load(path)
+    except ExecutionError as e:
+        return RunReport(path, options.engine, None, "?", options.inputs.describe(),
+                         {options.engine if options.engine != "both" else "interp":
+                          EngineReport("error", options.engine, options.device, message=e.message)})
+    return run_module(module, options)
+
+
+def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
+    from .interpreter import program_mode
+
+    options = options or RunOptions()
+    if options.engine not in ENGINES:
+        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla or both)")
+    grid = grid_of(module, options.num_replicas, options.num_partitions)
+    try:
+        mode = program_mode(module)
+    except Exception:  # noqa: BLE001 - a broken module: the engines report it
+        mode = "?"
+    reports: dict[str, EngineReport] = {}
+    if options.engine in ("interp", "both"):
+        reports["interp"] = run_interp(module, grid, options)
+    if options.engine in ("xla", "both"):
+        reports["xla"] = run_xla_engine(module, grid, options)
+    report = RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(), reports,
+                       result_names(module))
+    if options.engine == "both":
+        report.cross_check = cross_check(reports["interp"], reports["xla"], options)
+    return report
+
+
+def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
+    try:
+        from .backends import make_backend
+
+        backend = make_backend(options.device)
+    except ExecutionError as e:
+        return EngineReport("unsupported", "interp", options.device, message=e.message)
+    try:
+        interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
+                             schedule=options.schedule, matching=options.matching)
+    except ExecutionError as e:
+        return EngineReport("error", "interp", backend.describe(), message=e.message)
+    r = interp.run(options.inputs)
+    return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
+                        r.notes)
+
+
+def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
+    from .xla import XlaOptions, run_xla
+
+    r = run_xla(module, grid, options.inputs,
+                XlaOptions(options.device, options.xla_timeout_s, options.xla_stuck_warn_s,
+                           options.xla_stuck_terminate_s))
+    states = {}
+    if r.outcome == "completed" and grid.known:
+        states = {p: "finished" for p in grid.processes()}
+    elif r.blocked:
+        states = {b.process: "blocked" for b in r.blocked}
+    return EngineReport(r.outcome, "xla", r.device, r.blocked, states, r.outputs, r.message, r.elapsed_s)
+
+
+def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
+    """Compare the interpreter (a) with XLA (b): outcomes, then outputs numerically."""
+    if b.outcome in ("unsupported",) or a.outcome in ("unsupported",):
+        who = b if b.outcome == "unsupported" else a
+        return {"status": "skipped", "reason": f"{who.engine}: {who.message}"}
+    if a.outcome in HANG_OUTCOMES and b.outcome in HANG_OUTCOMES:
+        pa = sorted(x.process for x in a.blocked)
+        pb = sorted(x.process for x in b.blocked)
+        same = not pb or pa == pb
+        return {"status": "match" if same else "mismatch",
+                "reason": f"both hang ({a.outcome} / {b.outcome})" + (
+                    "" if same else f"; blocked processes differ: interp {pa}, xla {pb}")}
+    if a.outcome != b.outcome:
+        return {"status": "mismatch", "reason": f"interp: {a.outcome}, xla: {b.outcome}"}
+    if a.outcome != "completed":
+        return {"status": "skipped", "reason": f"both ended with {a.outcome}"}
+    worst = 0.0
+    mismatches = []
+    for key, vals in a.outputs.items():
+        other = b.outputs.get(key)
+        if other is None:
+            return {"status": "mismatch", "reason": "the engines returned outputs for different processes"}
+        for i, (x, y) in enumerate(zip(vals, other)):
+            if x is None or y is None:
+                continue
+            x, y = np.asarray(x), np.asarray(y)
+            where = f"output {i}" + ("" if key is None else f" of process {fmt_pid(key)}")
+            if x.shape != y.shape:
+                mismatches.append(f"{where}: shape {list(x.shape)} vs {list(y.shape)}")
+                continue
+            if x.size == 0:
+                continue
+            if x.dtype.kind in "biu" and y.dtype.kind in "biu":
+                bad = int(np.sum(x != y))
+                if bad:
+                    mismatches.append(f"{where}: {bad} of {x.size} elements differ")
+                continue
+            xf, yf = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64), \
+                y.astype(np.complex128 if y.dtype.kind == "c" else np.float64)
+            diff = np.abs(xf - yf)
+            scale = max(1.0, float(np.max(np.abs(yf)))) if np.isfinite(yf).all() else 1.0
+            ok = np.isclose(xf, yf, rtol=options.rtol, atol=options.atol * scale, equal_nan=True)
+            finite = diff[np.isfinite(diff)]
+            worst = max(worst, float(finite.max()) if finite.size else 0.0)
+            if not ok.all():
+                mismatches.append(f"{where}: {int((~ok).sum())} of {x.size} elements differ "
+                                  f"(max |diff| {float(finite.max()) if finite.size else float('nan'):.3g})")
+    return {"status": "mismatch" if mismatches else "match", "max_abs_diff": worst, "mismatches": mismatches,
+            "rtol": options.rtol, "atol": options.atol}
+
+
+# ----------------------------------------------------------------------------- text
+def render_text(report: RunReport) -> str:
+    lines = []
+    grid = report.grid
+    g = f"grid {grid.num_replicas}x{grid.num_partitions}" if grid and grid.known else "grid unknown"
+    for name, r in report.reports.items():
+        head = f"{report.path}: {r.outcome} [{name}: {r.device}; {g}; inputs {report.inputs}; {r.elapsed_s:.2f} s]"
+        lines.append(head)
+        if r.message:
+            lines.append(f"  {r.message}")
+        for note in r.notes:
+            lines.append(f"  note: {note}")
+        for b in r.blocked:
+            at = f"{b.path}:{b.line}:{b.column}" if b.line else b.path
+            lines.append(f"  process {fmt_pid(b.process)} blocked at {b.op} ({at})")
+            if b.stack:
+                lines.append(f"      inside {' > '.join(b.stack)}")
+            lines.append(f"      waiting for {b.waits_for}")
+        if r.blocked and r.states:
+            others: dict[str, list] = {}
+            for p, s in sorted(r.states.items()):
+                if s != "blocked":
+                    others.setdefault(s, []).append(p)
+            for s, ps in others.items():
+                ids = ", ".join(fmt_pid(p) for p in ps) if len(ps) <= 4 else \
+                    f"{fmt_pid(ps[0])}..{fmt_pid(ps[-1])} ({len(ps)})"
+                lines.append(f"  process{'es' if len(ps) > 1 else ''} {ids}: {s}")
+        if r.outcome == "completed":
+            lines += _outputs_text(r.outputs, report.result_names, report.mode)
+    if report.cross_check:
+        cc = report.cross_check
+        detail = cc.get("reason") or (f"max |diff| {cc.get('max_abs_diff', 0):.3g} "
+                                      f"(rtol {cc.get('rtol')}, atol {cc.get('atol')})")
+        lines.append(f"cross-check interp vs xla: {cc['status']}: {detail}")
+        for m in cc.get("mismatches", [])[:10]:
+            lines.append(f"  {m}")
+    return "\n".join(lines)
+
+
+def _outputs_text(outputs: dict, names: list[str | None], mode: str) -> list[str]:
+    rows = _outputs_json(outputs, names)
+    if not rows:
+        return ["  no outputs"]
+    out = ["  outputs" + (" (global arrays, assembled from every process's shard):" if mode == "global"
+                          else " (per process):")]
+    shown = 0
+    for row in rows:
+        if shown == 16:
+            out.append(f"    ... {len(rows) - shown} more")
+            break
+        shown += 1
+        who = "" if row["process"] is None else f"process ({row['process'][0]},{row['process'][1]}) "
+        label = f"#{row['index']}" + (f" {row['name']}" if row.get("name") else "")
+        if row.get("unavailable"):
+            out.append(f"    {who}{label}: unavailable")
+            continue
+        shape = "x".join(map(str, row["shape"])) or "scalar"
+        stats = ""
+        if "min" in row:
+            stats = f"  min {row['min']:.4g}  max {row['max']:.4g}  mean {row['mean']:.4g}  sum {row['sum']:.6g}"
+        out.append(f"    {who}{label}: {shape} {row['dtype']}{stats}")
+    return out
+
+
+def render_json(reports: list[RunReport]) -> str:
+    data = [r.to_json() for r in reports]
+    return json.dumps(data[0] if len(data) == 1 else data, indent=2)

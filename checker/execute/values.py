@@ -1,0 +1,253 @@
+"""Runtime values of the execution checker: element types → numpy dtypes, tokens,
+futures, and the program's inputs (random with a seed, zeros, or an .npz file).
+
+Arrays are numpy on the host; the GPU backend converts at its boundary
+(backends.py), so everything here stays backend-neutral.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..types import ComplexType, ScalarType, TensorType, TokenType, Type
+
+
+class ExecutionError(Exception):
+    """The program cannot be executed: an op the checker does not implement, a
+    refused custom_call, a malformed attribute, bad inputs. Carries the op (if
+    any) so the report can say file:line; never escapes as a traceback."""
+
+    def __init__(self, message: str, op=None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+
+class LimitExceeded(Exception):
+    """The time or memory limit was reached."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind  # "time" | "memory"
+        self.message = message
+
+
+# ----------------------------------------------------------------------------- dtypes
+_INTS = {"i1": np.bool_, "i2": np.int8, "i4": np.int8, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+         "i64": np.int64, "si8": np.int8, "si16": np.int16, "si32": np.int32, "si64": np.int64,
+         "ui2": np.uint8, "ui4": np.uint8, "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32,
+         "ui64": np.uint64, "index": np.int64}
+_FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def _ml_dtype(name: str):
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - ml_dtypes ships with jax
+        return None
+    table = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+             "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz"}
+    attr = table.get(name)
+    return np.dtype(getattr(ml_dtypes, attr)) if attr and hasattr(ml_dtypes, attr) else None
+
+
+def dtype_of(element: Type) -> np.dtype:
+    """The numpy dtype holding one element type; ExecutionError if there is none."""
+    if isinstance(element, ScalarType):
+        if element.name in _INTS:
+            return np.dtype(_INTS[element.name])
+        if element.name in _FLOATS:
+            return np.dtype(_FLOATS[element.name])
+        dt = _ml_dtype(element.name)
+        if dt is not None:
+            return dt
+        if element.name == "tf32":
+            return np.dtype(np.float32)
+    if isinstance(element, ComplexType):
+        inner = getattr(element.element, "name", "f32")
+        return np.dtype(np.complex128 if inner == "f64" else np.complex64)
+    raise ExecutionError(f"element type {element} has no numpy representation here"
+                         + (" (install ml_dtypes)" if "f8" in str(element) or "bf16" in str(element) else ""))
+
+
+def tensor_type(t: Type | None, what: str = "value") -> TensorType:
+    if not isinstance(t, TensorType) or not t.is_static:
+        raise ExecutionError(f"{what} has type {t}: the execution checker runs statically shaped tensors only")
+    return t
+
+
+def is_float(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt.name in ("bfloat16",) or dt.name.startswith("float8")
+
+
+# ----------------------------------------------------------------------------- runtime objects
+class Token:
+    """!stablehlo.token: carries ordering only."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "token"
+
+
+TOKEN = Token()
+
+
+@dataclass(eq=False)
+class Future:
+    """The value of an async_start / *_start: what its done waits for.
+
+    `wait` is the pending communication (None for a body run eagerly, whose
+    `values` are already known); `get()` gives the results once it is ready."""
+
+    op: object
+    wait: object | None = None
+    get: object | None = None
+    values: list | None = None
+    consumed: bool = False
+
+
+@dataclass(eq=False)
+class PendingGlobal:
+    """One result of sdy.manual_computation (or @SPMDShardToFullShape): a global
+    array assembled from every process's shard once they have all produced it."""
+
+    slot: object
+    index: int
+
+
+# ----------------------------------------------------------------------------- constants
+_HEX_TOKEN = re.compile(r"^-?0x[0-9A-Fa-f]+$")
+
+
+def constant_array(attr, t: TensorType) -> np.ndarray:
+    """A dense constant as an array of its declared element type. Float literals
+    written as bit patterns (`dense<0xFF800000>`: -inf) are reinterpreted, which the
+    shared decoder (made for integer groups) does not do."""
+    from ..attributes import DenseDecodeError
+
+    dt = dtype_of(t.element)
+    text = attr.literal.strip()
+    shape = tuple(t.shape)
+    if is_float(dt) and not text.startswith('"') and "0x" in text:
+        toks = re.findall(r"-?0x[0-9A-Fa-f]+|[^\s,\[\]]+", text)
+        width = {2: np.uint16, 4: np.uint32, 8: np.uint64}.get(dt.itemsize, np.uint32)
+        vals = []
+        for tok in toks:
+            if _HEX_TOKEN.match(tok):
+                vals.append(np.array(int(tok, 16), dtype=width).view(dt if dt.itemsize in (2, 4, 8) else np.float32))
+            else:
+                vals.append(np.array(float(tok)).astype(dt))
+        arr = np.array([v.item() if hasattr(v, "item") else v for v in vals]).astype(dt)
+        return np.full(shape, arr[0], dtype=dt) if arr.size == 1 else arr.reshape(shape)
+    try:
+        raw = attr.array
+    except DenseDecodeError as e:
+        raise ExecutionError(str(e)) from None
+    if dt.name == "bfloat16" and text.startswith('"0x'):
+        raw = np.asarray(raw, dtype=np.float32)
+    arr = np.asarray(raw)
+    if arr.size == 1 and shape and arr.shape != shape:
+        arr = np.full(shape, arr.reshape(()).item())
+    try:
+        return np.array(arr, dtype=dt).reshape(shape)
+    except ValueError as e:
+        raise ExecutionError(f"constant does not fit its type {t}: {e}") from None
+
+
+# ----------------------------------------------------------------------------- inputs
+@dataclass
+class Inputs:
+    """What the entry function's arguments are bound to.
+
+    kind: "random" (seeded), "zeros", or "npz" (path). For a program whose entry
+    takes global arrays (shard_map / GSPMD exports) every process sees the same
+    arguments; for a hand-written per-device program each process gets its own."""
+
+    kind: str = "random"
+    seed: int = 0
+    path: str | None = None
+    _npz: dict = field(default_factory=dict, repr=False)
+
+    @staticmethod
+    def parse(spec: str, seed: int = 0) -> "Inputs":
+        if spec in ("random", "zeros"):
+            return Inputs(spec, seed)
+        if spec.endswith(".npz"):
+            return Inputs("npz", seed, spec)
+        raise ExecutionError(f"--inputs must be random, zeros or a FILE.npz, not {spec!r}")
+
+    def describe(self) -> str:
+        return {"random": f"random (seed {self.seed})", "zeros": "zeros"}.get(self.kind, f"from {self.path}")
+
+    def _load(self) -> dict:
+        if self.kind == "npz" and not self._npz:
+            try:
+                with np.load(self.path, allow_pickle=False) as data:  # type: ignore[arg-type]
+                    self._npz = {k: np.array(data[k]) for k in data.files}
+            except (OSError, ValueError) as e:
+                raise ExecutionError(f"cannot read inputs {self.path}: {e}") from None
+        return self._npz
+
+    def make(self, types: list[Type], process: tuple[int, int] | None, flat: int | None = None) -> list:
+        """Argument values for one process (process None: the shared global arguments)."""
+        out = []
+        for i, t in enumerate(types):
+            if isinstance(t, TokenType):
+                out.append(TOKEN)
+                continue
+            tt = tensor_type(t, f"argument {i}")
+            dt = dtype_of(tt.element)
+            shape = tuple(tt.shape)
+            if self.kind == "zeros":
+                out.append(np.zeros(shape, dt))
+            elif self.kind == "random":
+                rng = np.random.default_rng([self.seed, i] if flat is None else [self.seed, i, 1 + flat])
+                out.append(_random(rng, shape, dt))
+            else:
+                out.append(self._from_npz(i, tt, dt, process))
+        return out
+
+    def _from_npz(self, i: int, tt: TensorType, dt: np.dtype, process) -> np.ndarray:
+        data = self._load()
+        keys = []
+        if process is not None:
+            keys.append(f"arg{i}_{process[0]}_{process[1]}")
+        keys += [f"arg{i}", f"arr_{i}"]
+        for k in keys:
+            if k in data:
+                arr = data[k]
+                if tuple(arr.shape) != tuple(tt.shape):
+                    raise ExecutionError(f"inputs {self.path}: {k} has shape {list(arr.shape)}, "
+                                         f"argument {i} is {tt}")
+                return arr.astype(dt)
+        raise ExecutionError(f"inputs {self.path}: no array for argument {i} (expected one of {', '.join(keys)})")
+
+
+def _random(rng: np.random.Generator, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
+    if dt == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dt.kind in "iu":
+        return rng.integers(0, 8, shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(np.float32).astype(dt)
+
+
+def nbytes(v) -> int:
+    return int(getattr(v, "nbytes", 0) or 0)
+
+
+def summarize(arr) -> dict:
+    """A short, comparable summary of an output array."""
+    a = np.asarray(arr)
+    out: dict = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    if a.size and (a.dtype.kind in "fiucb" or is_float(a.dtype)):
+        f = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        if a.dtype.kind == "c":
+            out.update(sum=[float(f.sum().real), float(f.sum().imag)])
+        else:
+            out.update(min=float(f.min()), max=float(f.max()), mean=float(f.mean()), sum=float(f.sum()))
+    return out

@@ -1,0 +1,249 @@
+"""The XLA engine: compile the module with jaxlib for the process grid — N
+virtual CPU devices (`--xla_force_host_platform_device_count=N`) or N GPUs —
+run it in a subprocess (xla_worker.py) under a watchdog, and classify:
+
+* completed — with outputs (assembled global arrays, or per-device ones);
+* aborted — XLA:CPU found a collective some participants never joined ("... may
+  be stuck. Expected N threads to join the rendezvous") and terminated the
+  process; the stuck-warning and termination timeouts are shortened so a hang
+  costs seconds, not minutes;
+* unsupported — XLA cannot run the program here ("UNIMPLEMENTED: HLO opcode
+  send" on XLA:CPU, too few GPUs, no jax);
+* timeout — the watchdog killed a run that neither finished nor aborted;
+* error — compile or run errors (XLA's message is kept).
+
+The worker gets a copy of the module; the user's file is never modified. The
+subprocess inherits no network need: jax runs locally on CPU devices or local GPUs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir import Module, func_type
+from ..semantics import Grid
+from .interpreter import Blocked, program_mode
+from .values import ExecutionError, Inputs, TOKEN
+
+
+@dataclass
+class XlaOptions:
+    device: str = "cpu"
+    """cpu (N virtual host devices) or gpu (needs at least N GPUs)."""
+    timeout_s: float = 120.0
+    """The watchdog: the whole subprocess (start, compile, run)."""
+    stuck_warn_s: int = 2
+    stuck_terminate_s: int = 10
+    """XLA:CPU's collective rendezvous timeouts (its defaults are 20 s / 40 s)."""
+    memory_bytes: int | None = None
+    """Address-space limit for the subprocess (None: no limit; XLA reserves much more
+    virtual memory than it uses, so keep this generous)."""
+
+
+@dataclass
+class XlaResult:
+    outcome: str
+    """completed | aborted | unsupported | timeout | error"""
+    outputs: dict
+    """None → assembled global outputs, or process → per-device outputs."""
+    blocked: list[Blocked]
+    message: str | None
+    elapsed_s: float
+    device: str
+    log_tail: str = ""
+
+
+_STUCK = re.compile(r"\[id=(\d+)\][^\n]*?(?:waiting for|Termination timeout for) `([a-z\- ]+?) RendezvousKey")
+_ARRIVED = re.compile(r"Expected (\d+) threads to join the rendezvous, but (?:only (\d+)|not all) of them")
+_XLA_KIND = {"all reduce": "all_reduce", "all gather": "all_gather", "reduce scatter": "reduce_scatter",
+             "all to all": "all_to_all", "collective permute": "collective_permute",
+             "collective broadcast": "collective_broadcast"}
+
+
+def jax_available() -> bool:
+    try:
+        import importlib.util
+
+        return importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jaxlib") is not None
+    except (ImportError, ValueError):  # pragma: no cover
+        return False
+
+
+def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | None = None) -> XlaResult:
+    options = options or XlaOptions()
+    t0 = time.monotonic()
+    device = f"xla:{options.device}"
+    if not jax_available():
+        return XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'", 0.0, device)
+    if not grid.known:
+        return XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / --num-replicas)",
+                         0.0, device)
+    entry = module.entry_function()
+    ftype = func_type(entry) if entry is not None else None
+    if ftype is None:
+        return XlaResult("error", {}, [], "no entry function with a readable signature", 0.0, device)
+    mode = program_mode(module)
+    R, P = grid.num_replicas, grid.num_partitions
+    N = R * P
+    with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-") as tmp:
+        try:
+            arrays = _inputs(inputs, list(ftype.inputs), grid, mode)
+        except ExecutionError as e:
+            return XlaResult("error", {}, [], e.message, 0.0, device)
+        np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
+        with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
+            f.write(module.source.text)
+        platform = "cpu" if options.device == "cpu" else "gpu"
+        with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
+            json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
+                       "num_args": len(ftype.inputs)}, f)
+        env = dict(os.environ)
+        flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
+            "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
+        if platform == "cpu":
+            flags += [f"--xla_force_host_platform_device_count={N}",
+                      f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={options.stuck_warn_s}",
+                      f"--xla_cpu_collective_call_terminate_timeout_seconds={options.stuck_terminate_s}"]
+            env["JAX_PLATFORMS"] = "cpu"
+        else:
+            env.pop("JAX_PLATFORMS", None)
+        env["XLA_FLAGS"] = " ".join(flags)
+        env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
+        env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")])
+        cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla_worker", tmp]
+        if options.memory_bytes:
+            env["SHLO_LINT_XLA_MEMORY_BYTES"] = str(int(options.memory_bytes))  # the worker limits itself
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=options.timeout_s)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            out, err = proc.communicate()
+            timed_out = True
+        log = (out or b"").decode("utf-8", "replace") + (err or b"").decode("utf-8", "replace")
+        elapsed = time.monotonic() - t0
+        result_path = os.path.join(tmp, "result.json")
+        result = None
+        if os.path.exists(result_path):
+            with open(result_path, encoding="utf-8") as f:
+                result = json.load(f)
+        tail = _tail(log)
+        if timed_out:
+            phase = _last_phase(log)
+            return XlaResult("timeout", {}, _blocked_from_log(log, module, grid),
+                             f"watchdog: no result after {options.timeout_s:g} s (last phase: {phase})",
+                             elapsed, device, tail)
+        if result is None:
+            if "may be stuck" in log or "Termination timeout" in log:
+                blocked = _blocked_from_log(log, module, grid)
+                found = _ARRIVED.findall(log)
+                m = next((x for x in found if x[1]), found[0] if found else None)
+                detail = ""
+                if m:
+                    detail = f" (expected {m[0]} participants" + (f", {m[1]} arrived)" if m[1] else ")")
+                return XlaResult("aborted", {}, blocked,
+                                 f"XLA:{platform.upper()} aborted a collective rendezvous that not every "
+                                 f"participant joined{detail}", elapsed, device, tail)
+            return XlaResult("error", {}, [], f"the XLA subprocess died (exit status {proc.returncode})",
+                             elapsed, device, tail)
+        status = result["status"]
+        if status == "completed":
+            outs = _outputs(os.path.join(tmp, "outputs.npz"), result["num_outputs"], grid, mode)
+            device = f"xla:{platform} ({result.get('device_kind', platform)} x{N})"
+            return XlaResult("completed", outs, [], None, elapsed, device, tail)
+        if status == "unsupported":
+            return XlaResult("unsupported", {}, [], result["message"], elapsed, device, tail)
+        return XlaResult("error", {}, [], result.get("message"), elapsed, device, result.get("detail", tail))
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def _tail(log: str, n: int = 4000) -> str:
+    lines = [ln for ln in log.splitlines() if not ln.lstrip().startswith("@ ")]
+    return "\n".join(lines)[-n:]
+
+
+def _last_phase(log: str) -> str:
+    phases = re.findall(r"shlo-lint-xla: (\w+)", log)
+    return phases[-1] if phases else "start"
+
+
+def _inputs(inputs: Inputs, types, grid: Grid, mode: str) -> dict:
+    """The same values the interpreter binds (same seeds), keyed for the worker."""
+    out = {}
+    if mode == "global":
+        for i, a in enumerate(inputs.make(types, None)):
+            if a is TOKEN:
+                raise ExecutionError("token arguments to the entry are not run by the XLA engine")
+            out[f"arg{i}"] = np.asarray(a)
+        return out
+    for r, p in grid.processes():
+        flat = grid.flat(r, p)
+        for i, a in enumerate(inputs.make(types, (r, p), flat)):
+            if a is TOKEN:
+                raise ExecutionError("token arguments to the entry are not run by the XLA engine")
+            out[f"arg{i}_{flat}"] = np.asarray(a)
+    return out
+
+
+def _outputs(path: str, n: int, grid: Grid, mode: str) -> dict:
+    with np.load(path, allow_pickle=False) as data:
+        files = set(data.files)
+        if mode == "global" and all(f"out{i}" in files for i in range(n)):
+            return {None: [np.array(data[f"out{i}"]) for i in range(n)]}
+        out: dict = {}
+        for r, p in grid.processes():
+            flat = grid.flat(r, p)
+            vals = []
+            for i in range(n):
+                key = f"out{i}_{flat}" if f"out{i}_{flat}" in files else f"out{i}"
+                vals.append(np.array(data[key]) if key in files else None)
+            out[(r, p)] = vals
+        return out
+
+
+def _blocked_from_log(log: str, module: Module, grid: Grid) -> list[Blocked]:
+    """Which devices XLA:CPU reported stuck, at which kind of collective (mapped to
+    the program's op of that kind when there is exactly one)."""
+    from .interpreter import fmt_pid
+
+    seen: dict[int, str] = {}
+    for m in _STUCK.finditer(log):
+        seen.setdefault(int(m.group(1)), m.group(2).strip())
+    if not seen:
+        return []
+    found = _ARRIVED.findall(log)
+    arrived = next((x for x in found if x[1]), None)
+    out = []
+    for dev, xla_kind in sorted(seen.items()):
+        kind = _XLA_KIND.get(xla_kind, xla_kind.replace(" ", "_"))
+        ops = [op for op in module.walk() if op.name.rsplit(".", 1)[-1] in (kind, f"{kind}_start")]
+        path, line, col = module.source.path, 0, 0
+        name = f"stablehlo.{kind}"
+        if len(ops) == 1:
+            line, col = module.source.line_col(ops[0].name_span.start)
+            name = ops[0].name
+        pid = grid.unflat(dev) if grid.known else (0, dev)
+        waits = f"the other participants of this {kind} (XLA rendezvous)"
+        if arrived:
+            missing = int(arrived[0]) - int(arrived[1])
+            waits = f"{missing} of the {arrived[0]} participants of this {kind}, which never arrived"
+        out.append(Blocked(pid, name, path, line, col, waits, []))
+        _ = fmt_pid
+    return out
