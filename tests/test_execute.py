@@ -494,3 +494,25 @@ def test_confirm_says_not_reproduced_when_the_run_completes():
     [marked] = confirm([fake], module)
     assert marked.notes[-1].message == ("not reproduced by execution (interp): the run completed (with these "
                                         "inputs and this schedule)")
+
+
+def test_hlo_and_sdy_shardings_index_the_same_devices():
+    from shlo_lint.checker.execute.sharding import Mesh, hlo_tiling, sdy_tiling
+
+    x = np.arange(8 * 6).reshape(8, 6)
+    t = hlo_tiling("{devices=[4,2]<=[8]}", 2, 8)
+    assert t.shard(x, 0).tolist() == x[0:2, 0:3].tolist() and t.shard(x, 1).tolist() == x[0:2, 3:6].tolist()
+    tt = hlo_tiling("{devices=[4,2]<=[2,4]T(1,0)}", 2, 8)  # device d at (d % 4, d // 4)
+    assert tt.device_coords[1] == (1, 0) and tt.device_coords[4] == (0, 1)
+    rep = hlo_tiling("{devices=[2,1,4]<=[8] last_tile_dim_replicate}", 2, 8)
+    assert rep.device_coords[3] == (0, 0) and rep.device_coords[4] == (1, 0)
+    assert hlo_tiling("{manual}", 2, 8) == "manual"
+    assert hlo_tiling("{replicated}", 2, 8).shard(x, 5).tolist() == x.tolist()
+    mesh = Mesh((("x", 2), ("y", 4)), tuple(range(8)))
+    s = sdy_tiling([["x"], ["y"]], mesh)
+    assert s.tiles == (2, 4) and s.device_coords[5] == (1, 1)
+    y = np.arange(64).reshape(8, 8)
+    assert s.shard(y, 5).tolist() == y[4:8, 2:4].tolist()
+    assert s.assemble({d: s.shard(y, d) for d in range(8)}).tolist() == y.tolist()
+    both = sdy_tiling([["y", "x"], []], mesh)  # y major, x minor
+    assert both.tiles == (8, 1) and both.device_coords[1] == (2, 0)

@@ -146,7 +146,7 @@ def _judge(r, expected: dict) -> tuple[bool, str]:
         if r.outcome == "aborted":  # XLA names the devices it saw stuck, not all of them
             seen = [p for p in expected if p in blocked]
             if seen or not blocked:
-                return True, f"XLA aborted a collective rendezvous that not every participant joined ({r.message})"
+                return True, r.message or "XLA aborted a collective rendezvous that not every participant joined"
         missing = [p for p in expected if p not in blocked]
         if missing:
             return False, (f"the run deadlocked but process{'es' if len(missing) > 1 else ''} "
@@ -162,4 +162,6 @@ def _judge(r, expected: dict) -> tuple[bool, str]:
                       f"{' ...' if len(procs) > 8 else ''} blocked as predicted")
     if r.outcome == "completed":
         return False, "the run completed (with these inputs and this schedule)"
+    if r.outcome == "unsupported":
+        return False, f"it cannot run here: {r.message}"
     return False, f"the run ended with {r.outcome}: {r.message}"
