@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 
+# In-process JAX (the XLA engine, the JAX API, combiner checks) sees 8 CPU devices
+# whichever test imports it first: the real corpus is 8-process programs.
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
 SHARED = ROOT.parent / "shared"
