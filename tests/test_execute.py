@@ -516,3 +516,25 @@ def test_hlo_and_sdy_shardings_index_the_same_devices():
     assert s.assemble({d: s.shard(y, d) for d in range(8)}).tolist() == y.tolist()
     both = sdy_tiling([["y", "x"], []], mesh)  # y major, x minor
     assert both.tiles == (8, 1) and both.device_coords[1] == (2, 0)
+
+
+CONFIRMABLE = [p for p in DEADLOCK_CASES if not p.name.startswith("grid_") and p.with_suffix(".expect").exists()
+               and any(c in p.with_suffix(".expect").read_text() for c in ("SHLO500", "SHLO501"))]
+
+
+@pytest.mark.skipif(not CONFIRMABLE, reason="corpus/deadlock/ has no SHLO500/SHLO501 cases yet (issue 5)")
+@pytest.mark.parametrize("path", CONFIRMABLE, ids=lambda p: p.name)
+def test_confirm_replays_each_counterexample(path):
+    """--confirm's replay (the counterexample's processes scheduled first, the
+    blocked processes and lines compared) confirms every static deadlock."""
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.engine import lint_source
+    from shlo_lint.checker.execute.replay import confirm
+    from shlo_lint.checker.source import SourceFile
+
+    result = lint_source(SourceFile(str(path), path.read_text()), Config().merged(select=("deadlock",)))
+    marked = confirm(result.diagnostics, result.module)
+    findings = [d for d in marked if d.code in ("SHLO500", "SHLO501")]
+    assert findings
+    for d in findings:
+        assert d.notes[-1].message.startswith("confirmed by execution (interp): "), d.notes[-1].message

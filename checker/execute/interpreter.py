@@ -579,6 +579,10 @@ class Interpreter:
                         proc.stack.pop()
                     proc.op = op
                 else:
+                    for a in args:
+                        if type(a) is Future and op.name != "stablehlo.optimization_barrier":
+                            raise ExecutionError(f"{op.name} uses the future of {a.op.name} at {self.where(a.op)}; "
+                                                 "only its done may use a future", op)
                     with self.backend.errstate():
                         results = fn(frame, op, args)
             except ExecutionError as e:
