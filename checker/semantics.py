@@ -375,7 +375,7 @@ class BlockFlow:
         return out
 
     def deps(self, i: int) -> list[int]:
-        """Positions of the ops of this block whose results op `i` mentions."""
+        """Positions of the ops of this block whose results op `i` mentions, latest first."""
         d = self._deps[i]
         if d is None:
             table = self._defs
@@ -388,23 +388,32 @@ class BlockFlow:
                 k = get(name)
                 if k is not None and k < i:
                     d.append(k)
+            if len(d) > 1:
+                d.sort(reverse=True)
             self._deps[i] = d
         return d
 
-    def reaches(self, targets: set[int], lo: int, i: int, known: set[int] | None = None) -> bool:
+    def reaches(self, targets: set[int], lo: int, i: int, known: set[int] | None = None,
+                budget: int | None = None) -> bool | None:
         """Whether op `i` depends, through ops at positions >= `lo`, on an op in
-        `targets`: a backward search over its operands' definitions. `known` holds
-        ops already shown not to depend on `targets` (it is extended)."""
+        `targets`: a backward search over its operands' definitions, nearest to
+        `lo` first (a chain back to a target is found without visiting the whole
+        cone). `known` holds ops already shown not to depend on `targets` (it is
+        extended). None when `budget` ops were visited without an answer."""
         stack = [i]
         seen: set[int] = set()
         known = known if known is not None else set()
         cached = self._deps
+        visits = 0
         while stack:
             j = stack.pop()
+            visits += 1
+            if budget is not None and visits > budget:
+                return None
             ds = cached[j]
             if ds is None:
                 ds = self.deps(j)
-            for d in ds:
+            for d in ds:  # latest first: the earliest is pushed last and visited next
                 if d < lo or d in seen or d in known:
                     continue
                 if d in targets:

@@ -16,11 +16,14 @@ reduce_scatter the scatter dimension). Ops with more than one operand are
 skipped, as XLA does.
 
 Here the "computation" is one block: the candidates are the block's own ops,
-reachability is def-use between the block's ops read from their text
-(checker.semantics.BlockFlow: no header parse, regions included), and the scan
-for one group stops after `combine-scan-limit` ops so a 300k-op block stays
-cheap. Options: `combine-threshold-bytes` (default 30 MiB, XLA's GPU default),
-`combine-threshold-count` (default 256), `combine-scan-limit` (default 50000).
+and reachability is def-use between the block's ops read from their text
+(checker.semantics.BlockFlow: no header parse, regions included), searched
+backwards from each candidate and bounded below by the group's first member.
+Options: `combine-threshold-bytes` (default 30 MiB, XLA's GPU default),
+`combine-threshold-count` (default 256), `combine-scan-limit` (default 20000:
+a dependence search visiting more ops counts as dependent, so the cost stays
+bounded), `combine-fix-span` (default 5000: the fix is offered for groups
+spanning at most this many ops).
 """
 from __future__ import annotations
 
@@ -33,7 +36,6 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir import Block, Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import _SSA_NAME as _NAMES
 from shlo_lint.checker.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
 from shlo_lint.checker.source import Span
 from shlo_lint.checker.types import TensorType
@@ -45,7 +47,7 @@ ALL_GATHER = "stablehlo.all_gather"
 REDUCE_SCATTER = "stablehlo.reduce_scatter"
 THRESHOLD_BYTES = 30 * 1024 * 1024
 THRESHOLD_COUNT = 256
-SCAN_LIMIT = 50_000
+SCAN_LIMIT = 20_000
 FIX_SPAN = 5_000
 KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER)
 _DIM = {ALL_GATHER: "all_gather_dim", REDUCE_SCATTER: "scatter_dimension"}
@@ -109,32 +111,26 @@ def candidate(op: Operation, index: int, ctx: Context) -> Candidate:
 
 
 # ----------------------------------------------------------------------------- grouping
-class _Open:
-    """A group being formed for one key."""
-
-    __slots__ = ("members", "total", "tainted")
-
-    def __init__(self, c: Candidate, names: list[str]):
-        self.members = [c.index]
-        self.total = c.bytes
-        self.tainted: set[str] = set(names)
-        """Names of the members' results and of everything computed from them so far."""
-
-
 def combine_groups(ctx: Context, block: Block, name: str) -> list[Group]:
     """XLA's CombineInstructionsByKey over the `name` ops of one block."""
     return _block_groups(ctx, block).get(name, [])
 
 
 def _block_groups(ctx: Context, block: Block) -> dict[str, list[Group]]:
-    """The groups of every kind in one block, in one forward pass.
+    """The groups of every kind in one block.
+
+    Per key, XLA's loop: a candidate joins the open group unless it is too big
+    (then it is skipped for good), the bytes or count limit is reached, or it
+    depends on a member; then the group closes and the candidate opens the next.
+    Dependence is a backward search from the candidate over its operands'
+    definitions, bounded below by the group's first member and remembering, per
+    group, the ops already shown independent (so a group costs about its span,
+    and a chain of dependent collectives a few ops per pair). A search that
+    visits more than `combine-scan-limit` ops counts as dependent.
 
     Each key is grouped on the program as written (XLA recomputes reachability
     after each combine; merging one key's ops can only add dependences between
-    another key's, so this may find a group XLA would split). Per key the pass
-    is XLA's loop: a candidate joins the open group unless it depends on it, is
-    too big, or the bytes, count or scan limit is reached; then the group closes
-    and the candidate opens the next one.
+    another key's, so this may find a group XLA would split).
     """
     cache = ctx.cache.setdefault("combine.groups", {})
     if id(block) in cache:
@@ -145,70 +141,46 @@ def _block_groups(ctx: Context, block: Block) -> dict[str, list[Group]]:
         f = flows[id(block)] = BlockFlow(block)
     thr_bytes = int(ctx.option("combine-threshold-bytes", THRESHOLD_BYTES))
     thr_count = int(ctx.option("combine-threshold-count", THRESHOLD_COUNT))
-    limit = int(ctx.option("combine-scan-limit", SCAN_LIMIT))
+    budget = int(ctx.option("combine-scan-limit", SCAN_LIMIT))
     out: dict[str, list[Group]] = {k: [] for k in KINDS}
     cache[id(block)] = out
     if thr_bytes <= 0 or thr_count <= 0:
         return out
-    ops = f.ops
-    found: dict[int, Candidate] = {}
-    counts: dict[tuple, int] = {}
-    for i, o in enumerate(ops):
+    by_key: dict[tuple, list[Candidate]] = {}
+    for i, o in enumerate(f.ops):
         if o.name in KINDS:
             c = candidate(o, i, ctx)
             if c.key is not None:
-                found[i] = c
-                counts[c.key] = counts.get(c.key, 0) + 1
-    cands = {i: c for i, c in found.items() if counts[c.key] > 1}  # a key held by one op forms no group
-    if not cands:
-        return out
-    mentions = f._mentions
-    text = f.text
-    findall = _NAMES.findall
-    active: dict[tuple, _Open] = {}
+                by_key.setdefault(c.key, []).append(c)
+    for key, cands in by_key.items():
+        if len(cands) < 2:
+            continue  # a key held by one op forms no group
+        members: list[int] = []
+        inside: set[int] = set()
+        known: set[int] = set()
+        total = 0
 
-    def close(key: tuple) -> None:
-        st = active.pop(key)
-        if len(st.members) > 1:
-            out[key[0]].append(Group(st.members, st.total, key))
+        def close() -> None:
+            if len(members) > 1:
+                out[key[0]].append(Group(list(members), total, key))
+            members.clear()
+            inside.clear()
+            known.clear()
 
-    get = cands.get
-    for i in range(min(cands), max(cands) + 1):
-        c = get(i)
-        own_hit = False
-        if active:
-            op = ops[i]
-            ms = mentions[i]
-            if ms is None:
-                span = op.span
-                ms = mentions[i] = findall(text, span.start, span.end)
-            names = None
-            for key, st in active.items():
-                if not st.tainted.isdisjoint(ms):
-                    if c is not None and key == c.key:
-                        own_hit = True
-                    else:
-                        if names is None:
-                            names = [g for g, _n in op.result_names]
-                        st.tainted.update(names)
-        if c is None or c.operands != 1 or c.bytes > thr_bytes:
-            if c is not None and own_hit:  # an erased candidate computed from the group: taint on
-                active[c.key].tainted.update(g for g, _n in ops[i].result_names)
-            continue  # not a candidate, or never combinable (XLA erases it and goes on)
-        st = active.get(c.key)
-        if st is not None and (own_hit or st.total + c.bytes > thr_bytes or i - st.members[0] > limit):
-            close(c.key)
-            st = None
-        if st is None:
-            active[c.key] = st = _Open(c, f.defs(i))
-        else:
-            st.members.append(i)
-            st.total += c.bytes
-            st.tainted.update(f.defs(i))
-        if len(st.members) >= thr_count:
-            close(c.key)
-    for key in list(active):
-        close(key)
+        for c in cands:
+            if c.operands != 1 or c.bytes > thr_bytes:
+                continue  # never combinable (XLA erases it and goes on)
+            if members and (total + c.bytes > thr_bytes
+                            or f.reaches(inside, members[0], c.index, known, budget) is not False):
+                close()
+                total = 0
+            members.append(c.index)
+            inside.add(c.index)
+            total += c.bytes
+            if len(members) >= thr_count:
+                close()
+                total = 0
+        close()
     for groups in out.values():
         groups.sort(key=lambda g: g.members[0])
     return out
@@ -322,12 +294,11 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
     if not groups:
         return
     f: BlockFlow = ctx.cache["overlap.flows"][id(block)]
-    i = f.index(op)
     firsts = ctx.cache.setdefault("combine.firsts", {})
     table = firsts.get(id(groups))
     if table is None:
-        table = firsts[id(groups)] = {g.members[0]: g for g in groups}
-    g = table.get(i)
+        table = firsts[id(groups)] = {id(f.ops[g.members[0]]): g for g in groups}
+    g = table.get(id(op))
     if g is not None:
         n = len(g.members)
         kind = op_label(op)

@@ -226,3 +226,26 @@ def test_big_module_groups_are_found(request):
         pytest.skip("corpus/big is not generated")
     got = groups(path.read_text())
     assert got and all("independent all_reduces" in m for _l, m in got)
+
+
+def test_scan_limit_bounds_the_dependence_search_conservatively():
+    text = COMBINE.read_text()
+    assert groups(text, **{"combine-scan-limit": 1}) == []  # undecided searches count as dependent
+    assert len(groups(text, **{"combine-scan-limit": 100})) == 1
+
+
+def test_blockflow_reads_def_use_from_the_text():
+    from shlo_lint.checker.semantics import BlockFlow
+
+    module = parse(COMBINE.read_text())
+    func = module.funcs["main"]
+    f = BlockFlow(func.regions[0].blocks[0])
+    names = [o.result_names[0][0] if o.result_names else o.name for o in f.ops]
+    at = names.index
+    assert f.deps(at("%c")) == [at("%r1")]                      # %c = add %r1, %z (%z is an argument)
+    assert f.reaches({at("%r1")}, at("%r1"), at("%e")) is True  # %e = add %c, %r3
+    assert f.reaches({at("%r1")}, at("%r1"), at("%r3")) is False
+    assert f.reaches({at("%r1")}, at("%r1"), at("%r4"), budget=1) is None
+    assert f.depends([at("%r1")], at("%r1") + 1, len(f.ops)) == [at("%c"), at("%e"), at("%r4"), at("%f"),
+                                                                    len(f.ops) - 1]
+    assert list(f.mentioning(["%r2"], 0)) == [at("%r2"), len(f.ops) - 1]
