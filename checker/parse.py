@@ -2349,28 +2349,36 @@ def _relocate(hit: tuple, ctx: _Ctx, body: str) -> OpHeader:
         successors=list(h.successors), loc=loc)
 
 
-_ATTR_FIELDS: dict[type, tuple[str, ...]] = {}
+_ATTR_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
+_LEAF, _SPAN, _NEST = 0, 1, 2
 
 
 def _move_attr(value: Any, move) -> Any:
-    """A copy of an attribute (tree) with every span moved."""
+    """A copy of an attribute (tree) with every span moved. Per class, each field is
+    classified once (span / may nest attributes / plain value) so the common
+    leaves (integers, dense constants, unit attributes) cost one constructor call."""
     if isinstance(value, Attribute):
         cls = type(value)
-        names = _ATTR_FIELDS.get(cls)
-        if names is None:
-            names = _ATTR_FIELDS[cls] = tuple(f.name for f in fields(cls))
+        plan = _ATTR_FIELDS.get(cls)
+        if plan is None:
+            plan = _ATTR_FIELDS[cls] = tuple(
+                (f.name, _SPAN if f.name == "span" else
+                 _NEST if f.name in ("elements", "entries", "params", "positional", "value") else _LEAF)
+                for f in fields(cls))
         args = []
-        for n in names:
-            v = getattr(value, n)
-            if n == "span":
+        for name, kind in plan:
+            v = getattr(value, name)
+            if kind == _SPAN:
                 args.append(None if v is None else move(v))
-            else:
+            elif kind == _NEST and isinstance(v, (tuple, list, Attribute)):
                 args.append(_move_attr(v, move))
+            else:
+                args.append(v)
         return cls(*args)
     if isinstance(value, tuple):
-        return tuple(_move_attr(v, move) for v in value)
+        return tuple([_move_attr(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value])
     if isinstance(value, list):
-        return [_move_attr(v, move) for v in value]
+        return [_move_attr(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value]
     return value
 
 
