@@ -581,3 +581,16 @@ __all__ = [
     "is_promotable", "op_label", "pairs", "replica_groups", "result_types", "tensor", "unwrap_futures",
     "which",
 ]
+
+
+# --------------------------------------------------------------------------- async bodies
+def body_argument_mismatches(ctx: Context, op: Operation, args: list, operand_types: list) -> list[Diagnostic]:
+    """An async_start's operands against its body's arguments: the count, then each
+    type (seed 004's region and seed 002's function body alike)."""
+    if len(args) != len(operand_types):
+        return [ctx.error(op, f"async_start: {len(operand_types)} operand(s) but the body takes {len(args)} "
+                              f"argument(s)")]
+    return [ctx.error(op, f"async_start: operand {i} has type {t}, but the body's argument {a.name} "
+                          f"has type {a.type}")
+            for i, (a, t) in enumerate(zip(args, operand_types))
+            if a.type is not None and t is not None and a.type != t]

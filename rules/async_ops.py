@@ -29,7 +29,7 @@ from shlo_lint.checker.ir import Block, Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.types import FutureType
 
-from ._shapes import RETURN_OPS, fmt_types, op_label, unwrap_futures
+from ._shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures
 
 ASYNC_START = "stablehlo.async_start"
 ASYNC_DONE = "stablehlo.async_done"
@@ -208,14 +208,9 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     start_types = op.operand_types
     used = inner.operands
     if args:
+        yield from body_argument_mismatches(ctx, op, args, list(start_types))
         if len(args) != len(start_vals):
-            yield ctx.error(op, f"async_start: {len(start_vals)} operand(s) but the body takes {len(args)} "
-                                f"argument(s)")
             return
-        for i, (a, t) in enumerate(zip(args, start_types)):
-            if a.type is not None and t is not None and a.type != t:
-                yield ctx.error(op, f"async_start: operand {i} has type {t}, but the body's argument {a.name} "
-                                    f"has type {a.type}")
         expected = args
     else:
         expected = start_vals

@@ -21,7 +21,7 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import COLLECTIVES, base_kind
 from shlo_lint.checker.types import FutureType
 
-from ._shapes import fmt_types, op_label
+from ._shapes import body_argument_mismatches, fmt_types, op_label
 from .async_ops import ASYNC_DONE, ASYNC_START, body_ops, done_type_diags, inner_op, is_seed002
 
 _KINDS = ("all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter")
@@ -59,14 +59,9 @@ def async_body_signature_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     if op.regions and op.regions[0].blocks:
         args = op.regions[0].blocks[0].arguments
         operand_types = list(op.operand_types)
+        yield from body_argument_mismatches(ctx, op, args, operand_types)
         if len(args) != len(operand_types):
-            yield ctx.error(op, f"async_start: {len(operand_types)} operand(s) but the body takes {len(args)} "
-                                f"argument(s)")
             return
-        for i, (a, t) in enumerate(zip(args, operand_types)):
-            if a.type is not None and t is not None and a.type != t:
-                yield ctx.error(op, f"async_start: operand {i} has type {t}, but the body's argument {a.name} "
-                                    f"has type {a.type}")
     results = list(op.result_types)
     for i, t in enumerate(results):
         if not (isinstance(t, FutureType) and t.flavor == "async"):
