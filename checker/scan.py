@@ -20,10 +20,6 @@ from collections.abc import Mapping
 from .ir import Block, Module, OpHeader, Operation, Region
 from .source import SourceFile, Span
 
-# An op line: optional results `%a, %b:2 =`, then a quoted or bare op name.
-_OP_START = re.compile(
-    r'[ \t]*(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
-    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))')
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
 # After a `{`: does an attribute dictionary start here (rather than a region)?
 _DICT_START = re.compile(r'\s*(?:\}|(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))')
@@ -146,15 +142,17 @@ class _Scanner:
                 self.last_op = op
                 self.last_generic = qname is not None
                 continue
-            resume = self.line(m.end(1), end)
+            resume = self.line(m, end)
             if resume is not None:
                 skip_to = resume
         self.finish()
         return self.module
 
-    def line(self, start: int, end: int) -> int | None:
-        """Handle a line at op level; returns where to resume when it skips ahead."""
+    def line(self, m: re.Match, end: int) -> int | None:
+        """Handle a line at op level (`m`: its _LINE match, already read for the fast
+        path); returns where to resume when it skips ahead."""
         text = self.text
+        start = m.end(1)
         c = text[start]
         if c == "/" and text.startswith("//", start):
             return None
@@ -173,20 +171,20 @@ class _Scanner:
                 self.error("unterminated dialect resources block `{-# ... #-}`", start, end)
                 return len(text)
             return close + 3
-        if self.last_op is not None and (c == "{" or (c.isalpha() and self.is_continuation(start, end))):
+        results, qname, bname = m.group(2, 3, 4)
+        if self.last_op is not None and (c == "{" or (c.isalpha() and self.is_continuation(bname, m.end(4), end))):
             # `cond {`, `} do {`, `reducer(...) {`, or an attr dict on its own line.
             self.stmt = _Stmt(self.last_op, self.last_generic)
             self.continue_stmt(start, end)
             return None
-        m = _OP_START.match(text, start, end)
-        if m is None:
+        name = qname or bname
+        if name is None:
             self.error(f"expected an operation, got {text[start:min(end, start + 20)]!r}", start, end)
             return None
-        results = m.group(1)
-        name = m.group(2) or m.group(3)
-        generic = m.group(2) is not None
+        generic = qname is not None
+        name_end = m.end(3) + 1 if generic else m.end(4)  # after a quoted name's closing quote
         if not generic and "." not in name and name not in _BARE_OPS:
-            self.error(f"expected an operation, got {name!r}", start, m.end())
+            self.error(f"expected an operation, got {name!r}", start, name_end)
         if not generic and "." not in name:
             name = _BARE_NAMES.get(name, name)
         block = self.frames[-1][0].blocks[-1]
@@ -197,17 +195,16 @@ class _Scanner:
         if text[end - 1] not in _OPEN_ENDS:
             return None
         self.stmt = _Stmt(op, generic)
-        self.continue_stmt(m.end(), end)
+        self.continue_stmt(name_end, end)
         return None
 
-    def is_continuation(self, start: int, end: int) -> bool:
-        """A bare keyword line that continues the previous op (pretty `cond {`, `reducer(...) {`)."""
-        m = re.match(r"[A-Za-z_][\w$\-]*", self.text[start:end])
-        if m is None:
+    def is_continuation(self, word: str | None, word_end: int, end: int) -> bool:
+        """A bare keyword line that continues the previous op (pretty `cond {`, `reducer(...) {`):
+        a dot-free word that is not an op of its own."""
+        if word is None or "." in word or word in _BARE_OPS:
             return False
-        word = m.group(0)
-        rest = self.text[start + m.end():start + m.end() + 1]
-        return word not in _BARE_OPS and rest != "." and (self.text[end - 1] == "{" or rest in ("(", " "))
+        rest = self.text[word_end:word_end + 1]
+        return self.text[end - 1] == "{" or rest in ("(", " ")
 
     # ------------------------------------------------------------------ statements
     def continue_stmt(self, pos: int, end: int) -> None:
