@@ -10,8 +10,6 @@ from .registry import RuleSpec
 from .semantics import Grid
 from .source import SourceFile, Span
 
-Where = "Operation | Attribute | Span | None"
-
 
 class Context:
     """Shared by every rule run on one module; `spec` is the rule being run."""

@@ -33,9 +33,9 @@ def test_one_line_ops_in_a_func():
         ("stablehlo.foo", (3, 3), (3, 81)),
         ("func.return", (4, 3), (4, 30)),
     ]
-    add = m.funcs_by_scan = [op for op in m.walk() if op.name == "stablehlo.foo"][0]
-    assert add.result_names == (("%1", 2),)
-    assert [v.name for v in add.results] == ["%1#0", "%1#1"]
+    foo = next(op for op in m.walk() if op.name == "stablehlo.foo")
+    assert foo.result_names == (("%1", 2),)
+    assert [v.name for v in foo.results] == ["%1#0", "%1#1"]
     assert m.root.name == "builtin.module"  # implicit module around bare funcs
 
 
