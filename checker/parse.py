@@ -30,7 +30,6 @@ from __future__ import annotations
 import bisect
 import re
 import struct
-import weakref
 from dataclasses import fields, replace
 from importlib import resources
 from typing import Any
@@ -1014,20 +1013,28 @@ class _Builder(Transformer):
         """Parse a piece of a token (a dialect body) from `start`; None on failure.
 
         Dialect bodies repeat (every op's channel_handle, every sdy sharding), so
-        results are cached by text and re-spanned for each new occurrence."""
+        results are cached per module (never across files: a cache that outlives
+        the module could hand one file another file's alias resolution) by text,
+        stored at offset 0 and re-spanned for each occurrence. Texts that name an
+        alias (`#x`, `!x`) are not cached: an alias met while its own definition is
+        being resolved reads differently from the same text met later."""
         module = self.ctx.module if self.ctx else None
+        cache = module.__dict__.get("_sub_cache") if module is not None else None
+        if cache is None and module is not None:
+            cache = module.__dict__["_sub_cache"] = {}
+        cacheable = cache is not None and "!" not in text and "#" not in text
         key = (start, text)
-        hit = _SUB_CACHE.get(key)
-        if hit is not None and (module is None or "!" not in text and "#" not in text):
-            value, base = hit
-            return _shifted(value, abs_start - base)
+        if cacheable:
+            hit = cache.get(key, _MISS)
+            if hit is not _MISS:
+                return _shifted(hit, abs_start)
         ctx = _Ctx(text, abs_start, module)
         try:
             value = _run(start, ctx)
         except UnexpectedInput:
             value = None
-        if len(_SUB_CACHE) < 4096:
-            _SUB_CACHE[key] = (value, abs_start)
+        if cacheable:
+            cache[key] = _shifted(value, -abs_start)
         return value
 
     def _attr_alias(self, name: str, span: Span) -> Attribute:
@@ -1057,7 +1064,9 @@ class _Builder(Transformer):
             return OpaqueType(text)
         name = text[1:lt]
         body = text[lt + 1:-1]
-        cacheable = "!" not in body
+        # Types are cached across files by their text: only texts that cannot
+        # name an alias (`!x`, `#x`), so the text alone decides the type.
+        cacheable = "!" not in body and "#" not in body
         t = None
         if name in ("stablehlo.future", "tessera.future"):
             types = self._sub(body, 0, "type_list_only")
@@ -1222,26 +1231,28 @@ class _Builder(Transformer):
 
 
 _UNKNOWN = UnknownLoc()
-_SUB_CACHE: dict[tuple[str, str], tuple[Any, int]] = {}
+_MISS = object()
 
 
 def _shifted(value, delta: int):
-    """A sub-parse result with every span moved by `delta` (for cache hits)."""
+    """A sub-parse result with every span moved by `delta` (for cache hits).
+    Span is a NamedTuple: it is tested before the generic tuple case, which would
+    otherwise rebuild it as a plain tuple without `.start`."""
     if delta == 0 or value is None:
         return value
+    if isinstance(value, Span):
+        return Span(value.start + delta, value.end + delta)
     if isinstance(value, list):
         return [_shifted(v, delta) for v in value]
     if isinstance(value, tuple):
         return tuple(_shifted(v, delta) for v in value)
-    if isinstance(value, Span):
-        return Span(value.start + delta, value.end + delta)
     if isinstance(value, Attribute):
         changes = {}
         for name in value.__dataclass_fields__:
             v = getattr(value, name)
-            if isinstance(v, (Span, tuple, Attribute)):
+            if isinstance(v, (tuple, Attribute)):  # Span is a tuple too
                 changes[name] = _shifted(v, delta)
-        return replace(value, **changes)
+        return replace(value, **changes) if changes else value
     if isinstance(value, (_Range, _Val, _Angle, _Axis, _Marker)):
         copy = object.__new__(type(value))
         for name in type(value).__slots__:
@@ -1249,6 +1260,7 @@ def _shifted(value, delta: int):
             object.__setattr__(copy, name, _shifted(v, delta) if isinstance(v, Span) else v)
         return copy
     return value  # types, strings, numbers: no spans
+
 
 # Bare op names as MLIR prints them inside func.func / at top level (as scan.py maps them).
 _CANON = {"module": "builtin.module", "return": "func.return", "call": "func.call",
@@ -1849,23 +1861,20 @@ for _key in {k[0] for k in _KW}:
 
 # --------------------------------------------------------------------------- alias caches
 class _AliasCache:
-    """Per-module parsed `#alias` / `!alias` definitions (weakly keyed by module)."""
+    """Parsed `#alias` / `!alias` definitions, kept on the module they belong to
+    (so nothing parsed for one file can answer a lookup for another)."""
 
     def __init__(self):
-        self._by_module: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-        self._depth = 0
+        self._depth = 0  # nesting of alias definitions being resolved (cycle bound)
 
     def _table(self, module) -> dict:
         try:
-            t = self._by_module.get(module)
-        except TypeError:  # pragma: no cover - unhashable / not weakref-able
+            d = module.__dict__
+        except AttributeError:  # pragma: no cover - a module without a __dict__
             return {}
+        t = d.get("_alias_cache")
         if t is None:
-            t = {}
-            try:
-                self._by_module[module] = t
-            except TypeError:  # pragma: no cover
-                pass
+            t = d["_alias_cache"] = {}
         return t
 
     def type_alias(self, module, name: str) -> Type | None:

@@ -65,3 +65,66 @@ def test_repeated_collectives_with_other_names_and_locs_hit_the_cache():
     assert [op.header.operands[0][0] for op in gathers] == [f"%{20 + i}" for i in range(5)]
     assert [op.loc.name for op in gathers] == [f"#loc{30 + i}" for i in range(5)]
     assert len([k for k in module._header_cache if "all_gather" in k]) == 1  # one Lark parse for all five
+
+
+# --------------------------------------------------------------------------- no state across ops/files
+_GATHER = ('  %{r} = "stablehlo.gather"(%arg0, %{i}) <{{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+           'collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, '
+           'slice_sizes = array<i64: 1, 4>}}> : (tensor<8x4xf32>, tensor<{n}x1xi32>) -> tensor<{n}x4xf32>\n')
+
+
+def _gathers(pattern) -> str:
+    body = "".join(_GATHER.format(r=k, i=f"arg{1 if n == 2 else 2}", n=n) for k, n in enumerate(pattern))
+    return ("func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<3x1xi32>) -> tensor<8x4xf32> {\n"
+            f"{body}  return %arg0 : tensor<8x4xf32>\n}}\n")
+
+
+@pytest.mark.parametrize("pattern", [(2, 2, 2, 2), (2, 3, 3, 2), (3, 2, 2, 3, 3, 2)])
+def test_repeated_gathers_read_like_fresh_ones(pattern):
+    # Same dimension numbers under other types: the dialect-body sub-parse is
+    # reused, and a header built from it is then reused again (once crashed
+    # with "'tuple' object has no attribute 'start'" on the third gather).
+    text = _gathers(pattern)
+    cached, module = snapshot(text, cache=True)
+    fresh, _ = snapshot(text, cache=False)
+    assert module.syntax_errors == []
+    assert cached == fresh
+    for op in module.walk():
+        if op.name == "stablehlo.gather":
+            for s in spans(list(op.header.attributes.values()), []):
+                assert s is None or type(s).__name__ == "Span"
+
+
+def test_a_file_reads_the_same_after_another_file():
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+
+    a = SourceFile("a.mlir", _gathers((3, 2, 2)))
+    b = SourceFile("b.mlir", _gathers((2, 3, 3, 2)).replace("%arg0, %", "%arg0,  %"))
+
+    def lint(src):
+        r = engine.lint_source(src, Config())
+        return [(d.code, d.message, d.span) for d in r.diagnostics]
+
+    parse = LarkParser()
+    alone = [op.header for op in scan(SourceFile("b.mlir", b.text), LarkParser()).walk()]
+    scan_a = scan(a, parse)
+    for op in scan_a.walk():
+        op.header  # noqa: B018
+    after = [op.header for op in scan(SourceFile("b.mlir", b.text), parse).walk()]
+    assert after == alone
+    first = lint(b)
+    lint(a)
+    assert lint(b) == first
+    assert not [c for c, _m, _s in first if c in ("SHLO001", "SHLO003")]
+
+
+def test_malformed_dialect_attribute_in_a_type_is_a_located_syntax_error():
+    text = '%0 = "stablehlo.add"(%a) : (tensor<f32, #x<<1>>, f32) -> f32\n'
+    module = scan(SourceFile("t.mlir", text), LarkParser())
+    for op in module.walk():
+        op.header  # noqa: B018
+    assert module.syntax_errors
+    for message, span in module.syntax_errors:
+        assert "Error" not in message and "tuple" not in message
+        assert 0 <= span.start <= len(text)
