@@ -139,7 +139,9 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         if (span.start, message) not in seen:
             seen.add((span.start, message))
             result.diagnostics.append(_diag("SHLO001", source.path, span, message))
-    result.failed = bool(module.syntax_errors)
+    for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
+        result.diagnostics.append(_diag("SHLO003", source.path, span, message))
+    result.failed = bool(module.syntax_errors) or bool(getattr(module, "internal_errors", ()))
     result.diagnostics = _apply_suppressions(module, result.diagnostics, config)
     for d in result.diagnostics:
         object.__setattr__(d, "fingerprint", _fingerprint(source, d))

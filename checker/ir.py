@@ -383,6 +383,9 @@ class Module:
         """`!name` -> the text of its definition (type aliases; parse.py resolves them)."""
         self.syntax_errors: list[tuple[str, Span]] = []
         """(message, span) for every syntax error met so far, parsing lazily included."""
+        self.internal_errors: list[tuple[str, Span]] = []
+        """(message, span) for every exception the parser raised (our bug, not the
+        file's: reported as SHLO003, the op read crudely meanwhile)."""
         self._funcs: dict[str, Operation] | None = None
         self.structurally_broken = False
         """True when the scan could not match regions (truncated file, stray braces):

@@ -46,7 +46,7 @@ from .source import Span
 from .types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType,
                     ScalarType, ShardType, TensorType, TokenType, TupleType, Type)
 
-__all__ = ["LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",
+__all__ = ["InternalParseError", "LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",
            "parse_location", "parse_type", "parse_type_list"]
 
 _STARTS = ["op", "type_only", "attr_only", "loc_only", "sig_only", "type_list_only",
@@ -68,6 +68,12 @@ class SyntaxProblem(Exception):
         super().__init__(message)
         self.message = message
         self.span = span
+
+
+class InternalParseError(SyntaxProblem):
+    """The parser itself failed (an exception in our code, not bad text): report it
+    as SHLO003. A SyntaxProblem subclass so that callers catching SyntaxProblem
+    still never see a traceback."""
 
 
 # --------------------------------------------------------------------------- Lark instance
@@ -2425,8 +2431,7 @@ class LarkParser:
                 module.syntax_errors.append((problem.message, problem.span))
             return self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
-            module.syntax_errors.append(
-                (f"could not read this {op.name} op ({type(err).__name__}: {err})", Span(start, end)))
+            _internal(module, f"this {op.name} op", err, Span(start, end))
             return self._fallback(op, body, ctx)
         if not isinstance(h, OpHeader):  # pragma: no cover - defensive
             return self._fallback(op, body, ctx)
@@ -2442,8 +2447,7 @@ class LarkParser:
             problem = _problem(err, ctx)
             module.syntax_errors.append((problem.message, problem.span))
         except Exception as err:  # pragma: no cover - a parser bug
-            module.syntax_errors.append((f"could not read this location ({type(err).__name__}: {err})",
-                                         Span(offset, offset + len(text))))
+            _internal(module, "this location", err, Span(offset, offset + len(text)))
         return None
 
     def parse_block_label(self, module, block) -> list[tuple[str, Type | None, Span]]:
@@ -2471,7 +2475,7 @@ class LarkParser:
                 problem = _problem(err, ctx)
                 module.syntax_errors.append((problem.message, problem.span))
             else:  # pragma: no cover - a parser bug
-                module.syntax_errors.append((f"could not read this block label ({type(err).__name__}: {err})", span))
+                _internal(module, "this block label", err, span)
             args = []
             for m in re.finditer(r"(%[\w$.\-]+)\s*:", text):
                 args.append((m.group(1), None, Span(span.start + m.start(1), span.start + m.end(1))))
@@ -2510,6 +2514,20 @@ class LarkParser:
                 if len(parsed) == nres:
                     h.result_types = list(parsed)
         return h
+
+
+def _internal_message(what: str, err: BaseException) -> str:
+    """An exception inside the parser is our bug: name the exception type (never its
+    text, which reads like a verdict on the user's file) and ask for a report."""
+    return (f"internal error in the parser reading {what} ({type(err).__name__}); "
+            "the op was read without its details; please report it with this file")
+
+
+def _internal(module, what: str, err: BaseException, span: Span) -> None:
+    errors = getattr(module, "internal_errors", None)
+    if errors is None:  # pragma: no cover - a Module from before internal_errors
+        errors = module.__dict__.setdefault("internal_errors", [])
+    errors.append((_internal_message(what, err), span))
 
 
 def _header_name_start(body: str) -> int:
@@ -2560,8 +2578,8 @@ def _parse_text(start: str, text: str, offset: int):
     except UnexpectedInput as err:
         raise _problem(err, ctx) from None
     except Exception as err:  # a parser bug: still a located problem, not a traceback
-        raise SyntaxProblem(f"could not read this text ({type(err).__name__}: {err})",
-                            Span(offset, offset + len(text))) from None
+        raise InternalParseError(_internal_message("this text", err),
+                                 Span(offset, offset + len(text))) from None
 
 
 def parse_type(text: str, offset: int = 0) -> Type:
