@@ -7,7 +7,9 @@ text says a host transfer uses DEVICE_TO_HOST; the current spec and the referenc
 verifier use HOST_TO_DEVICE, which is what is enforced here.
 
 The pair helpers (`read_pairs`, `pairs_shape_diags`, ...) are shared with
-`collective_permute`, whose pairs obey the same C1–C4.
+`collective_permute`, whose pairs obey the same C1–C4. The rules are in
+rules/send.py (SHLO101-108) and rules/recv.py (SHLO111-118); this module holds
+the helpers they share and the send↔recv payload rule (SHLO120).
 """
 from __future__ import annotations
 
@@ -181,7 +183,7 @@ def pairs_range_diags(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
 
 
 # ----------------------------------------------------------------------------- C5 and host transfers
-def _channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str = "") -> Iterator[Diagnostic]:
+def channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str = "") -> Iterator[Diagnostic]:
     kind = kind_of(op)
     host = flag(op, "is_host_transfer")
     handle = op.attr("channel_handle")
@@ -210,7 +212,7 @@ def _channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str 
     yield d
 
 
-def _missing_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+def missing_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     if flag(op, "is_host_transfer"):
         return
     p = read_pairs(op, ctx)
@@ -223,7 +225,7 @@ def _missing_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
                                                f"transfer (is_host_transfer = false): undefined behaviour", op=op)
 
 
-def _host_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+def host_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     if not flag(op, "is_host_transfer"):
         return
     p = read_pairs(op, ctx)
@@ -234,494 +236,12 @@ def _host_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
                           op=op)
 
 
-# ----------------------------------------------------------------------------- send
-@rule("SHLO101", "send-pairs-bad-shape", on=SEND, spec="send C1")
-def send_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A send's `source_target_pairs` is not a [k, 2] si64 constant.
-
-    ## What it does
-    Checks send C1: `dim(source_target_pairs, 1) = 2`; the attribute is a
-    2-dimensional si64 tensor constant with one (source, target) row per pair.
-
-    ## Why is this bad?
-    XLA cannot tell which process sends to which; the StableHLO verifier rejects
-    the op.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[0, 1, 1, 2]> : tensor<4xi64>}>
-        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    ```mlir
-    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
-    ```
-    In JAX, `jax.lax.psend(x, axis_name, perm=[(0, 1), (1, 2)])` writes it for you.
-    """
-    yield from pairs_shape_diags(op, ctx)
-
-
-@rule("SHLO102", "send-duplicate-source", on=SEND, spec="send C2")
-def send_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A process is the source of two pairs of one send.
-
-    ## What it does
-    Checks send C2: `is_unique(source_target_pairs[:, 0])`. The message names the
-    rows that repeat the source.
-
-    ## Why is this bad?
-    One send moves one buffer per process; a second destination for the same
-    source is undefined, and the recv waiting for it hangs.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>}>
-        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    Send to the second target with a second send on another channel (and a
-    matching recv), or fix the permutation: `psend(x, "x", perm=[(0, 1), (1, 2)])`.
-    """
-    yield from pairs_unique_diags(op, ctx, 0)
-
-
-@rule("SHLO103", "send-duplicate-target", on=SEND, spec="send C3")
-def send_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A process is the target of two pairs of one send.
-
-    ## What it does
-    Checks send C3: `is_unique(source_target_pairs[:, 1])`.
-
-    ## Why is this bad?
-    The target's recv receives one buffer; two senders to it race, and one of
-    them never completes.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[[0, 2], [1, 2]]> : tensor<2x2xi64>}>
-        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    Make the pairs a (partial) permutation: every target at most once, e.g.
-    `dense<[[0, 1], [1, 2]]>`. To gather from several sources use `all_gather`.
-    """
-    yield from pairs_unique_diags(op, ctx, 1)
-
-
-@rule("SHLO104", "send-id-out-of-range", on=SEND, spec="send C4")
-def send_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A send's `source_target_pairs` names a process id outside [0, N).
-
-    ## What it does
-    Checks send C4: `0 <= source_target_pairs < N`, with N = `num_partitions`
-    when channel_id > 0 (cross_partition) and `num_replicas` otherwise
-    (cross_replica). N comes from the module's `mhlo.num_partitions` /
-    `mhlo.num_replicas` or the command line; without it only negative ids are
-    reported (`-1` padding, allowed in replica_groups, is not allowed here).
-
-    ## Why is this bad?
-    There is no such process: XLA rejects the program or the send waits forever
-    for a peer that does not exist.
-
-    ## Example
-    ```mlir
-    module attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
-      ...
-      %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-          source_target_pairs = dense<[[3, 4]]> : tensor<1x2xi64>}>
-          : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    Ids modulo the axis size, e.g. the ring `perm=[(i, (i + 1) % n) for i in range(n)]`
-    in `jax.lax.psend`.
-    """
-    yield from pairs_range_diags(op, ctx, "send C4")
-
-
-@rule("SHLO105", "send-channel-type-mismatch", on=SEND, spec="send C5")
-def send_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A send's channel type disagrees with `is_host_transfer`.
-
-    ## What it does
-    Checks send C5: the `channel_handle` type is DEVICE_TO_HOST (2) when
-    `is_host_transfer = true` and DEVICE_TO_DEVICE (1) otherwise. Type 0
-    (CHANNEL_TYPE_INVALID) is never valid on a send: `jax.export` writes
-    `type = 0` on all_reduce, never on send/recv, so it is reported here. A send
-    with no `channel_handle` is reported too.
-
-    ## Why is this bad?
-    XLA lowers host transfers and device-to-device transfers to different
-    runtimes; with the two fields disagreeing the verifier rejects the op.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>,
-        source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}>
-        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    ```mlir
-    channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>
-    ```
-    (or `is_host_transfer = true` if the data really goes to the host).
-
-    ## Fix safety
-    The fix sets the type from `is_host_transfer`; it is unsafe because the flag
-    may be the field that is wrong.
-    """
-    expected = DEVICE_TO_HOST if flag(op, "is_host_transfer") else DEVICE_TO_DEVICE
-    yield from _channel_type_diag(op, ctx, expected)
-
-
-@rule("SHLO106", "send-missing-pairs", severity="warning", on=SEND, spec="send semantics")
-def send_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A device-to-device send has no (or empty) `source_target_pairs`.
-
-    ## What it does
-    Reports a send with `is_host_transfer = false` (the default) whose
-    `source_target_pairs` is absent or `dense<> : tensor<0x2xi64>`.
-
-    ## Why is this bad?
-    The RFC that added the pairs (seed 000) says such a send was undefined
-    behaviour: nothing says which process receives the data. Newer StableHLO
-    deserialisers refuse it.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}>
-        : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    ```mlir
-    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
-    ```
-    JAX's `psend(x, axis_name, perm)` always writes them.
-    """
-    yield from _missing_pairs_diag(op, ctx)
-
-
-@rule("SHLO107", "send-pairs-on-host-transfer", severity="warning", on=SEND, spec="send semantics")
-def send_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A host-transfer send carries `source_target_pairs`, which are ignored.
-
-    ## What it does
-    Reports a send with `is_host_transfer = true` and a non-empty
-    `source_target_pairs`.
-
-    ## Why is this bad?
-    A host transfer goes to the host whatever the pairs say; the pairs suggest a
-    device-to-device exchange that never happens, and the peer's recv hangs.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) {
-      source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>,
-      channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>,
-      is_host_transfer = true
-    } : (tensor<2x2xi64>, !stablehlo.token) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    Drop the pairs for a host transfer, or make it a device transfer
-    (`is_host_transfer = false`, channel type 1).
-    """
-    yield from _host_pairs_diag(op, ctx)
-
-
-def _is_token(t: Type | None) -> bool:
+def is_token(t: Type | None) -> bool:
     return isinstance(t, TokenType)
 
 
-@rule("SHLO108", "send-bad-operands", on=SEND, spec="send signature")
-def send_bad_operands(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A send's operands are not payload tensors followed by one token, or its result is not a token.
-
-    ## What it does
-    Checks the send signature: `inputs` (I1, tensors) then `token` (I2) last, and
-    a single `!stablehlo.token` result.
-
-    ## Why is this bad?
-    The token orders the send with other side effects; without it (or with the
-    token in the wrong place) the op does not verify.
-
-    ## Example
-    ```mlir
-    %t = "stablehlo.send"(%tok, %x) <{...}> : (!stablehlo.token, tensor<4xf32>) -> !stablehlo.token
-    ```
-
-    ## Use instead
-    ```mlir
-    %t = "stablehlo.send"(%x, %tok) <{...}> : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
-    ```
-    """
-    types = op.operand_types
-    if types and all(t is not None for t in types):
-        if not _is_token(types[-1]):
-            yield ctx.error(op, f"send: last operand must be a !stablehlo.token, got {types[-1]}", op=op)
-        for i, t in enumerate(types[:-1]):
-            if _is_token(t):
-                yield ctx.error(op, f"send: operand #{i} is a token; only the last operand may be one "
-                                    f"(inputs are tensors)", op=op)
-    elif not op.header.operands:
-        yield ctx.error(op, "send: no operands; expected the payload tensors and a token", op=op)
-    results = op.result_types
-    if not results and op.header.generic:
-        yield ctx.error(op, "send: no result; expected one !stablehlo.token", op=op)
-    elif results and (len(results) != 1 or not _is_token(results[0])):
-        shown = ", ".join(map(str, results))
-        yield ctx.error(op, f"send: result must be one !stablehlo.token, got ({shown})", op=op)
-
-
-# ----------------------------------------------------------------------------- recv
-@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1")
-def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A recv's `source_target_pairs` is not a [k, 2] si64 constant.
-
-    ## What it does
-    Checks recv C1: `dim(source_target_pairs, 1) = 2`; a 2-dimensional si64
-    constant with one (source, target) row per pair.
-
-    ## Why is this bad?
-    XLA cannot tell which process receives from which; the verifier rejects the op.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>}>
-        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    ```mlir
-    source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>
-    ```
-    (`jax.lax.precv(tok, out_shape, axis_name, perm=[(0, 1), (1, 2)])`).
-    """
-    yield from pairs_shape_diags(op, ctx)
-
-
-@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2")
-def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A process is the source of two pairs of one recv.
-
-    ## What it does
-    Checks recv C2: `is_unique(source_target_pairs[:, 0])`.
-
-    ## Why is this bad?
-    A source sends one buffer per op; two receivers expecting it cannot both be
-    served, and one recv hangs.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[[0, 1], [0, 2]]> : tensor<2x2xi64>}>
-        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    The same pairs as the matching send, a (partial) permutation:
-    `dense<[[0, 1], [1, 2]]>`.
-    """
-    yield from pairs_unique_diags(op, ctx, 0)
-
-
-@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3")
-def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A process is the target of two pairs of one recv.
-
-    ## What it does
-    Checks recv C3: `is_unique(source_target_pairs[:, 1])`.
-
-    ## Why is this bad?
-    The recv yields one buffer per process; a second source for the same target
-    is undefined, and its send never completes.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-        source_target_pairs = dense<[[0, 2], [1, 2]]> : tensor<2x2xi64>}>
-        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    Receive from the second source with a second recv on another channel, or
-    fix the permutation: `dense<[[0, 1], [1, 2]]>`.
-    """
-    yield from pairs_unique_diags(op, ctx, 1)
-
-
-@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4")
-def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A recv's `source_target_pairs` names a process id outside [0, N).
-
-    ## What it does
-    Checks recv C4: `0 <= source_target_pairs < N`, N = `num_partitions` when
-    channel_id > 0 (cross_partition), else `num_replicas` (cross_replica). Without
-    a known grid only negative ids are reported.
-
-    ## Why is this bad?
-    The recv waits for a process that does not exist: a hang, or XLA rejects the
-    program.
-
-    ## Example
-    ```mlir
-    module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-      ...
-      %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
-          source_target_pairs = dense<[[1, 2]]> : tensor<1x2xi64>}>
-          : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    Ids below the axis size: `dense<[[1, 0]]>` (`precv(..., perm=[(1, 0)])`).
-    """
-    yield from pairs_range_diags(op, ctx, "recv C4")
-
-
-_RECV_READING = (" (the current StableHLO spec and verifier; the 2025 send/recv RFC's text says "
+RECV_READING = (" (the current StableHLO spec and verifier; the 2025 send/recv RFC's text says "
                  "DEVICE_TO_HOST for recv)")
-
-
-@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5")
-def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A recv's channel type disagrees with `is_host_transfer`.
-
-    ## What it does
-    Checks recv C5: the `channel_handle` type is HOST_TO_DEVICE (3) when
-    `is_host_transfer = true` and DEVICE_TO_DEVICE (1) otherwise. The 2025 RFC
-    that added `source_target_pairs` (seed 000) reads "DEVICE_TO_HOST if
-    is_host_transfer = true" for recv too; the current StableHLO spec and the
-    reference verifier use HOST_TO_DEVICE (data flows from the host into the
-    device), and that reading is enforced. The RFC's own recv example
-    (`type = 3`, `is_host_transfer = false`) violates C5 under either reading.
-    Type 0 (CHANNEL_TYPE_INVALID) and a missing `channel_handle` are reported too.
-
-    ## Why is this bad?
-    XLA lowers host and device transfers to different runtimes; with the fields
-    disagreeing the verifier rejects the op, or the recv waits on the wrong kind
-    of channel.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) {
-      source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>,
-      channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>,
-      is_host_transfer = false
-    } : (!stablehlo.token) -> (tensor<2x2xi64>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    `type = 1` for a device-to-device recv, or `is_host_transfer = true` with
-    `type = 3` for data coming from the host.
-
-    ## Fix safety
-    The fix sets the type from `is_host_transfer`; it is unsafe because the flag
-    may be the field that is wrong.
-    """
-    host = flag(op, "is_host_transfer")
-    expected = HOST_TO_DEVICE if host else DEVICE_TO_DEVICE
-    yield from _channel_type_diag(op, ctx, expected, _RECV_READING if host else "")
-
-
-@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics")
-def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A device-to-device recv has no (or empty) `source_target_pairs`.
-
-    ## What it does
-    Reports a recv with `is_host_transfer = false` whose `source_target_pairs`
-    is absent or empty.
-
-    ## Why is this bad?
-    Undefined behaviour per the RFC (seed 000): nothing says which process the
-    data comes from.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}>
-        : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    The same pairs as the matching send:
-    `source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>`.
-    """
-    yield from _missing_pairs_diag(op, ctx)
-
-
-@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics")
-def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A host-transfer recv carries `source_target_pairs`, which are ignored.
-
-    ## What it does
-    Reports a recv with `is_host_transfer = true` and non-empty pairs.
-
-    ## Why is this bad?
-    The data comes from the host whatever the pairs say; a device that sends to
-    this recv is never received from, and hangs.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) {
-      source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>,
-      channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>,
-      is_host_transfer = true
-    } : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-
-    ## Use instead
-    Drop the pairs on a host transfer, or make it a device transfer.
-    """
-    yield from _host_pairs_diag(op, ctx)
-
-
-@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results")
-def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A recv's results are not payload tensors followed by exactly one token (or its operand is not a token).
-
-    ## What it does
-    Checks the recv signature: one `!stablehlo.token` operand; results are the
-    payload tensors first and a single `!stablehlo.token` last (the spec's
-    `results` constraints, numbered C2–C4 before the 2025 RFC renumbered them).
-
-    ## Why is this bad?
-    The verifier rejects it; consumers of the token and of the payload are
-    mis-wired.
-
-    ## Example
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{...}> : (!stablehlo.token) -> (!stablehlo.token, tensor<4xf32>)
-    ```
-
-    ## Use instead
-    ```mlir
-    %r:2 = "stablehlo.recv"(%tok) <{...}> : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
-    ```
-    """
-    operands = op.operand_types
-    if len(op.header.operands) != 1:
-        yield ctx.error(op, f"recv: expected exactly one operand (a token), got {len(op.header.operands)}", op=op)
-    elif operands and operands[0] is not None and not _is_token(operands[0]):
-        yield ctx.error(op, f"recv: operand must be a !stablehlo.token, got {operands[0]}", op=op)
-    results = op.result_types
-    if not results:
-        if op.num_results == 0:
-            yield ctx.error(op, "recv: no results; expected the payload tensors and a token last", op=op)
-        return
-    if not _is_token(results[-1]):
-        yield ctx.error(op, f"recv: last result must be a !stablehlo.token, got {results[-1]}", op=op)
-    for i, t in enumerate(results[:-1]):
-        if _is_token(t):
-            yield ctx.error(op, f"recv: result #{i} is a token; only the last result may be one "
-                                f"(payload results are tensors)", op=op)
 
 
 # ----------------------------------------------------------------------------- send ↔ recv
@@ -735,14 +255,14 @@ class _Send:
 
 def send_payload(op: Operation) -> tuple[Type | None, ...] | None:
     types = op.operand_types
-    if not types or not _is_token(types[-1]) or any(_is_token(t) for t in types[:-1]):
+    if not types or not is_token(types[-1]) or any(is_token(t) for t in types[:-1]):
         return None  # malformed: send-bad-operands says so
     return tuple(types[:-1])
 
 
 def recv_payload(op: Operation) -> tuple[Type | None, ...] | None:
     types = op.result_types
-    if not types or not _is_token(types[-1]) or any(_is_token(t) for t in types[:-1]):
+    if not types or not is_token(types[-1]) or any(is_token(t) for t in types[:-1]):
         return None  # malformed: recv-bad-results says so
     return tuple(types[:-1])
 

@@ -1,0 +1,117 @@
+"""Rules for `collective_broadcast` (and collective_broadcast_start): SHLO241-244.
+
+Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
+checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+docs/conformance.md).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.diagnostics import Diagnostic
+from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.registry import rule
+
+from ._shapes import (check_ids_in_range, check_unique_ids)
+from .collectives import (COLLECTIVE_BROADCAST, same_types, dynamic_root)
+
+
+@rule("SHLO241", "collective-broadcast-duplicate-replica-id", on=COLLECTIVE_BROADCAST,
+      spec="collective_broadcast C1")
+def collective_broadcast_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A process id appears twice in the collective_broadcast's `replica_groups`.
+
+    ## What it does
+    Checks collective_broadcast C1: `is_unique(replica_groups)`.
+
+    ## Why is this bad?
+    The verifier rejects the program.
+
+    ## Example
+    ```mlir
+    %0 = "stablehlo.collective_broadcast"(%x) <{replica_groups = dense<[[2, 2]]> : tensor<1x2xi64>}> : (tensor<1x2xi64>) -> tensor<1x2xi64>
+    ```
+
+    ## Use instead
+    `replica_groups = dense<[[2, 1]]> : tensor<1x2xi64>` (the first id is the source).
+    """
+    yield from check_unique_ids(op, ctx)
+
+
+@rule("SHLO242", "collective-broadcast-replica-id-out-of-range", on=COLLECTIVE_BROADCAST,
+      spec="collective_broadcast C2")
+def collective_broadcast_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A collective_broadcast replica id is negative or beyond the grid.
+
+    ## What it does
+    Checks collective_broadcast C2: `0 <= replica_groups < N`, N = `num_replicas`
+    (cross_replica) or `num_partitions` (cross_partition). Negative ids are
+    always reported; the upper bound needs the process grid. Groups need not
+    cover the axis (processes outside every group receive zeros).
+
+    ## Why is this bad?
+    The broadcast waits for a process that does not exist.
+
+    ## Example
+    ```mlir
+    module attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 4 : i32} {
+      ... "stablehlo.collective_broadcast"(%x) <{replica_groups = dense<[[2, 4]]> : tensor<1x2xi64>}> ...
+    ```
+
+    ## Use instead
+    `replica_groups = dense<[[2, 1]]> : tensor<1x2xi64>`.
+    """
+    yield from check_ids_in_range(op, ctx, padding=False, need_grid=True,
+                                  check="collective_broadcast C2 (ids < N)")
+
+
+@rule("SHLO243", "collective-broadcast-result-type-mismatch", on=COLLECTIVE_BROADCAST,
+      spec="collective_broadcast C3")
+def collective_broadcast_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A collective_broadcast result's type differs from its operand's.
+
+    ## What it does
+    Checks collective_broadcast C3: `type(result) = type(operand)` (with
+    `has_dynamic_root`, the trailing root operand is not data and is left out).
+
+    ## Why is this bad?
+    The broadcast copies the source's tensor as it is; another type cannot hold it.
+
+    ## Example
+    ```mlir
+    %0 = "stablehlo.collective_broadcast"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<1x2xi64>) -> tensor<2x1xi64>
+    ```
+
+    ## Use instead
+    `: (tensor<1x2xi64>) -> tensor<1x2xi64>`.
+    """
+    yield from same_types(op, ctx)
+
+
+
+
+@rule("SHLO244", "collective-broadcast-bad-dynamic-root", on=COLLECTIVE_BROADCAST,
+      spec="collective_broadcast has_dynamic_root")
+def collective_broadcast_bad_dynamic_root(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A `has_dynamic_root` collective_broadcast lacks a valid root operand.
+
+    ## What it does
+    For the `has_dynamic_root` variant: the op takes one trailing operand more
+    than it has results, a 0-d integer tensor naming the root's index within
+    each group, and a constant root lies in `[0, group size)`.
+
+    ## Why is this bad?
+    Without a root (or with one outside the group) no process is the source, and
+    the broadcast's result is undefined.
+
+    ## Example
+    ```mlir
+    %r = stablehlo.constant dense<2> : tensor<i32>
+    %0 = "stablehlo.collective_broadcast"(%x, %r) <{has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    ```
+
+    ## Use instead
+    A root index inside the group: `dense<1> : tensor<i32>`.
+    """
+    yield from dynamic_root(op, ctx)
