@@ -7,11 +7,12 @@ from typing import Any
 
 from ..ir import Module, Operation
 from ..semantics import Grid
-from ..spmd import Structure, Trace, TraceLimit, structure, trace
+from ..spmd import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
 from .explain import _counterexamples, _plist
 from .model import MATCHING, UNRES, Model, _Facts, _line
 from .quotient import _z3_classes
 from .results import Verdict, XlaMatch
+from .schedule import candidates, variant
 
 DEFAULTS: dict[str, Any] = {
     "z3-timeout-ms": 5000,
@@ -78,6 +79,10 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":
+            chosen = _scheduler_choice(tr, facts, opts, deadline)
+            if chosen is not None:
+                chosen.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
+                return chosen
             spec = _decide(tr, facts, "spec", opts, deadline)
             if spec.status == "deadlock":
                 model = Model(tr, facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline)
@@ -88,6 +93,26 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     verdict.trace = tr
     verdict.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
     return verdict
+
+
+def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> Verdict | None:
+    """A deadlock for an issue order XLA's scheduler may choose (schedule.py), or None."""
+    for r in candidates(tr, facts):
+        if time.monotonic() > deadline:
+            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while trying issue orders")
+        vt = variant(tr, r)
+        v = _decide(vt, facts, "xla", opts, deadline)
+        if v.status == "deadlock":
+            v.schedule, v.trace = r, vt
+            v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
+                        f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
+            return v
+    return None
+
+
+def _kind(step: Step) -> str:
+    kind = collective_kind(step.op)
+    return f"{kind} start" if step.role == "start" else kind
 
 
 def _stats(t0: float) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from ..ir import Operation
-from ..spmd import Step
+from ..spmd import Step, collective_kind
 from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, _line
 from .results import Blocked, Deadlock, Peer, Wait
 
@@ -102,8 +102,42 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
         blocked = [_blocked(model, p, final, lens, needs[p], stuck_set) for p in members]
         P = model.grid.num_partitions
         peers = [_peer(model, q, final) for q in chain if q not in stuck_set]
-        out.append(Deadlock(kind, blocked, [divmod(p, P) for p in chain], core, peers))
+        orders = _issue_orders(model, final, members) if kind == "cycle" else []
+        out.append(Deadlock(kind, blocked, [divmod(p, P) for p in chain], core, peers, orders))
     return out
+
+
+_ISSUED = (COLL, START, PERM)
+
+
+def _issue_orders(model: Model, final: list[int], members: list[int], shown: int = 6):
+    """For one process per op the group is blocked at (two at most): the
+    collectives it issues in order, when those orders differ (issue order)."""
+    reps: dict[int, int] = {}
+    for p in members:
+        e = model.events[p][final[p]]
+        if e[0] in _ISSUED:
+            reps.setdefault(e[1], p)
+    if len(reps) < 2:
+        return []
+    out = []
+    tr = model.trace
+    for p in list(reps.values())[:2]:
+        issued = [(i, e) for i, e in enumerate(model.events[p]) if e[0] in _ISSUED]
+        at = next((k for k, (i, _e) in enumerate(issued) if i >= final[p]), len(issued))
+        lo = max(0, min(at - 2, len(issued) - shown))
+        items = []
+        for i, e in issued[lo:lo + shown]:
+            step = tr.steps[e[1]]
+            mark = " (blocked here)" if i == final[p] else ""
+            items.append((step, f"{_event_kind(step)} at line {_line(step.op)}{mark}"))
+        out.append((divmod(p, model.grid.num_partitions), tuple(items)))
+    return out
+
+
+def _event_kind(step: Step) -> str:
+    kind = collective_kind(step.op)
+    return f"{kind} (started)" if step.role == "start" else kind
 
 
 def _cycle(members: list[int], needs, stuck_set: set[int]) -> list[int]:
@@ -251,6 +285,8 @@ def _wait_text(model: Model, p: int, e: tuple, q: int, j: int | None, state: str
         goal = f"{who} to reach this collective"
     elif t == DONE:
         goal = f"{who} to start the collective"
+    elif t == START:
+        goal = f"{who} to issue this collective"
     else:
         goal = f"{who} to reach this collective_permute"
     if state == "finished":

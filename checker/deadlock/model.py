@@ -23,6 +23,15 @@ MATCHING = ("xla", "spec")
   in each branch of a case, both on channel 1, meet and complete.
 """
 
+ISSUE_ORDER = """XLA's runtime issues every collective a process runs, synchronous or the
+start of an async one, onto that process's communication stream in program
+order (XLA:CPU turns async collectives into synchronous ones at the start's
+place in the schedule; XLA:GPU enqueues the start on its collective stream,
+where NCCL runs each communicator's collectives in issue order), and the k-th
+collective a process issues meets the k-th of every other member: a start
+waits for its peers where it is issued. docs/deadlock.md says where this was
+read and what ran."""
+
 # Event kinds (first field of an event tuple).
 NOP, COLL, START, DONE, SEND, RECV, PERM, EXIT, UNRES = range(9)
 _EVENT_NAMES = {NOP: "nop", COLL: "collective", START: "start", DONE: "done", SEND: "send", RECV: "recv",
@@ -191,6 +200,9 @@ class Model:
         self.grid = tr.grid
         self.n = tr.grid.size
         self.matching = matching
+        self.issue_order = matching == "xla"
+        """XLA's runtime (see ISSUE_ORDER): an async start is issued like a synchronous
+        collective and waits there for its peers; its done waits for nothing more."""
         self.facts = facts
         self.deadline = deadline
         self.events: list[list[tuple]] = [[] for _ in range(self.n)]
@@ -248,7 +260,8 @@ class Model:
                     break
                 else:
                     start = ev[spos]
-                    ev.append((DONE, step.index, start) if start[0] in (START, PERM) else (NOP, step.index))
+                    waits = start[0] in (START, PERM) and not self.issue_order
+                    ev.append((DONE, step.index, start) if waits else (NOP, step.index))
                 continue
             if info.external:
                 ev.append((NOP, step.index))
@@ -276,7 +289,7 @@ class Model:
                 src, tgt = int(info.source[p]), int(info.target[p])
                 if tgt >= 0:
                     sends.append((PERM, tgt, (key, n), pos))
-                ev.append((PERM, step.index, key, n, src, role == "start"))
+                ev.append((PERM, step.index, key, n, src, role == "start" and not self.issue_order))
             elif kind == "send":
                 tgt = int(info.target[p])
                 if tgt < 0:
@@ -306,7 +319,7 @@ class Model:
         """What event `e` of process p needs: (q, j) = "q has reached its event j";
         (q, None) = q must reach an event it does not have."""
         t = e[0]
-        if t == COLL:
+        if t == COLL or (t == START and self.issue_order):
             inst = e[2]
             return [(q, inst.pos.get(q)) for q in inst.members.tolist() if q != p]
         if t == DONE:
@@ -390,9 +403,9 @@ class Model:
         """None: e can complete now; False: it never can (or is unresolved);
         an _Instance or (q, j) to wait on."""
         t = e[0]
-        if t == NOP or t == SEND or t == START:
+        if t == NOP or t == SEND or (t == START and not self.issue_order):
             return None
-        if t == COLL:
+        if t == COLL or t == START:
             inst = e[2]
             return None if inst.arrived == inst.size else (inst if len(inst.pos) == inst.size else False)
         if t == DONE:

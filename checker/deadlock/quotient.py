@@ -85,6 +85,8 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
         sends, recvs = [], []
         for i, (st, info) in enumerate(zip(steps, infos)):
             if st.role == "done":
+                if matching == "xla":
+                    continue  # issue order: its start already waited for the peers
                 fut = st.future
                 sids = np.unique(fut[procs]).tolist() if isinstance(fut, np.ndarray) else [int(fut)]
                 for sid in sids:
@@ -109,14 +111,14 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
                 continue
             key = _key_of(info, matching) if nth[i] >= 0 else None
             if info.grouped:
-                if st.role == "collective":
+                if st.role == "collective" or matching == "xla":
                     members = np.isin(info.group_of, np.unique(info.group_of[procs]))
                     why = need(c, i, class_of[members], key, nth[i])  # type: ignore[arg-type]
                     if why:
                         return why
             elif info.kind == "collective_permute":
                 src = info.source[procs]
-                if st.role != "start":
+                if st.role != "start" or matching == "xla":
                     why = need(c, i, class_of[src[src >= 0]], key, nth[i])  # type: ignore[arg-type]
                     if why:
                         return why

@@ -76,6 +76,9 @@ class Deadlock:
     """The unsat core (Z3's names for the waits that close the cycle), when extracted."""
     peers: list[Peer] = field(default_factory=list)
     """For a missing peer: what the processes that never arrive did instead."""
+    orders: list[tuple[tuple[int, int], tuple[tuple[Step, str], ...]]] = field(default_factory=list)
+    """When processes issue collectives in different orders: for one process of
+    each order, the collectives it issues (completed, blocked, next), in order."""
 
     @property
     def processes(self) -> list[tuple[int, int]]:
@@ -123,6 +126,9 @@ class Verdict:
     constraint rules; the deadlock rules stay quiet)."""
     trace: Trace | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    schedule: Any = None
+    """A schedule.Reorder when the deadlock needs an issue order XLA's scheduler
+    may choose (not the order written); `trace` is then that order's trace."""
 
     @property
     def ok(self) -> bool:
