@@ -435,6 +435,10 @@ class Step:
     """For a done: the index of the start Step per process (int, or int[N]); -1 for none."""
     reason: str | None = None
     """For an unresolved step: why."""
+    block: int = -1
+    """Which execution of a block the op ran in directly (one id per region run:
+    a branch taken, a loop iteration, a call): steps with the same block share one
+    XLA schedule, steps in different ones are ordered by different schedules."""
 
     def where(self) -> str:
         """"iteration 3 of the while at line 12, branch 1 of the case at line 20"."""
@@ -538,6 +542,8 @@ class Tracer:
         self.loops: dict[int, tuple[Operation, np.ndarray]] = {}
         self.depth = 0
         self._masks: dict[bytes, np.ndarray] = {}
+        self._blocks = 0
+        self.block = -1
 
     # -- masks ----------------------------------------------------------------------
     def _intern(self, mask: np.ndarray) -> np.ndarray:
@@ -564,7 +570,7 @@ class Tracer:
         live = self._live(mask)
         if live is None:
             return None
-        step = Step(len(self.steps), op, role, self._intern(live), self.context, **kw)
+        step = Step(len(self.steps), op, role, self._intern(live), self.context, block=self.block, **kw)
         self.steps.append(step)
         if (len(self.steps) & 1023) == 0:
             self._check_budget()
@@ -607,7 +613,16 @@ class Tracer:
                                  "a region with several blocks (unstructured control flow)")
             return
         relevant = self.struct.relevant
-        for op in region.blocks[0].operations:
+        saved_block = self.block
+        self._blocks += 1
+        self.block = self._blocks
+        try:
+            self._exec_block(region.blocks[0], frame, mask, relevant)
+        finally:
+            self.block = saved_block
+
+    def _exec_block(self, block: Block, frame: _Frame, mask: np.ndarray, relevant: set[int]) -> None:
+        for op in block.operations:
             role = comm_role(op)
             if role is not None:
                 self._comm(op, role, frame, mask)

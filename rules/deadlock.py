@@ -23,7 +23,7 @@ from shlo_lint.checker.deadlock import Blocked, Deadlock, Peer, Verdict, analyze
 from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.spmd import Step, structure
+from shlo_lint.checker.spmd import Step, collective_kind, structure
 
 from .grid import grid_needed
 
@@ -52,6 +52,11 @@ def verdict(ctx: Context, op: Operation | None = None) -> Verdict | str | None:
         except ValueError as e:
             ctx.cache[_CACHE] = str(e)
     return ctx.cache[_CACHE]
+
+
+def _issue(step: Step) -> str:
+    kind = collective_kind(step.op)
+    return f"{kind} start" if step.role == "start" else kind
 
 
 def _kind(op: Operation) -> str:
@@ -183,6 +188,10 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     kind = _kind(primary.op)
     in_branch = primary.step is not None and any(op.name in ("stablehlo.case", "stablehlo.if")
                                                  for op, _ in primary.step.context)
+    if d.orders:
+        return "issue the collectives of a group in the same order on every process: XLA issues them (and async " \
+               "starts) in program order, and the k-th collective of each process meets the k-th of the others; " \
+               "where the order is the scheduler's choice, run them outside the branch or make one depend on the other"
     if d.kind == "cycle" and kind == "recv":
         return "send before receiving on at least one process of the ring (or use one collective_permute), " \
                "so the first recv has a send to take"
@@ -207,6 +216,27 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     return "every process of a group must reach the same collectives in the same order"
 
 
+MAX_CYCLE = 16
+"""Processes of a cycle named in the message before "and N more"."""
+
+
+def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
+    chain = d.chain
+    if len(chain) == 1:
+        extra = f" ({n} processes blocked)" if n > 1 else ""
+        return (f"deadlock: process {_proc(chain[0])} waits for itself at this {primary.what}{where}: it can only "
+                f"continue after an op it reaches later{extra}")
+    names = [_proc(p) for p in chain]
+    if len(names) > MAX_CYCLE:
+        cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"
+    else:
+        cyc = " → ".join(names) + f" → {names[0]}"
+    size = f"{len(chain)} processes wait for each other in a cycle"
+    if n > len(chain):
+        size += f" ({n} processes blocked)"
+    return f"deadlock: {size}; process {_proc(primary.process)} is blocked at this {primary.what}{where}; waits: {cyc}"
+
+
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]:
     for d in v.deadlocks:
         if d.kind != kind:
@@ -218,12 +248,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         where = primary.step.where() if primary.step is not None else ""
         where = f" ({where})" if where else ""
         if kind == "cycle":
-            cyc = " → ".join(_proc(p) for p in d.chain[:6])
-            if len(d.chain) > 6:
-                cyc += f" → … ({len(d.chain)} processes)"
-            msg = (f"deadlock: {n} process{'es' if n != 1 else ''} wait for each other in a cycle; "
-                   f"process {_proc(primary.process)} is blocked at this {primary.what}{where}; "
-                   f"waits: {cyc} → {_proc(d.chain[0])}")
+            msg = _cycle_text(d, primary, n, where)
         else:
             missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
             who = _procs([w.process for w in missing]) or "a peer"
@@ -239,6 +264,14 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
                        f"{who} {why}")
             if n > 1:
                 msg += f" ({n} processes blocked)"
+        if d.orders:
+            msg += "; issue orders differ: " + "; ".join(
+                f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
+        if v.schedule is not None:
+            a, b = v.schedule.first, v.schedule.second
+            msg += (f" — in an issue order XLA's scheduler may choose: the {_issue(b)} at line {_line(ctx, b.op)} "
+                    f"does not depend on the {_issue(a)} at line {_line(ctx, a.op)}, so the schedule of the "
+                    f"processes that run them may issue it first (as shown) while the others keep their own order")
         if v.matching == "spec":
             msg += " [spec matching]"
         diag = ctx.error(primary.op, msg, help=_help(d, primary))
@@ -358,7 +391,7 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
     Select the operand per process, then run one all_reduce outside the branch.
     """
     v = verdict(ctx, op)
-    if not isinstance(v, Verdict):
+    if not isinstance(v, Verdict) or v.status == "deadlock":
         return
     if v.spec_deadlocks and not v.xla_only:  # matched by XLA in a way we cannot name an op pair for
         b = v.spec_deadlocks[0].blocked[0]

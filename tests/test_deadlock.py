@@ -46,6 +46,9 @@ EXPECTED = {
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),
+    "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
+    "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
+    "jax_cond_async_starts_scheduler_order.mlir": ("deadlock", "cycle", 8),
     "pipeline_sendrecv_loop.mlir": ("deadlock-free", None, 0),
     "pipeline_permute_loop.mlir": ("deadlock-free", None, 0),
     "data_dependent_branch.mlir": ("unknown", None, 0),
@@ -135,8 +138,21 @@ def test_ring_counterexample_closes_the_cycle_with_a_z3_core():
         assert w.need is not None and w.need.name == "stablehlo.send"  # the send it needs, never reached
 
 
-def test_async_cycle_names_both_dones():
+def test_async_cycle_blocks_at_the_starts_in_issue_order():
+    """XLA issues starts in program order: process 0 issues the all_reduce first,
+    process 1 the all_gather; each start waits there for the other."""
     v = verdict_of(CORPUS / "deadlock" / "async_cycle.mlir")
+    d, = v.deadlocks
+    assert sorted(b.op.name for b in d.blocked) == ["stablehlo.all_gather_start", "stablehlo.all_reduce_start"]
+    assert [p for p, _items in d.orders] == [(0, 0), (0, 1)]
+    assert [t for _s, t in d.orders[0][1]] == ["all_reduce (started) at line 13 (blocked here)",
+                                                "all_gather (started) at line 19"]
+    assert [t for _s, t in d.orders[1][1]] == ["all_gather (started) at line 24 (blocked here)",
+                                                "all_reduce (started) at line 27"]
+
+
+def test_async_cycle_under_the_spec_reading_blocks_at_the_dones():
+    v = verdict_of(CORPUS / "deadlock" / "async_cycle.mlir", **{"deadlock-matching": "spec"})
     d, = v.deadlocks
     assert sorted(b.op.name for b in d.blocked) == ["stablehlo.all_gather_done", "stablehlo.all_reduce_done"]
     assert [s.op.name for s in d.blocked[0].completed] == ["stablehlo.all_reduce_start"]
@@ -179,6 +195,48 @@ def test_bad_options_are_reported_not_raised():
     diags = lint_text(text, "t.mlir", Config(options={"deadlock-matching": "mpi"}))
     assert [(d.code, d.severity.value) for d in diags] == [("SHLO503", "info")]
     assert "deadlock-matching" in diags[0].message
+
+
+def test_scheduler_order_is_named():
+    v = verdict_of(CORPUS / "deadlock" / "jax_cond_async_starts_scheduler_order.mlir")
+    assert v.schedule is not None and "XLA's scheduler may issue the all_gather" in v.reason
+    assert v.schedule.first.op.name == v.schedule.second.op.name == "stablehlo.async_start"
+    written = verdict_of(CORPUS / "deadlock" / "jax_cond_async_starts_scheduler_order.mlir",
+                         **{"deadlock-matching": "spec"})
+    assert written.schedule is None
+
+
+def _xla_outcome(path):
+    from shlo_lint.checker.execute.run import RunOptions, run_path
+
+    opts = RunOptions(engine="xla", xla_stuck_warn_s=1, xla_stuck_terminate_s=2, xla_timeout_s=90)
+    return run_path(str(path), opts).reports["xla"]
+
+
+def _jax():
+    from shlo_lint.checker.execute.xla import jax_available
+
+    return jax_available()
+
+
+@pytest.mark.skipif(not _jax(), reason="needs jax for the XLA engine")
+@pytest.mark.parametrize("name", ["async_starts_crossed_through_calls.mlir", "jax_cond_async_starts_crossed.mlir",
+                                  "jax_cond_async_starts_scheduler_order.mlir"])
+def test_issue_order_deadlocks_abort_on_xla_cpu(name):
+    """Ground truth for the issue-order model: XLA:CPU aborts these."""
+    r = _xla_outcome(CORPUS / "deadlock" / name)
+    assert r.outcome == "aborted", (r.outcome, r.message)
+
+
+@pytest.mark.skipif(not _jax(), reason="needs jax for the XLA engine")
+@pytest.mark.parametrize("name", sorted(n for n, (s, _k, _b) in EXPECTED.items()
+                                        if s == "deadlock-free" and "both_branches" in n))
+def test_completes_on_xla_claims_hold_on_xla_cpu(name):
+    """Every SHLO502 ("completes on XLA only because ...") must be true on XLA:CPU."""
+    codes = [d.code for d in lint_text((CORPUS / "deadlock" / name).read_text(), "t.mlir")]
+    assert "SHLO502" in codes
+    r = _xla_outcome(CORPUS / "deadlock" / name)
+    assert r.outcome == "completed", (r.outcome, r.message)
 
 
 # ----------------------------------------------------------------------------- limits

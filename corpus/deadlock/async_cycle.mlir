@@ -1,7 +1,10 @@
 // Two futures started and completed in crossed orders: even partitions start f
 // (an all_reduce) and wait for it before starting g (an all_gather); odd
-// partitions start g and wait for it before starting f. Each done waits for
-// peers that will only start after their own done: an async cycle.
+// partitions start g and wait for it before starting f. XLA issues starts in
+// program order and the first collective each process issues must be the same:
+// each start waits for a peer that issues the other one first (under the spec
+// reading, -O deadlock-matching=spec, each done waits for a peer that starts
+// only after its own done).
 module @async_cycle attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     %p = stablehlo.partition_id : tensor<ui32>

@@ -1,0 +1,216 @@
+"""Deciding a module: structure, then the class quotient in Z3, then exact
+propagation; options and the deadline (see the package docstring)."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..ir import Module, Operation
+from ..semantics import Grid
+from ..spmd import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
+from .explain import _counterexamples, _plist
+from .model import MATCHING, UNRES, Model, _Facts, _line
+from .quotient import _z3_classes
+from .results import Verdict, XlaMatch
+from .schedule import candidates, variant
+
+DEFAULTS: dict[str, Any] = {
+    "z3-timeout-ms": 5000,
+    "deadlock-timeout-ms": 20000,
+    "deadlock-matching": "xla",
+    "deadlock-max-trips": 4096,
+    "deadlock-max-steps": 200_000,
+    "deadlock-max-events": 4_000_000,
+    "deadlock-core-limit": 64,
+}
+"""Options (`-O key=value`, `[tool.shlo-lint.options]`) and their defaults."""
+
+def options_of(options: dict[str, Any] | None) -> dict[str, Any]:
+    """DEFAULTS overridden by `options`; raises ValueError for a bad value."""
+    out = dict(DEFAULTS)
+    for k, v in (options or {}).items():
+        if k in out:
+            out[k] = v
+    for k in ("z3-timeout-ms", "deadlock-timeout-ms", "deadlock-max-trips", "deadlock-max-steps",
+              "deadlock-max-events", "deadlock-core-limit"):
+        try:
+            out[k] = int(out[k])
+        except (TypeError, ValueError):
+            raise ValueError(f"option {k} = {out[k]!r} is not an integer") from None
+        if out[k] < 0:
+            raise ValueError(f"option {k} = {out[k]} is negative")
+    m = str(out["deadlock-matching"]).lower()
+    if m not in MATCHING:
+        raise ValueError(f"option deadlock-matching = {out['deadlock-matching']!r} is not one of "
+                         f"{', '.join(MATCHING)}")
+    out["deadlock-matching"] = m
+    return out
+
+
+def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *,
+            struct: Structure | None = None) -> Verdict:
+    """Decide whether the module's entry function runs to completion on every
+    process of `grid` (see the module docstring). Never raises for a program;
+    ValueError for a bad option."""
+    opts = options_of(options)
+    matching = opts["deadlock-matching"]
+    t0 = time.monotonic()
+    deadline = t0 + opts["deadlock-timeout-ms"] / 1000.0
+    struct = struct or structure(module)
+    if not struct.communicates:
+        return Verdict("deadlock-free", matching, "structure", "no communication", stats=_stats(t0))
+    if struct.uniform:
+        return Verdict("deadlock-free", matching, "structure",
+                       "every process runs the same collectives in the same order (none under control flow, "
+                       "no send/recv)", stats=_stats(t0))
+    if not grid.known:
+        return Verdict("unknown", matching, "none", "the process grid is unknown", stats=_stats(t0))
+    try:
+        tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
+                   max_steps=opts["deadlock-max-steps"], deadline=deadline)
+    except TraceLimit as e:
+        return Verdict("unknown", matching, "none", str(e), stats=_stats(t0))
+    except RecursionError:
+        return Verdict("unknown", matching, "none", "the program nests deeper than the tracer follows",
+                       stats=_stats(t0))
+    except KeyError:
+        return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
+    facts = _Facts(grid, struct)
+    try:
+        verdict = _decide(tr, facts, matching, opts, deadline)
+        if matching == "xla" and verdict.status == "deadlock-free":
+            chosen = _scheduler_choice(tr, facts, opts, deadline)
+            if chosen is not None:
+                chosen.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
+                return chosen
+            spec = _decide(tr, facts, "spec", opts, deadline)
+            if spec.status == "deadlock":
+                model = Model(tr, facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline)
+                verdict.xla_only = _xla_matches(model)
+                verdict.spec_deadlocks = spec.deadlocks
+    except TraceLimit as e:
+        return Verdict("unknown", matching, "none", str(e), trace=tr, stats=_stats(t0))
+    verdict.trace = tr
+    verdict.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
+    return verdict
+
+
+def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> Verdict | None:
+    """A deadlock for an issue order XLA's scheduler may choose (schedule.py), or None."""
+    for r in candidates(tr, facts):
+        if time.monotonic() > deadline:
+            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while trying issue orders")
+        vt = variant(tr, r)
+        v = _decide(vt, facts, "xla", opts, deadline)
+        if v.status == "deadlock":
+            v.schedule, v.trace = r, vt
+            v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
+                        f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
+            return v
+    return None
+
+
+def _kind(step: Step) -> str:
+    kind = collective_kind(step.op)
+    return f"{kind} start" if step.role == "start" else kind
+
+
+def _stats(t0: float) -> dict[str, Any]:
+    return {"seconds": round(time.monotonic() - t0, 4)}
+
+
+def _decide(tr: Trace, facts: _Facts, matching: str, opts: dict, deadline: float) -> Verdict:
+    stats: dict[str, Any] = {}
+    remaining = max(1, int((deadline - time.monotonic()) * 1000))
+    q = _z3_classes(tr, facts, matching, min(opts["z3-timeout-ms"], remaining), stats)
+    stats["z3_classes"] = q
+    if q == "sat":
+        return Verdict("deadlock-free", matching, "z3-classes",
+                       f"Z3 found a schedule for the {len(tr.classes)} process class(es)", stats=stats)
+    if time.monotonic() > deadline:
+        raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while deciding")
+    model = Model(tr, facts, matching, max_events=opts["deadlock-max-events"], deadline=deadline)
+    stats["events"] = sum(len(e) for e in model.events)
+    final = model.propagate()
+    return _verdict_from(model, final, matching, opts, deadline, stats)
+
+
+def _xla_matches(model: Model) -> list[XlaMatch]:
+    out = []
+    P = model.grid.num_partitions
+    for inst in model.instances.values():
+        if len(inst.ops) > 1:
+            by_op: dict[int, list[tuple[int, int]]] = {}
+            for q, j in inst.pos.items():
+                step = model.trace.steps[model.events[q][j][1]]
+                by_op.setdefault(id(step.op), []).append(divmod(q, P))
+            ops = sorted(inst.ops.values(), key=lambda o: o.span.start)
+            out.append(XlaMatch(inst.info.kind, inst.info.channel, ops, by_op))
+    # collective_permutes: the n-th of a key on each process
+    perms: dict[tuple, dict[int, tuple[Operation, list[tuple[int, int]]]]] = {}
+    for q in range(model.n):
+        for kn, j in model.perm_pos[q].items():
+            op = model.trace.steps[model.events[q][j][1]].op
+            perms.setdefault(kn, {}).setdefault(id(op), (op, []))[1].append(divmod(q, P))
+    for (key, _n), seen in perms.items():
+        if len(seen) > 1 and key[0] != "op":
+            ops = sorted((op for op, _ps in seen.values()), key=lambda o: o.span.start)
+            out.append(XlaMatch("collective_permute", key[1], ops, {k: ps for k, (_op, ps) in seen.items()}))
+    return out
+
+
+def _verdict_from(model: Model, final: list[int], matching: str, opts: dict, deadline: float,
+                  stats: dict) -> Verdict:
+    tr = model.trace
+    n = model.n
+    lens = [len(e) for e in model.events]
+    unres = [p for p in range(n) if final[p] < lens[p] and model.events[p][final[p]][0] == UNRES]
+    blocked = [p for p in range(n) if final[p] < lens[p] and model.events[p][final[p]][0] != UNRES]
+    unresolved_steps = []
+    for p in unres:
+        step = tr.steps[model.events[p][final[p]][1]]
+        if step not in unresolved_steps:
+            unresolved_steps.append(step)
+    invalid_only = bool(unres) and all(model.events[p][final[p]][3] for p in unres)
+    if not blocked:
+        if unres:
+            reason = _unres_reason(model, unres)
+            return Verdict("unknown", matching, "propagation", reason, unresolved=unresolved_steps,
+                           invalid_only=invalid_only, stats=stats)
+        return Verdict("deadlock-free", matching, "propagation",
+                       "every process runs to completion (exact per-process propagation)", stats=stats)
+    # Which blocked processes could still be freed by what unresolved processes do?
+    needs: dict[int, list[tuple[int, int | None]]] = {}
+    for p in blocked:
+        e = model.events[p][final[p]]
+        needs[p] = [(q, j) for q, j in model.requirements(p, e) if j is None or final[q] < j]
+    possible = set(unres)
+    changed = True
+    while changed:
+        changed = False
+        for p in blocked:
+            if p in possible:
+                continue
+            if needs[p] and all(q in possible or (j is None and model.truncated[q]) for q, j in needs[p]):
+                possible.add(p)
+                changed = True
+    stuck = [p for p in blocked if p not in possible]
+    if not stuck:
+        return Verdict("unknown", matching, "propagation", _unres_reason(model, unres),
+                       unresolved=unresolved_steps, invalid_only=invalid_only, stats=stats)
+    deadlocks = _counterexamples(model, final, stuck, needs, opts, deadline)
+    return Verdict("deadlock", matching, "propagation", None, deadlocks, unresolved=unresolved_steps, stats=stats)
+
+
+def _unres_reason(model: Model, unres: list[int]) -> str:
+    tr = model.trace
+    reasons: dict[str, list[int]] = {}
+    for p in unres:
+        e = model.events[p][[k for k, ev in enumerate(model.events[p]) if ev[0] == UNRES][0]]
+        step = tr.steps[e[1]]
+        where = f"{step.op.name.rsplit('.', 1)[-1]} at line {_line(step.op)}"
+        reasons.setdefault(f"{where}: {e[2]}", []).append(p)
+    parts = [f"{text} ({_plist([divmod(p, model.grid.num_partitions) for p in ps])})"
+             for text, ps in reasons.items()]
+    return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+

@@ -1,0 +1,95 @@
+"""Issue orders that XLA's scheduler chooses (SPEC-NOTES §5, docs/deadlock.md).
+
+XLA compiles every computation (the entry, each branch of a conditional, each
+loop body; calls are inlined into their caller) and schedules it once: the
+order of two collectives that do not depend on each other is the scheduler's
+choice (the latency-hiding scheduler moves starts early and dones late; XLA:CPU
+orders them by when their operands are ready). Processes that run the same
+computation share its schedule; processes in different branches run
+different schedules. So a program whose processes split over branches can
+deadlock for an order the scheduler chooses even when the order written is
+fine: `candidates` finds the pairs of issued collectives in one branch run
+whose later one depends on nothing from the earlier one up to it, and
+`variant` is the trace with that later one issued first (by the processes of
+that run only), which the model then decides like any trace.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..ir import Operation
+from ..spmd import ProcessClass, Step, Trace
+from .model import _Facts, _key_of
+
+ISSUES = ("collective", "start", "permute")
+MAX_VARIANTS = 16
+"""Reorders tried per program (each is one more decision of the model)."""
+
+
+@dataclass(frozen=True)
+class Reorder:
+    """`second` may be issued before `first` by the processes of their run."""
+
+    first: Step
+    second: Step
+
+
+def independent(first: Operation, second: Operation) -> bool:
+    """True when `second` uses no result of `first` nor of any op between them
+    (same block): the scheduler may issue it first. SSA order makes the direct
+    operands enough: anything they depend on is defined before them."""
+    block = second.parent
+    if block is None or first.parent is not block:
+        return False
+    ops = block.operations
+    ia = next((i for i, o in enumerate(ops) if o is first), None)
+    ib = next((i for i, o in enumerate(ops) if o is second), None)
+    if ia is None or ib is None or ia >= ib:
+        return False
+    between = {id(o) for o in ops[ia:ib]}
+    return not any(v is not None and isinstance(v.owner, Operation) and id(v.owner) in between
+                   for v in second.operands)
+
+
+def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reorder]:
+    """Pairs of collectives (different XLA matching keys) issued in one run of a
+    block that only some processes run, which the scheduler may swap."""
+    by_block: dict[int, list[Step]] = {}
+    for st in tr.steps:
+        if st.role in ISSUES and st.block >= 0:
+            by_block.setdefault(st.block, []).append(st)
+    out: list[Reorder] = []
+    for steps in by_block.values():
+        if len(steps) < 2 or all(bool(s.mask.all()) for s in steps):
+            continue  # every process runs this block: one schedule for all of them
+        for j in range(1, len(steps)):
+            b = steps[j]
+            ib = facts.info(b.op)
+            if ib.problem or ib.invalid or ib.external:
+                continue
+            for i in range(j):
+                a = steps[i]
+                ia = facts.info(a.op)
+                if ia.problem or ia.invalid or ia.external or _key_of(ia, "xla") == _key_of(ib, "xla"):
+                    continue
+                if independent(a.op, b.op):
+                    out.append(Reorder(a, b))
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+def variant(tr: Trace, r: Reorder) -> Trace:
+    """The trace with `r.second` issued just before `r.first` on the processes that run both."""
+    a, b = r.first.index, r.second.index
+    classes = []
+    for cls in tr.classes:
+        steps = cls.steps
+        if a in steps and b in steps:
+            moved = [k for k in steps if k != b]
+            moved.insert(moved.index(a), b)
+            classes.append(ProcessClass(cls.processes, moved))
+        else:
+            classes.append(cls)
+    return dataclasses.replace(tr, classes=classes)
