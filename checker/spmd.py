@@ -36,10 +36,12 @@ from typing import Iterable
 
 import numpy as np
 
-from .attributes import DenseElementsAttr, EnumAttr
+from . import uniform as U
+from .attributes import DenseElementsAttr, EnumAttr, StringAttr
 from .ir import Block, Module, Operation, Region, Value
 from .semantics import COLLECTIVES, Grid
 from .types import FutureType, ScalarType, TensorType, Type
+from .uniform import Divergence, Uni, UniformDecision
 
 # --------------------------------------------------------------------------- op names
 GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
@@ -329,11 +331,27 @@ class FutureVal:
         self.ids = ids
 
 
+class Table:
+    """An integer constant array, the same on every process (a lookup table JAX
+    indexes by the device index: `jnp.array([...])[axis_index("x")]`)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+
+TABLE_LIMIT = 1 << 16
+"""Largest constant (elements) kept as a Table."""
+UNIFORM_TRIPS = 2
+"""Iterations traced for a loop whose trip count is uniform but unknown: the
+representative count (docs/uniformity.md says why two)."""
+
 NONCOMM_FUTURE = FutureVal(-1)
 """The future of an async op that does not communicate (a slice, seed 002's
 generic body): its done waits for nobody."""
 
-Val = "int | np.ndarray | Unknown | FutureVal"
+Val = "int | np.ndarray | Table | Uni | Unknown | FutureVal"
 
 
 def scalar_element(t: Type | None) -> ScalarType | None:
@@ -477,6 +495,12 @@ class Trace:
 
     loops: dict[int, tuple[Operation, np.ndarray]] = field(default_factory=dict)
     """id(while op) → (op, iterations per process), summed over its executions."""
+    uniform: list[UniformDecision] = field(default_factory=list)
+    """Branches and loops decided by a value uniform over every communicator they
+    guard: each branch (a representative trip count) was followed for all."""
+    divergent: list[Divergence] = field(default_factory=list)
+    """Branches and loops whose index / predicate is per-device data that can split
+    a communicator they guard (SHLO504)."""
 
     def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
         """Branch → the flattened ids that took it (first execution of `op`)."""
@@ -544,6 +568,11 @@ class Tracer:
         self._masks: dict[bytes, np.ndarray] = {}
         self._blocks = 0
         self.block = -1
+        self.uniform: list[UniformDecision] = []
+        self.divergent: list[Divergence] = []
+        self._guarded: dict[int, list] = {}
+        self.entry_block: Block | None = None
+        self.entry_func: Operation | None = None
 
     # -- masks ----------------------------------------------------------------------
     def _intern(self, mask: np.ndarray) -> np.ndarray:
@@ -586,7 +615,9 @@ class Tracer:
     def run(self, entry: str) -> Trace:
         func = self.struct.funcs[entry]
         everyone = np.ones(self.n, dtype=bool)
+        self.entry_func = func
         if func.regions and func.regions[0].blocks:
+            self.entry_block = func.regions[0].blocks[0]
             frame = _Frame(func.regions[0], None)
             self._exec_region(func.regions[0], frame, everyone)
         return self._finish(entry)
@@ -604,7 +635,8 @@ class Tracer:
             procs = np.flatnonzero(class_of == c)
             rep = int(procs[0])
             classes.append(ProcessClass(procs, [s.index for s in self.steps if s.mask[rep]]))
-        return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops)
+        return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops,
+                     self.uniform, self.divergent)
 
     def _exec_region(self, region: Region, frame: _Frame, mask: np.ndarray) -> None:
         if len(region.blocks) != 1:
@@ -681,6 +713,12 @@ class Tracer:
     def _case(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
         idx = self._branch_index(op, frame)
         results: list[list] = []
+        if isinstance(idx, Uni):
+            if self._uniform_guard(op, idx, mask, "branch index"):
+                self._case_uniform(op, frame, mask, idx)
+            else:
+                self._bind_results(op, frame, [Unknown("a branch on per-device data", op)] * op.num_results)
+            return
         if isinstance(idx, Unknown):
             self._unresolved(op, mask, f"its branch index depends on {idx.reason}")
             self._bind_results(op, frame, [Unknown(idx.reason, op)] * op.num_results)
@@ -706,12 +744,81 @@ class Tracer:
             merged.append(_merge(vals))
         self._bind_results(op, frame, merged)
 
+    def _case_uniform(self, op: Operation, frame: _Frame, mask: np.ndarray, idx: Uni) -> None:
+        """Every member of each guarded communicator takes the same branch, whichever
+        it is: each branch is followed by all of them, one after the other (a
+        branch's communication stays inside the classes that take it)."""
+        self.uniform.append(UniformDecision(op, "branch index", idx))
+        results = []
+        for b, region in enumerate(op.regions):
+            live = self._live(mask)
+            if live is None:
+                break
+            saved = self.context
+            self.context = saved + ((op, f"branch {b} (if taken: every process takes the same branch)"),)
+            inner = _Frame(region, frame)
+            try:
+                self._exec_region(region, inner, live)
+                results.append(self._returned(region, inner))
+            finally:
+                self.context = saved
+        self._bind_results(op, frame, [_join([r[i] if i < len(r) else Unknown("no value returned") for r in results],
+                                             idx) for i in range(op.num_results)])
+
+    def _uniform_guard(self, op: Operation, u: Uni, mask: np.ndarray, what: str) -> bool:
+        """True when `u` splits no communicator `op` guards; otherwise records why
+        (an unresolved step, and a Divergence for SHLO504)."""
+        got = U.check_guard(u, self._guarded_comm(op), mask, op, what)
+        if got is None:
+            return True
+        if isinstance(got, Divergence):
+            self.divergent.append(got)
+            comm = got.guarded
+            reason = (f"its {what} depends on {got.text()}, which can differ between the processes of the "
+                      f"{collective_kind(comm)} at line {_line(comm)} it guards")
+        else:
+            reason = f"its {what} is the same only within some processes, and {got}"
+        self._unresolved(op, mask, reason)
+        return False
+
+    def _guarded_comm(self, op: Operation) -> list:
+        """Communication ops under `op` (through calls), with their communicators."""
+        got = self._guarded.get(id(op))
+        if got is not None:
+            return got
+        out: list = []
+        seen_funcs: set[str] = set()
+        stack = [r for r in op.regions]
+        while stack:
+            region = stack.pop()
+            for block in region.blocks:
+                for child in block.operations:
+                    role = comm_role(child)
+                    if role is not None and role != "done":
+                        out.append((child, U.communicators(child, collective_op(child), collective_kind(child),
+                                                           self.grid)))
+                        continue
+                    if child.name in CALL_OPS:
+                        name = self.struct.callees.get(id(child))
+                        func = self.struct.funcs.get(name) if name else None
+                        if func is not None and name not in seen_funcs:
+                            seen_funcs.add(name)
+                            stack.extend(func.regions)
+                        continue
+                    stack.extend(child.regions)
+        self._guarded[id(op)] = out
+        return out
+
     def _branch_index(self, op: Operation, frame: _Frame):
         """Per process, which region of a case/if runs (clamped as the spec says)."""
         operands = op.operands
         if not operands or operands[0] is None:
             return Unknown("an undefined index")
         raw = self.value(operands[0], frame)
+        if isinstance(raw, Uni):
+            return raw
+        if isinstance(raw, Table):
+            return Unknown("a table as a branch index")
         if isinstance(raw, (Unknown, FutureVal)):
             return raw if isinstance(raw, Unknown) else Unknown("a future")
         n = len(op.regions)
@@ -735,6 +842,9 @@ class Tracer:
         carried = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
         active: np.ndarray | None = mask
         trips = 0
+        uniform: Uni | None = None
+        uniform_trips = 0
+        seen: list[list] = []
         while active is not None:
             cframe = _Frame(cond, frame)
             if cond.blocks:
@@ -743,8 +853,22 @@ class Tracer:
                 self._exec_region(cond, cframe, active)
             ret = self._returned(cond, cframe)
             pred = ret[0] if ret else Unknown("a cond region without a predicate")
-            if isinstance(pred, (Unknown, FutureVal)):
-                reason = pred.reason if isinstance(pred, Unknown) else "a future"
+            if isinstance(pred, Uni):
+                # The same trip count on every member of each guarded communicator:
+                # follow UNIFORM_TRIPS iterations for all as the representative.
+                if uniform is None:
+                    if not self._uniform_guard(op, pred, active, "trip count"):
+                        carried = [Unknown("a loop on per-device data", op)] * len(carried)
+                        break
+                    uniform = pred
+                    self.uniform.append(UniformDecision(op, "trip count", pred))
+                seen.append(carried)
+                if uniform_trips >= UNIFORM_TRIPS:
+                    break
+                uniform_trips += 1
+                pred = 1
+            if isinstance(pred, (Unknown, FutureVal, Table)):
+                reason = pred.reason if isinstance(pred, Unknown) else "a future or a table"
                 self._unresolved(op, active, f"its trip count depends on {reason}")
                 break
             go = active & (_as_np(pred) != 0) if isinstance(pred, np.ndarray) else (active if pred else None)
@@ -774,6 +898,8 @@ class Tracer:
             carried = [_merge([(live, n), (~live, c)]) for n, c in zip(new, carried)]
             active = live
             self._check_budget()
+        if uniform is not None and seen:
+            carried = [_join([s[i] for s in seen] + [carried[i]], uniform) for i in range(len(carried))]
         self._bind_results(op, frame, carried)
 
     def _call(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
@@ -804,11 +930,102 @@ class Tracer:
         inner = _Frame(region, frame)
         if region.blocks:
             args = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
+            if op.name == "sdy.manual_computation":
+                args = [self._shard(op, i, a) for i, a in enumerate(args)]
             self._bind(region.blocks[0], inner, args)
         self._exec_region(region, inner, mask)
         self._bind_results(op, frame, self._returned(region, inner))
 
     # -- values (on demand) ---------------------------------------------------------------
+    def _shard(self, op: Operation, index: int, val):
+        """Operand `index` of a manual_computation as each device sees it: its shard
+        (the same on devices its in_sharding does not split along the manual axes)."""
+        if isinstance(val, (Unknown, FutureVal)):
+            return val
+        classes = U.manual_arg_classes(op, index, self.module, self.grid)
+        if classes is None:
+            return val
+        src = _name_of(op.operands[index])
+        if isinstance(classes, str):
+            return U.per_process(self.n, f"{src} ({classes}: taken as per-device data)", op)
+        sh = U._sdy_list(op.attr("in_shardings"))
+        text = U.sharding_text(sh[index]) if sh else "?"
+        origin = U.Origin(f"{src} sharded {text} along the manual axes (each device holds its own shard)", op, classes)
+        return U.combine([val, Uni(classes, (origin,))])
+
+    def _entry_arg(self, v: Value) -> object:
+        block = self.entry_block
+        try:
+            index = block.arguments.index(v)  # type: ignore[union-attr]
+        except ValueError:
+            return Unknown(f"the block argument {v.name} (data)")
+        return U.entry_arg(self.entry_func, index, v.name or f"#{index}", self.module, self.grid)  # type: ignore[arg-type]
+
+    def _received(self, op: Operation, role: str):
+        """What a communication op's result is: the same on every member of its
+        group (all_reduce, all_gather, collective_broadcast), else per-device data."""
+        kind = collective_kind(op)
+        where = f"the {kind} at line {_line(op)}"
+        if role == "collective" and kind in U.SAME_VALUE_KINDS:
+            groups = U.communicators(op, collective_op(op), kind, self.grid)
+            if groups is not None:
+                lab = U.group_labels(groups, self.n)
+                if lab is None:
+                    return U.UNIFORM
+                return Uni(lab, (U.Origin(f"{where} (the same only within each of its process groups)", op, lab),))
+        return U.per_process(self.n, f"data received by {where}", op)
+
+    def _custom_call(self, op: Operation, frame: _Frame, depth: int) -> list:
+        """JAX's GSPMD shard_map markers: @Sharding passes its operand; the result of
+        @SPMDFullToShardShape is each device's shard (the same on devices the
+        preceding @Sharding does not split); @SPMDShardToFullShape is one logical
+        array again. Any other custom call is taken as per-device data."""
+        target = op.attr("call_target_name")
+        name = target.value if isinstance(target, StringAttr) else ""
+        n = max(op.num_results, 1)
+        operand = op.operands[0] if op.operands else None
+        if name == "Sharding" and operand is not None:
+            return [self.value(operand, frame, depth + 1)] * n
+        if name == "SPMDShardToFullShape":
+            return [U.UNIFORM] * n
+        if name == "SPMDFullToShardShape" and operand is not None:
+            val = self.value(operand, frame, depth + 1)
+            if isinstance(val, (Unknown, FutureVal)):
+                return [val] * n
+            src_op = operand.owner
+            sh = src_op.attr("mhlo.sharding") if isinstance(src_op, Operation) else None
+            text = U.sharding_text(sh) if sh is not None else "{replicated}"
+            classes = U.hlo_sharding_classes(text, self.grid)
+            if classes is None:
+                return [val] * n
+            src = _name_of(src_op.operands[0]) if isinstance(src_op, Operation) and src_op.operands and \
+                src_op.operands[0] is not None else _name_of(operand)
+            if isinstance(classes, str):
+                return [U.per_process(self.n, f"{src} ({classes}: taken as per-device data)", op)] * n
+            origin = U.Origin(f"{src} sharded {text} (each device holds its own shard)", op, classes)
+            return [U.combine([val, Uni(classes, (origin,))])] * n
+        return [U.per_process(self.n, f"the custom_call @{name} at line {_line(op)}", op)] * n
+
+    def _table_slice(self, op: Operation, args: list):
+        """`dynamic_slice` of a constant table at per-process indices, one element."""
+        table = args[0].array
+        starts = args[1:]
+        sizes = op.attr("slice_sizes")
+        if len(starts) != table.ndim or (table.size and any(d < 1 for d in table.shape)):
+            return None
+        try:
+            sz = list(getattr(sizes, "values", None) or [])
+        except TypeError:
+            sz = []
+        if sz and any(int(x) != 1 for x in sz):
+            return None
+        idx = []
+        for s, dim in zip(starts, table.shape):
+            a = _as_np(s)
+            idx.append(np.broadcast_to(np.clip(a, 0, dim - 1), (self.n,)))
+        out = table[tuple(idx)].astype(np.int64)
+        return out
+
     def value(self, v: Value, frame: _Frame, _depth: int = 0):
         region = _region_of(v)
         f: _Frame | None = frame
@@ -821,6 +1038,9 @@ class Tracer:
             return got
         owner = v.owner
         if isinstance(owner, Block):
+            if owner is self.entry_block and self.entry_block is not None:
+                got = f.values[v] = self._entry_arg(v)
+                return got
             return Unknown(f"the block argument {v.name} (data)")
         if _depth > 120:
             return Unknown("a computation too deep to follow")
@@ -834,8 +1054,9 @@ class Tracer:
         n = op.num_results
         if name == "stablehlo.async_start" or comm_role(op) == "start":
             return [NONCOMM_FUTURE] * n if comm_role(op) is None else [Unknown("a future not started here")] * n
-        if comm_role(op) is not None:
-            return [Unknown(f"data received by {name} at line {_line(op)}", op)] * n
+        role = comm_role(op)
+        if role is not None:
+            return [self._received(op, role)] * max(n, 1)
         if name in CASE_OPS:
             return self._fold_case(op, frame, depth)
         if name in WHILE_OPS:
@@ -848,33 +1069,55 @@ class Tracer:
         if name == "stablehlo.replica_id":
             return [self.replica.copy()]
         if name == "stablehlo.constant":
-            a = op.attr("value")
-            if isinstance(a, DenseElementsAttr) and elem is not None:
-                try:
-                    arr = a.array
-                except Exception:
-                    return [Unknown("an unreadable constant")]
-                if arr.size == 1:
-                    return [wrap(int(arr.reshape(-1)[0]), elem)]
-            return [Unknown(f"a non-integer or non-scalar constant at line {_line(op)}")]
+            return [self._constant(op, elem)]
         if name == "stablehlo.optimization_barrier":
             return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
-        if elem is None:
-            return [Unknown(f"{_short(name)} at line {_line(op)} (not an integer scalar)", op)] * max(n, 1)
+        if name == "stablehlo.custom_call":
+            return self._custom_call(op, frame, depth)
+        if name in _PER_PROCESS:
+            return [U.per_process(self.n, f"the {_short(name)} at line {_line(op)}", op)] * max(n, 1)
         args = []
         for v in op.operands:
             a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
             if isinstance(a, (Unknown, FutureVal)):
-                return [a if isinstance(a, Unknown) else Unknown("a future")]
+                return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
             args.append(a)
+        if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
+                and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
+            got = self._table_slice(op, args)
+            if got is not None:
+                return [_norm(wrap(got, elem))]
+        if elem is None or any(isinstance(a, (Uni, Table)) for a in args):
+            # Not an integer scalar the tracer computes: only whether it is the same
+            # on every process (a constant table counts as the same everywhere).
+            return [U.combine([a for a in args if not isinstance(a, Table)])] * max(n, 1)
         try:
             with np.errstate(all="ignore"):
                 out = self._apply(op, name, args, elem)
         except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
             return [Unknown(f"{_short(name)} at line {_line(op)} ({e})")]
         if isinstance(out, Unknown):
-            return [out]
+            return [U.combine(args)]
         return [_norm(wrap(out, elem))]
+
+    def _constant(self, op: Operation, elem: ScalarType | None):
+        a = op.attr("value")
+        if isinstance(a, DenseElementsAttr):
+            t = op.result_types[0] if op.result_types else None
+            if elem is not None or (isinstance(t, TensorType) and isinstance(t.element, ScalarType)
+                                    and t.element.is_integer and t.shape is not None
+                                    and int(np.prod(t.shape)) <= TABLE_LIMIT):
+                try:
+                    arr = a.array
+                except Exception:
+                    return U.UNIFORM
+                if elem is not None and arr.size == 1:
+                    return wrap(int(arr.reshape(-1)[0]), elem)
+                if elem is None and t is not None and arr.size == int(np.prod(t.shape)):  # type: ignore[union-attr]
+                    return Table(np.asarray(arr, dtype=np.int64).reshape(t.shape))  # type: ignore[union-attr]
+                if elem is None and arr.size == 1 and t is not None:  # a splat
+                    return Table(np.full(t.shape, int(arr.reshape(-1)[0]), dtype=np.int64))  # type: ignore[union-attr]
+        return U.UNIFORM
 
     def _apply(self, op: Operation, name: str, args: list, elem: ScalarType):
         if name in _BINARY and len(args) == 2:
@@ -927,6 +1170,10 @@ class Tracer:
         idx = self._branch_index(op, frame)
         if isinstance(idx, Unknown):
             return [Unknown(idx.reason, op)] * op.num_results
+        if isinstance(idx, Uni):
+            outs = [self._returned(region, _Frame(region, frame)) for region in op.regions]
+            return [_join([r[i] if i < len(r) else Unknown("no value") for r in outs], idx)
+                    for i in range(op.num_results)]
         per_branch = []
         for b, region in enumerate(op.regions):
             sel = (idx == b) if isinstance(idx, np.ndarray) else (np.ones(self.n, bool) if idx == b else None)
@@ -949,7 +1196,9 @@ class Tracer:
                 self._bind(cond.blocks[0], cframe, carried)
             ret = self._returned(cond, cframe)
             pred = ret[0] if ret else Unknown("no predicate")
-            if isinstance(pred, (Unknown, FutureVal)):
+            if isinstance(pred, Uni):
+                return self._fold_uniform_while(op, frame, carried, pred)
+            if isinstance(pred, (Unknown, FutureVal, Table)):
                 return [Unknown(f"a while at line {_line(op)} whose trip count depends on data", op)] * op.num_results
             go = active & (_as_np(pred) != 0)
             if not go.any():
@@ -963,6 +1212,22 @@ class Tracer:
             carried = [_merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
             active = go
         return [Unknown(f"a while at line {_line(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+
+    def _fold_uniform_while(self, op: Operation, frame: _Frame, carried: list, pred: Uni) -> list:
+        """A loop's results when its trip count is unknown but uniform: what the
+        carried values are the same over, after 0, 1 or 2 iterations."""
+        body = op.regions[1]
+        seen = [carried]
+        for _ in range(UNIFORM_TRIPS):
+            bframe = _Frame(body, frame)
+            if body.blocks:
+                self._bind(body.blocks[0], bframe, carried)
+            new = self._returned(body, bframe)
+            if len(new) != len(carried):
+                return [Unknown("a malformed while")] * op.num_results
+            seen.append(new)
+            carried = new
+        return [_join([s[i] for s in seen], pred) for i in range(op.num_results)]
 
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))
@@ -978,6 +1243,34 @@ class Tracer:
 
 
 _MISSING = object()
+_PER_PROCESS = frozenset({"stablehlo.infeed", "stablehlo.rng"})
+"""Ops whose result each process computes on its own (host input, a generator
+whose state is per device)."""
+
+
+def _name_of(v: Value | None) -> str:
+    if v is None:
+        return "a value"
+    owner = v.owner
+    if isinstance(owner, Block):
+        return f"the argument {v.name}"
+    return f"the {_short(owner.name)} at line {_line(owner)}"
+
+
+def _join(vals: list, decided_by: Uni):
+    """A value after a uniform decision (branch or loop): unchanged when every
+    alternative gives the same one, else the same only where the decision and
+    every alternative are."""
+    if not vals:
+        return Unknown("no value")
+    first = vals[0]
+    for v in vals:
+        if isinstance(v, (Unknown, FutureVal)):
+            return v if isinstance(v, Unknown) else Unknown("a future after a uniform decision")
+    if all(v is first for v in vals) or (isinstance(first, int) and all(isinstance(v, int) and v == first
+                                                                        for v in vals)):
+        return first
+    return U.combine([decided_by] + [v for v in vals if not isinstance(v, Table)])
 
 
 def _line(op: Operation) -> int:
@@ -1010,6 +1303,16 @@ def _merge(parts: Iterable[tuple[np.ndarray, object]]):
         return FutureVal(_norm(out) if uniform_value(out) is None else uniform_value(out))
     if any(isinstance(v, FutureVal) for v in firsts):
         return Unknown("a future on some processes only")
+    if any(isinstance(v, (Uni, Table)) for v in firsts):
+        # Different values on different (process-id dependent) parts: the same
+        # only within a part, and within the part's own classes.
+        size = next(m.size for m, _v in live if m is not None)
+        part = np.full(size, -1, dtype=np.int64)
+        for i, (m, _v) in enumerate(live):
+            part[m] = i
+        lab = U.labels(part)
+        parts = [Uni(lab, (U.Origin("the process id", None, lab),))] if lab is not None else []
+        return U.combine(parts + [v for v in firsts if not isinstance(v, Table)])
     out = None
     for m, v in live:
         out = np.where(m, _as_np(v), 0 if out is None else out)
