@@ -6,9 +6,9 @@ import ast
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
+from conftest import sarif_schema_validator
 from shlo_lint.checker import report
 from shlo_lint.checker.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
                                            TraceStep)
@@ -16,7 +16,6 @@ from shlo_lint.checker.registry import RuleSpec
 from shlo_lint.checker.report import github, json_, sarif, text
 from shlo_lint.checker.source import SourceFile, Span
 
-SCHEMA_PATH = Path(__file__).parents[1] / ".." / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 REPORT_DIR = Path(report.__file__).parent
 
 # --------------------------------------------------------------------------- fixtures
@@ -242,10 +241,16 @@ def test_text_color_is_opt_in(src):
 def test_text_summary_lines(src):
     assert text.render([], {}, rules, summary={}) == "All checks passed.\n"
     assert text.render([], {}, rules) == ""
-    assert text.render([], {}, rules, summary={"fixed": 2}) == "Fixed 2 diagnostics.\nAll checks passed.\n"
+    assert text.render([], {}, rules, summary={"fixed": 2}) == "Fixed 2 diagnostics, 0 remaining.\nAll checks passed.\n"
     ds = [dup_source(src), deadlock(src), python_loc()]
     last = text.render(ds, {"prog.mlir": src}, rules, summary={}).splitlines()[-1]
     assert last == "Found 3 diagnostics (2 errors, 1 warning) in 2 files."
+    # with the number of files checked (the CLI always passes it), that number is reported
+    last = text.render(ds, {"prog.mlir": src}, rules, summary={"files": 7}).splitlines()[-1]
+    assert last == "Found 3 diagnostics (2 errors, 1 warning) in 2 of 7 files checked."
+    out = text.render(ds[:1], {"prog.mlir": src}, rules, summary={"files": 1, "fixed": 3})
+    assert out.splitlines()[-2:] == ["Fixed 3 diagnostics, 1 remaining.",
+                                     "Found 1 diagnostic (1 error) in 1 of 1 file checked."]
 
 
 def test_text_statistics(src):
@@ -315,12 +320,7 @@ def test_json_non_ascii_kept_and_columns_are_characters(src):
 
 @pytest.fixture(scope="module")
 def validator():
-    if not SCHEMA_PATH.is_file():
-        pytest.fail(f"official SARIF schema missing at {SCHEMA_PATH.resolve()}")
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)  # the schema declares draft-04
-    cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return sarif_schema_validator()
 
 
 def sarif_doc(validator, diagnostics, sources, **opts) -> dict:
