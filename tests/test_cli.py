@@ -346,3 +346,19 @@ def test_fix_summary_and_fix_to_stdout(write):
     proc = run_cli("--fix", "-", input=text)
     assert proc.stdout != text and "Fixed " in proc.stderr
     assert "stablehlo" in proc.stdout and not proc.stdout.startswith("Fixed")
+
+
+def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(monkeypatch):
+    ring = CORPUS / "deadlock" / "grid_1024_ring_recv_first.mlir"
+    code, out = run_json(str(ring))
+    (d,) = out["diagnostics"]
+    (t,) = d["trace"]
+    assert t["process"] == [0, 0] and len(t["others"]) == 1023
+    assert "processes (0, 0)\u2013(0, 1023) (1024" in run_cli("--no-source", str(ring)).stdout
+
+    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.rules import deadlock as rules_deadlock
+
+    monkeypatch.setattr(rules_deadlock, "MAX_TRACES", 0)
+    (diag,) = lint_text(ring.read_text(), str(ring))
+    assert diag.trace == () and any(n.message == "and 1024 more processes not shown in the trace" for n in diag.notes)

@@ -295,11 +295,11 @@ def test_json_structure_positions_and_order(src):
     assert loc_only["url"] is None and loc_only["fix"] is None
     assert (file_only["line"], file_only["column"], file_only["severity"]) == (None, None, "info")
     assert dl["trace"] == [
-        {"process": [0, 2], "waits_for": "waits for a send from process (0, 3) on channel 2", "steps": [
+        {"process": [0, 2], "others": [], "waits_for": "waits for a send from process (0, 3) on channel 2", "steps": [
             {"path": "prog.mlir", "line": 3, "column": 8, "message": "stablehlo.send to process (0, 1)",
              "blocked": False},
             {"path": "prog.mlir", "line": 5, "column": 7, "message": "stablehlo.recv", "blocked": True}]},
-        {"process": [0, 3], "waits_for": "waits for a send from process (0, 2) on channel 1", "steps": [
+        {"process": [0, 3], "others": [], "waits_for": "waits for a send from process (0, 2) on channel 1", "steps": [
             {"path": "prog.mlir", "line": 7, "column": 5, "message": "stablehlo.recv", "blocked": True}]}]
     assert doc["summary"]["diagnostics"] == 4 and doc["summary"]["errors"] == 2
     assert doc["summary"]["files"] == 2 and doc["summary"]["unsafe_fixable"] == 1

@@ -22,7 +22,7 @@ from typing import Callable
 from ..diagnostics import Diagnostic, ProcessTrace
 from ..registry import RuleSpec
 from ..source import SourceFile
-from ._common import Position, counts, plural, process_label, resolve, severity_of, sorted_diagnostics
+from ._common import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 
 TAB = "    "
 _SEV_COLOR = {"error": "31", "warning": "33", "info": "36"}
@@ -116,7 +116,7 @@ def _source_block(diag: Diagnostic, pos: Position, source: SourceFile | None, pa
 def _trace_lines(trace: ProcessTrace, sources: dict[str, SourceFile], pad: str, paint: _Paint) -> list[str]:
     steps = [(resolve(s.location, sources).label(), s) for s in trace.steps]
     blocked = [(label, s) for label, s in steps if s.blocked]
-    head = process_label(trace.process)
+    head = trace_label(trace)
     if blocked:
         label, step = blocked[-1]
         head += f": blocked at {label} {step.message}"
