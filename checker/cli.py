@@ -11,13 +11,14 @@ from pathlib import Path
 
 import click
 
+from . import options as _options
 from . import registry
-from .config import Config, ConfigError, find_pyproject, load_config
+from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
 from .engine import FileResult, iter_files, lint_source, read_path
 from .progress import Progress
 
-_FORMATS = ("text", "json", "sarif", "github")
+_FORMATS = FORMAT_NAMES
 
 
 class _DefaultToCheck(click.Group):
@@ -67,7 +68,14 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--select", multiple=True, help="Codes, prefixes, categories or names to enable (comma-separated).")
 @click.option("--extend-select", multiple=True, help="Add to the selection from the config.")
 @click.option("--ignore", multiple=True, help="Codes, prefixes, categories or names to disable.")
-@click.option("--statistics", is_flag=True, help="Count diagnostics per code instead of listing them.")
+@click.option("--extend-ignore", multiple=True, help="Add to the ignored codes of the config.")
+@click.option("--force-exclude/--no-force-exclude", default=None,
+              help="Apply `exclude` to files named on the command line too (for pre-commit).")
+@click.option("--sarif-root", type=click.Path(file_okay=False), default=None,
+              help="SARIF: directory URIs are relative to (%SRCROOT%); default the repository root "
+                   "(the nearest directory holding .git), else the current directory.")
+@click.option("--statistics", is_flag=True,
+              help="Count diagnostics per code instead of listing them (with -f json: a `statistics` list).")
 @click.option("--num-partitions", type=click.IntRange(min=1), default=None,
               help="Process grid: partitions (overrides mhlo.num_partitions).")
 @click.option("--num-replicas", type=click.IntRange(min=1), default=None,
@@ -79,7 +87,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None,
               help="Lowest severity that makes the exit code 1 (default warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (still 2 if a file could not be checked).")
-@click.option("--fix", is_flag=True, help="Apply safe fixes to the files.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files (with `-`: print the fixed text).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change meaning.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
 @click.option("--full-parse-limit", type=click.IntRange(min=0), default=None,
@@ -94,28 +102,33 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
                    "'confirmed by execution' or 'not reproduced'.")
 @click.option("--confirm-engine", type=click.Choice(["interp", "xla", "both"]), default="interp", show_default=True,
               help="What --confirm runs: the reference interpreter, XLA (`jax` extra), or both.")
-def check(paths, output_format, output_file, select, extend_select, ignore, statistics, num_partitions,
-          num_replicas, config_path, isolated, stdin_filename, fail_on, exit_zero, fix, unsafe_fixes, diff,
-          full_parse_limit, color, no_source, quiet, rule_options, confirm, confirm_engine) -> None:
+def check(paths, output_format, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
+          sarif_root, statistics, num_partitions, num_replicas, config_path, isolated, stdin_filename, fail_on,
+          exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, confirm,
+          confirm_engine) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
     try:
         config = _config(paths, config_path, isolated)
-    except ConfigError as e:
-        click.echo(f"shlo-lint: error: {e}", err=True)
-        sys.exit(2)
+        if rule_options:
+            config = config.merged(options={**config.options,
+                                            **_options.validate(_parse_options(rule_options), "-O")})
+    except (ConfigError, _options.OptionError) as e:
+        _fail(str(e))
     config = config.merged(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) if ignore else None,
         extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
-        num_partitions=num_partitions, num_replicas=num_replicas, output_format=output_format,
-        fail_on=fail_on, full_parse_limit=full_parse_limit)
-    if rule_options:
-        config = config.merged(options={**config.options, **_parse_options(rule_options)})
+        extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
+        force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
+        output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
     _check_selectors(config)
 
     results: list[FileResult] = []
-    files = list(iter_files(paths, config.exclude))
+    files = list(iter_files(paths, config.exclude, config.force_exclude))
+    if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
+        _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
+              + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
     for path in files:
         progress.step(path)
@@ -129,32 +142,54 @@ def check(paths, output_format, output_file, select, extend_select, ignore, stat
         results.append(lint_source(source, config, err))
     progress.close()
 
+    fixed = 0
+    to_stdout = fix and not diff and paths == ("-",)  # ruff's `--fix -`: fixed text out, report on stderr
     if fix or diff:
-        results = _fix(results, config, unsafe_fixes, diff)
+        results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
     if confirm:
         results = _confirm(results, config, confirm_engine)
 
     diagnostics = [d for r in results for d in r.diagnostics]
     sources = {r.source.path: r.source for r in results}
     summary = _summary(results)
+    if fix and not diff:
+        summary["fixed"] = fixed
+    code = _exit_code(results, config.fail_on, exit_zero)
+    summary["execution_successful"] = code != 2
     fmt = config.output_format
-    opts = {}
-    if fmt == "text":
-        use_color = color == "always" or (color == "auto" and output_file is None and sys.stdout.isatty()
-                                           and "NO_COLOR" not in os.environ)
-        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics}
+    use_color = color == "always" or (color == "auto" and output_file is None and not to_stdout
+                                       and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
+            "root": _sarif_root(sarif_root)}
     from .report import render
 
     out = render(fmt, diagnostics, sources, registry.get, summary=None if quiet else summary, **opts)
     if output_file:
         Path(output_file).write_text(out, encoding="utf-8")
     elif out:
-        click.echo(out, nl=not out.endswith("\n"))
-    sys.exit(_exit_code(results, config.fail_on, exit_zero))
+        click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
+    sys.exit(code)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"shlo-lint: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _sarif_root(given: str | None) -> str:
+    """--sarif-root, else the repository root above the current directory, else it."""
+    if given:
+        return given
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return str(d)
+    return str(here)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict:
-    """`-O key=value`: values read as TOML scalars when they parse (5000, true, "x"), else strings."""
+    """`-O key=value`: values read as TOML values when they parse (5000, true, "x", [1, 3]), else
+    strings; checker/options.py then checks and converts them."""
     import tomllib
 
     out = {}
@@ -183,7 +218,8 @@ def _config(paths, config_path, isolated) -> Config:
 def _check_selectors(config: Config) -> None:
     rules = registry.all_rules()
     cats = {r.category for r in rules}
-    for sel in (*config.select, *config.extend_select, *config.ignore):
+    per_file = [s for _, sels in config.per_file_ignores for s in sels]
+    for sel in (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file):
         s = sel.strip()
         if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
             continue
@@ -209,28 +245,34 @@ def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
     return 1 if any(d.severity.rank <= threshold for r in results for d in r.diagnostics) else 0
 
 
-def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool) -> list[FileResult]:
+def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool,
+         to_stdout: bool) -> tuple[list[FileResult], int]:
+    """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
     from .fixes import apply_fixes, unified_diff
+    from .source import SourceFile
 
-    out = []
+    out, fixed = [], 0
     for r in results:
-        if r.failed or r.module is None or not any(d.fix for d in r.diagnostics):
-            out.append(r)
-            continue
-        new_text, applied = apply_fixes(r.source.text, r.diagnostics, unsafe=unsafe)
-        if not applied:
+        new_text = None
+        if not r.failed and r.module is not None and any(d.fix for d in r.diagnostics):
+            new_text, applied = apply_fixes(r.source.text, r.diagnostics, unsafe=unsafe)
+            new_text = new_text if applied else None
+        if to_stdout:
+            sys.stdout.write(new_text if new_text is not None else r.source.text)
+            sys.stdout.flush()
+        if new_text is None:
             out.append(r)
             continue
         if diff_only:
             sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
             out.append(r)
             continue
-        if r.source.path not in ("<stdin>",) and os.path.isfile(r.source.path):
+        if not to_stdout and os.path.isfile(r.source.path):
             Path(r.source.path).write_text(new_text, encoding="utf-8")
-        from .source import SourceFile
-
-        out.append(lint_source(SourceFile(r.source.path, new_text), config))
-    return out
+        again = lint_source(SourceFile(r.source.path, new_text), config)
+        fixed += max(0, len(r.diagnostics) - len(again.diagnostics))
+        out.append(again)
+    return out, fixed
 
 
 @main.command("rule")

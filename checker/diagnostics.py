@@ -91,6 +91,9 @@ class ProcessTrace:
     steps: tuple[TraceStep, ...]
     waits_for: str = ""
     """What the process is blocked waiting for, in words."""
+    others: tuple[tuple[int, int], ...] = ()
+    """Further processes whose trace is this one's (the same ops completed, blocked at
+    the same op), where a deadlock has too many processes to show one by one."""
 
 
 @dataclass(frozen=True, slots=True)

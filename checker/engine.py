@@ -4,7 +4,6 @@ Nothing here formats output; nothing here knows a rule by name.
 """
 from __future__ import annotations
 
-import fnmatch
 import gc
 import hashlib
 import os
@@ -18,6 +17,7 @@ from .config import Config
 from .context import Context
 from .diagnostics import Diagnostic, Location, Severity
 from .ir import Module
+from .paths import excluded
 from .registry import RuleSpec
 from .scan import scan
 from .semantics import grid_of
@@ -118,6 +118,8 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
 
 
 def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None) -> FileResult:
+    if config.per_file_ignores or config.extend_ignore:
+        config = config.merged(ignore=config.ignores_for(source.path))
     if read_error is not None:
         return FileResult(source, None, [read_error], failed=True)
     if not source.text.strip():
@@ -252,15 +254,13 @@ def _sort_key(source: SourceFile):
 
 
 # ----------------------------------------------------------------------------- many files
-def iter_files(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[str]:
-    """Explicit files as given; directories walked for *.mlir, skipping `exclude` globs."""
+def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude: bool = False) -> Iterator[str]:
+    """Explicit files as given (skipped too when force_exclude and they match an
+    `exclude` glob); directories walked for *.mlir, skipping `exclude` globs."""
     patterns = list(exclude)
 
     def skipped(p: str) -> bool:
-        norm = p.replace(os.sep, "/")
-        return any(fnmatch.fnmatch(norm, pat) or fnmatch.fnmatch(os.path.basename(p), pat)
-                   or fnmatch.fnmatch(norm, f"*/{pat}") or fnmatch.fnmatch(norm, f"{pat}/*")
-                   or fnmatch.fnmatch(norm, f"*/{pat}/*") for pat in patterns)
+        return excluded(p, patterns)
 
     for p in paths:
         if p != "-" and os.path.isdir(p):
@@ -270,8 +270,10 @@ def iter_files(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[st
                     full = os.path.join(root, f)
                     if f.endswith(".mlir") and not skipped(full):
                         yield os.path.normpath(full)  # `shlo-lint .` reports model/x.mlir, not ./model/x.mlir
-        else:
-            yield p if p == "-" else os.path.normpath(p)
+        elif p == "-":
+            yield p
+        elif not (force_exclude and skipped(p)):
+            yield os.path.normpath(p)
 
 
 def lint_text(text: str, path: str = "<string>", config: Config | None = None) -> list[Diagnostic]:
@@ -283,7 +285,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileR
     """Lint files and directories; one FileResult per file."""
     config = config or Config()
     out = []
-    for p in iter_files(paths, config.exclude):
+    for p in iter_files(paths, config.exclude, config.force_exclude):
         source, err = read_path(p)
         out.append(lint_source(source, config, err))
     return out

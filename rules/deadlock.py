@@ -16,6 +16,7 @@ Options (`-O key=value` or `[tool.shlo-lint.options]`): `deadlock-matching`
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
@@ -32,7 +33,8 @@ MODULE_OPS = ("builtin.module",)
 """The rules run on the module op, during the op walk (before the module-level
 rules: the grid note, SHLO190, then knows the analysis was skipped)."""
 MAX_TRACES = 8
-"""Processes shown per deadlock (the verdict keeps them all)."""
+"""Processes (beyond that: classes of processes with the same story) shown per
+deadlock; the ones left out are counted in a note ("and N more processes")."""
 MAX_STEPS = 6
 """Completed steps shown before the blocked one, per process."""
 
@@ -126,12 +128,31 @@ def _peer_trace(ctx: Context, peer: Peer) -> ProcessTrace:
     return ProcessTrace(peer.process, steps, waits_for=text)
 
 
-def _traces(ctx: Context, d: Deadlock) -> list[ProcessTrace]:
+def _traces(ctx: Context, d: Deadlock) -> tuple[list[ProcessTrace], int]:
+    """(traces, processes left out). Up to MAX_TRACES processes one trace each;
+    more are grouped into classes with the same story (the same ops completed,
+    blocked at the same op), one trace per class naming its members (`others`)."""
     by_proc = {b.process: b for b in d.blocked}
     order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in d.chain]
-    out = [_trace_of(ctx, by_proc[p]) for p in order[:MAX_TRACES]]
-    out += [_peer_trace(ctx, peer) for peer in d.peers[:2]]
-    return out
+    if len(order) <= MAX_TRACES:
+        out = [_trace_of(ctx, by_proc[p]) for p in order]
+        left = 0
+    else:
+        classes: dict[tuple, list[tuple[int, int]]] = {}
+        for p in order:
+            b = by_proc[p]
+            classes.setdefault((id(b.op), tuple(id(s.op) for s in b.completed)), []).append(p)
+        groups = list(classes.values())
+        out = [replace(_trace_of(ctx, by_proc[ps[0]]), others=tuple(ps[1:])) for ps in groups[:MAX_TRACES]]
+        left = sum(len(ps) for ps in groups[MAX_TRACES:])
+    peer_classes: dict[tuple, list[Peer]] = {}
+    for peer in d.peers:
+        peer_classes.setdefault((peer.state, tuple(id(s.op) for s in peer.completed)), []).append(peer)
+    for members in list(peer_classes.values())[:2]:
+        trace = _peer_trace(ctx, members[0])
+        out.append(replace(trace, others=tuple(m.process for m in members[1:])) if len(members) > 1 else trace)
+    left += sum(len(m) for m in list(peer_classes.values())[2:])
+    return out, left
 
 
 def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Diagnostic:
@@ -276,7 +297,11 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
             msg += " [spec matching]"
         diag = ctx.error(primary.op, msg, help=_help(d, primary))
         diag = _notes(ctx, diag, d, primary)
-        yield diag.with_trace(_traces(ctx, d))
+        traces, left = _traces(ctx, d)
+        if left:
+            diag = diag.note(ctx.loc(primary.op), f"and {left} more process{'es' if left != 1 else ''} "
+                                                  "not shown in the trace")
+        yield diag.with_trace(traces)
 
 
 @rule("SHLO500", "deadlock-wait-cycle", category="deadlock", on=MODULE_OPS)

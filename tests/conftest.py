@@ -16,7 +16,17 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
-SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def sarif_schema_validator():
+    """A validator for the OASIS SARIF 2.1.0 schema, vendored in tests/fixtures/schemas/ (see NOTICE there)."""
+    import jsonschema
+
+    schema = json.loads((FIXTURES / "schemas" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)  # the schema declares draft-04
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 def run_cli(*args: str, input: str | bytes | None = None, cwd: Path | str | None = None,

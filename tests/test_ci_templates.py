@@ -17,11 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-import jsonschema
 import pytest
 import yaml
 
-from conftest import CORPUS, ROOT, SHARED, run_cli
+from conftest import CORPUS, ROOT, run_cli, sarif_schema_validator
 
 GITHUB = ROOT / "ci" / "github" / "shlo-lint.yml"
 GITLAB = ROOT / "ci" / "gitlab" / "shlo-lint.gitlab-ci.yml"
@@ -30,8 +29,7 @@ CLEAN = CORPUS / "real" / "sendrecv_pair.mlir"
 
 
 def sarif_validator():
-    schema = json.loads((SHARED / "schemas" / "sarif-schema-2.1.0.json").read_text())
-    return jsonschema.validators.validator_for(schema)(schema)
+    return sarif_schema_validator()
 
 
 def shlo_lint_commands(script: list[str]) -> list[list[str]]:

@@ -5,10 +5,9 @@ import json
 import shutil
 import subprocess
 
-import jsonschema
 import pytest
 
-from conftest import CORPUS, SHARED, run_cli, run_json
+from conftest import CORPUS, run_cli, sarif_schema_validator, run_json
 
 CLEAN = """module @m attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -153,8 +152,7 @@ def test_sarif_output_validates_against_the_official_schema(write):
     proc = run_cli("--output-format", "sarif", str(write("stale.mlir", STALE)), str(CORPUS / "real" / "psum.mlir"))
     assert proc.returncode == 1
     log = json.loads(proc.stdout)
-    schema = json.loads((SHARED / "schemas" / "sarif-schema-2.1.0.json").read_text())
-    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    sarif_schema_validator().validate(log)
     (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "SHLO004"
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
@@ -207,3 +205,160 @@ def test_option_flag_is_parsed_into_config_options():
     assert _parse_options(("z3-timeout-ms=5000", "matching=xla", 'name="a b"', "flag=true")) == {
         "z3-timeout-ms": 5000, "matching": "xla", "name": "a b", "flag": True}
     assert run_cli("-O", "novalue", str(CORPUS / "real" / "psum.mlir")).returncode == 2
+
+
+# --------------------------------------------------------------------------- failing loudly
+RING = CORPUS / "deadlock" / "recv_before_send_ring.mlir"
+
+
+def _pyproject(tmp_path, body: str):
+    (tmp_path / "pyproject.toml").write_text(body, encoding="utf-8")
+    shutil.copy(RING, tmp_path / "ring.mlir")
+    return tmp_path
+
+
+@pytest.mark.parametrize("body, line, words", [
+    ('[tool.shlo-lint]\nignore = ["deadlock"]\nignore = ["SHLO1"]\n', 3, ["key `ignore`", "invalid TOML"]),
+    ('[project]\nname = "x"\n[tool.shlo-lint]\nignore = ["deadlock"\n', None, ["invalid TOML"]),
+    ('[tool.shlo-lint]\nselect = ["ALL"]\nignor = ["deadlock"]\n', 3, ["unknown setting `ignor`"]),
+    ('[tool.shlo-lint.options]\nz3-timeout-ms = "abc"\n', 2, ["z3-timeout-ms", "integer"]),
+    ('[tool.shlo-lint.options]\ndeadlock-matching = "foo"\n', 2, ["deadlock-matching", '"xla" | "spec"']),
+    ('[tool.shlo-lint]\nfail-on = "never"\n', 2, ["fail-on"]),
+])
+def test_a_config_that_cannot_be_read_or_validated_is_exit_2_with_file_and_line(tmp_path, body, line, words):
+    repo = _pyproject(tmp_path, body)
+    proc = run_cli("ring.mlir", cwd=repo)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "pyproject.toml" + (f":{line}:" if line else "") in proc.stderr, proc.stderr
+    for w in words:
+        assert w in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("option, words", [
+    ("deadlock-matching=foo", ["deadlock-matching", "'foo'"]),
+    ("z3-timeout-ms=abc", ["z3-timeout-ms", "integer"]),
+    ("z3-timeout-ms=-5", ["z3-timeout-ms", ">= 0"]),
+    ("deadlock-matchin=spec", ["unknown option `deadlock-matchin`", "did you mean `deadlock-matching`"]),
+    ("external-channels=1,x", ["external-channels"]),
+])
+def test_a_bad_option_value_or_unknown_key_is_exit_2_never_a_skipped_analysis(option, words):
+    proc = run_cli("-O", option, str(RING))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    for w in words:
+        assert w in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_good_option_values_are_converted_and_still_find_the_deadlock():
+    code, out = run_json("-O", "z3-timeout-ms=4000", "-O", "deadlock-matching=SPEC", "-O", "external-channels=7,9",
+                         str(RING))
+    assert code == 1 and [d["code"] for d in out["diagnostics"]] == ["SHLO500"]
+    from shlo_lint.checker import options
+
+    assert options.validate({"external-channels": "1,3", "z3-timeout-ms": "5000"}) == {
+        "external-channels": [1, 3], "z3-timeout-ms": 5000}
+
+
+def test_every_option_a_rule_reads_is_declared():
+    import re
+
+    from shlo_lint.checker import deadlock, options
+
+    used = set(deadlock.DEFAULTS)
+    for path in (CORPUS.parent / "rules").glob("*.py"):
+        used |= set(re.findall(r"ctx\.option\(\s*\"([a-z0-9-]+)\"", path.read_text()))
+    assert used and used <= {s.key for s in options.declared()}, used - {s.key for s in options.declared()}
+
+
+@pytest.mark.parametrize("make", ["empty-dir", "no-mlir"])
+def test_no_files_to_check_is_exit_2_with_a_message(tmp_path, make):
+    target = tmp_path / "d"
+    target.mkdir()
+    if make == "no-mlir":
+        (target / "notes.txt").write_text("x")
+    proc = run_cli(str(target))
+    assert proc.returncode == 2 and "no files to check" in proc.stderr, proc.stdout + proc.stderr
+    assert "All checks passed" not in proc.stdout
+    proc = run_cli(str(tmp_path / "typo"))  # a path that does not exist: located SHLO002, exit 2
+    assert proc.returncode == 2 and "SHLO002" in proc.stdout
+
+
+def test_force_exclude_applies_exclude_to_files_named_on_the_command_line(tmp_path):
+    _pyproject(tmp_path, '[tool.shlo-lint]\nexclude = ["generated"]\n')
+    (tmp_path / "generated").mkdir()
+    shutil.copy(RING, tmp_path / "generated" / "gen.mlir")
+    named = ["generated/gen.mlir"]
+    assert run_cli(*named, cwd=tmp_path).returncode == 1          # named: checked, as before
+    proc = run_cli("--force-exclude", *named, cwd=tmp_path)      # pre-commit's way
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run_cli("--force-exclude", "generated/gen.mlir", "ring.mlir", cwd=tmp_path)
+    assert proc.returncode == 1 and "generated/gen.mlir" not in proc.stdout and "ring.mlir" in proc.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.shlo-lint]\nexclude = ["generated"]\nforce-exclude = true\n')
+    assert run_cli(*named, cwd=tmp_path).returncode == 0
+
+
+def test_per_file_ignores_and_extend_ignore(tmp_path):
+    _pyproject(tmp_path, '[tool.shlo-lint.per-file-ignores]\n"legacy/*.mlir" = ["SHLO500"]\n')
+    (tmp_path / "legacy").mkdir()
+    shutil.copy(RING, tmp_path / "legacy" / "old.mlir")
+    code, out = run_json(".", cwd=tmp_path)
+    assert code == 1 and [d["path"] for d in out["diagnostics"]] == ["ring.mlir"]
+    assert out["summary"]["files"] == 2
+    code, out = run_json(".", "--extend-ignore", "deadlock", cwd=tmp_path)
+    assert code == 0 and out["diagnostics"] == []
+    (tmp_path / "pyproject.toml").write_text('[tool.shlo-lint.per-file-ignores]\n"legacy/*" = ["SHLO9999"]\n')
+    proc = run_cli(".", cwd=tmp_path)
+    assert proc.returncode == 2 and "SHLO9999" in proc.stderr
+
+
+def test_counts_name_the_files_checked(tmp_path):
+    shutil.copy(RING, tmp_path / "ring.mlir")
+    (tmp_path / "ok.mlir").write_text(CLEAN)
+    (tmp_path / "ok2.mlir").write_text(CLEAN)
+    proc = run_cli(str(tmp_path))
+    assert proc.stdout.splitlines()[-1] == "Found 1 diagnostic (1 error) in 1 of 3 files checked."
+
+
+def test_statistics_with_json(write):
+    code, out = run_json("--statistics", str(write("stale.mlir", STALE)), str(RING))
+    assert code == 1
+    assert out["statistics"] == [{"code": "SHLO004", "name": "unused-suppression", "count": 1, "fixable": False},
+                                 {"code": "SHLO500", "name": "deadlock-wait-cycle", "count": 1, "fixable": False}]
+
+
+def _fixable() -> str:
+    """A program with one safe fix (the first corpus file whose JSON says so)."""
+    for path in sorted((CORPUS / "invalid").glob("*.mlir")):
+        code, out = run_json(str(path), "--select", "SHLO")
+        if any(d["fix"] and d["fix"]["applicability"] == "safe" for d in out["diagnostics"]):
+            return path.read_text()
+    pytest.skip("no corpus file has a safe fix")
+
+
+def test_fix_summary_and_fix_to_stdout(write):
+    text = _fixable()
+    before = run_json(str(write("a.mlir", text)))[1]["diagnostics"]
+    proc = run_cli("--fix", str(write("b.mlir", text)))
+    fixed_line = next(line for line in proc.stdout.splitlines() if line.startswith("Fixed "))
+    n = int(fixed_line.split()[1])
+    assert n >= 1 and fixed_line.endswith(f"{len(before) - n} remaining."), proc.stdout
+    proc = run_cli("--fix", "-", input=text)
+    assert proc.stdout != text and "Fixed " in proc.stderr
+    assert "stablehlo" in proc.stdout and not proc.stdout.startswith("Fixed")
+
+
+def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(monkeypatch):
+    ring = CORPUS / "deadlock" / "grid_1024_ring_recv_first.mlir"
+    code, out = run_json(str(ring))
+    (d,) = out["diagnostics"]
+    (t,) = d["trace"]
+    assert t["process"] == [0, 0] and len(t["others"]) == 1023
+    assert "processes (0, 0)\u2013(0, 1023) (1024" in run_cli("--no-source", str(ring)).stdout
+
+    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.rules import deadlock as rules_deadlock
+
+    monkeypatch.setattr(rules_deadlock, "MAX_TRACES", 0)
+    (diag,) = lint_text(ring.read_text(), str(ring))
+    assert diag.trace == () and any(n.message == "and 1024 more processes not shown in the trace" for n in diag.notes)

@@ -6,9 +6,9 @@ import ast
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
+from conftest import sarif_schema_validator
 from shlo_lint.checker import report
 from shlo_lint.checker.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
                                            TraceStep)
@@ -16,7 +16,6 @@ from shlo_lint.checker.registry import RuleSpec
 from shlo_lint.checker.report import github, json_, sarif, text
 from shlo_lint.checker.source import SourceFile, Span
 
-SCHEMA_PATH = Path(__file__).parents[1] / ".." / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 REPORT_DIR = Path(report.__file__).parent
 
 # --------------------------------------------------------------------------- fixtures
@@ -242,10 +241,16 @@ def test_text_color_is_opt_in(src):
 def test_text_summary_lines(src):
     assert text.render([], {}, rules, summary={}) == "All checks passed.\n"
     assert text.render([], {}, rules) == ""
-    assert text.render([], {}, rules, summary={"fixed": 2}) == "Fixed 2 diagnostics.\nAll checks passed.\n"
+    assert text.render([], {}, rules, summary={"fixed": 2}) == "Fixed 2 diagnostics, 0 remaining.\nAll checks passed.\n"
     ds = [dup_source(src), deadlock(src), python_loc()]
     last = text.render(ds, {"prog.mlir": src}, rules, summary={}).splitlines()[-1]
     assert last == "Found 3 diagnostics (2 errors, 1 warning) in 2 files."
+    # with the number of files checked (the CLI always passes it), that number is reported
+    last = text.render(ds, {"prog.mlir": src}, rules, summary={"files": 7}).splitlines()[-1]
+    assert last == "Found 3 diagnostics (2 errors, 1 warning) in 2 of 7 files checked."
+    out = text.render(ds[:1], {"prog.mlir": src}, rules, summary={"files": 1, "fixed": 3})
+    assert out.splitlines()[-2:] == ["Fixed 3 diagnostics, 1 remaining.",
+                                     "Found 1 diagnostic (1 error) in 1 of 1 file checked."]
 
 
 def test_text_statistics(src):
@@ -290,11 +295,11 @@ def test_json_structure_positions_and_order(src):
     assert loc_only["url"] is None and loc_only["fix"] is None
     assert (file_only["line"], file_only["column"], file_only["severity"]) == (None, None, "info")
     assert dl["trace"] == [
-        {"process": [0, 2], "waits_for": "waits for a send from process (0, 3) on channel 2", "steps": [
+        {"process": [0, 2], "others": [], "waits_for": "waits for a send from process (0, 3) on channel 2", "steps": [
             {"path": "prog.mlir", "line": 3, "column": 8, "message": "stablehlo.send to process (0, 1)",
              "blocked": False},
             {"path": "prog.mlir", "line": 5, "column": 7, "message": "stablehlo.recv", "blocked": True}]},
-        {"process": [0, 3], "waits_for": "waits for a send from process (0, 2) on channel 1", "steps": [
+        {"process": [0, 3], "others": [], "waits_for": "waits for a send from process (0, 2) on channel 1", "steps": [
             {"path": "prog.mlir", "line": 7, "column": 5, "message": "stablehlo.recv", "blocked": True}]}]
     assert doc["summary"]["diagnostics"] == 4 and doc["summary"]["errors"] == 2
     assert doc["summary"]["files"] == 2 and doc["summary"]["unsafe_fixable"] == 1
@@ -315,12 +320,7 @@ def test_json_non_ascii_kept_and_columns_are_characters(src):
 
 @pytest.fixture(scope="module")
 def validator():
-    if not SCHEMA_PATH.is_file():
-        pytest.fail(f"official SARIF schema missing at {SCHEMA_PATH.resolve()}")
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)  # the schema declares draft-04
-    cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return sarif_schema_validator()
 
 
 def sarif_doc(validator, diagnostics, sources, **opts) -> dict:

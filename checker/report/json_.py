@@ -7,7 +7,7 @@ columns with exclusive ends, diagnostics sorted by path, line, column, code.
                       "related": [{"path", "line", "column", "end_line", "end_column", "message"}],
                       "fix": null | {"title", "applicability",
                                      "edits": [{"line", "column", "end_line", "end_column", "text"}]},
-                      "trace": null | [{"process": [r, p], "waits_for",
+                      "trace": null | [{"process": [r, p], "others": [[r, p], ...], "waits_for",
                                         "steps": [{"path", "line", "column", "message", "blocked"}]}],
                       "help": null | str, "url": null | str}],
      "summary": {"diagnostics", "errors", "warnings", "infos", "files_with_diagnostics",
@@ -18,6 +18,7 @@ Positions the sources cannot give are null. Options: indent (default 2).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Callable
 
 from ..diagnostics import Diagnostic
@@ -51,7 +52,8 @@ def diagnostic_dict(d: Diagnostic, sources: dict[str, SourceFile],
                 sp = resolve(s.location, sources)
                 steps.append({"path": sp.path, "line": sp.line, "column": sp.column,
                               "message": s.message, "blocked": bool(s.blocked)})
-            trace.append({"process": list(t.process), "waits_for": t.waits_for, "steps": steps})
+            trace.append({"process": list(t.process), "others": [list(o) for o in t.others],
+                          "waits_for": t.waits_for, "steps": steps})
     spec = rules(d.code) if rules is not None else None
     return {
         "code": d.code,
@@ -68,18 +70,31 @@ def diagnostic_dict(d: Diagnostic, sources: dict[str, SourceFile],
     }
 
 
+def statistics_of(diagnostics: list[Diagnostic]) -> list[dict]:
+    """--statistics: one entry per code, most frequent first (ruff's JSON statistics)."""
+    by_code = Counter(d.code for d in diagnostics)
+    names = {d.code: d.name for d in diagnostics}
+    fixable = {d.code for d in diagnostics if d.fix is not None and d.fix.applicability == "safe"}
+    return [{"code": code, "name": names[code], "count": n, "fixable": code in fixable}
+            for code, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
 def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-            rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None) -> dict:
+            rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+            statistics: bool = False) -> dict:
     diags = sorted_diagnostics(diagnostics, sources)
-    return {
+    out = {
         "version": tool_version(),
         "diagnostics": [diagnostic_dict(d, sources, rules) for d in diags],
         "summary": counts(diags, summary),
     }
+    if statistics:
+        out["statistics"] = statistics_of(diags)
+    return out
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
-           indent: int | None = 2, **_opts) -> str:
-    return json.dumps(to_dict(diagnostics, sources, rules, summary=summary),
+           indent: int | None = 2, statistics: bool = False, **_opts) -> str:
+    return json.dumps(to_dict(diagnostics, sources, rules, summary=summary, statistics=statistics),
                       indent=indent, ensure_ascii=False) + "\n"

@@ -24,8 +24,8 @@ import sarif_om as om
 from ..diagnostics import Diagnostic, Location
 from ..registry import RuleSpec
 from ..source import SourceFile
-from ._common import (INFORMATION_URI, TOOL_NAME, Position, process_label, resolve, resolve_span, severity_of,
-                      sorted_diagnostics, tool_version)
+from ._common import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
+                      tool_version, trace_label)
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -152,7 +152,7 @@ def _fix(d: Diagnostic, sources: dict[str, SourceFile], uris: _Uris) -> om.Fix:
 def _code_flow(d: Diagnostic, sources: dict[str, SourceFile], uris: _Uris) -> om.CodeFlow:
     flows = []
     for t in d.trace:
-        label = process_label(t.process)
+        label = trace_label(t)
         locations = [
             om.ThreadFlowLocation(
                 location=_location(s.location, sources, uris, message=s.message),
@@ -165,7 +165,8 @@ def _code_flow(d: Diagnostic, sources: dict[str, SourceFile], uris: _Uris) -> om
                 message=om.Message(text=t.waits_for or "no recorded steps")))]
         text = f"{label}: {t.waits_for}" if t.waits_for else label
         flows.append(om.ThreadFlow(id=label, message=om.Message(text=text), locations=locations,
-                                   properties={"process": list(t.process)}))
+                                   properties={"process": list(t.process),
+                                               **({"others": [list(o) for o in t.others]} if t.others else {})}))
     return om.CodeFlow(message=om.Message(text=d.message), thread_flows=flows)
 
 

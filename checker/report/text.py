@@ -22,7 +22,7 @@ from typing import Callable
 from ..diagnostics import Diagnostic, ProcessTrace
 from ..registry import RuleSpec
 from ..source import SourceFile
-from ._common import Position, counts, plural, process_label, resolve, severity_of, sorted_diagnostics
+from ._common import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 
 TAB = "    "
 _SEV_COLOR = {"error": "31", "warning": "33", "info": "36"}
@@ -116,7 +116,7 @@ def _source_block(diag: Diagnostic, pos: Position, source: SourceFile | None, pa
 def _trace_lines(trace: ProcessTrace, sources: dict[str, SourceFile], pad: str, paint: _Paint) -> list[str]:
     steps = [(resolve(s.location, sources).label(), s) for s in trace.steps]
     blocked = [(label, s) for label, s in steps if s.blocked]
-    head = process_label(trace.process)
+    head = trace_label(trace)
     if blocked:
         label, step = blocked[-1]
         head += f": blocked at {label} {step.message}"
@@ -160,19 +160,22 @@ def render_one(diag: Diagnostic, sources: dict[str, SourceFile], *, color: bool 
 
 
 def summary_lines(diagnostics: list[Diagnostic], summary: dict) -> list[str]:
-    """`Found 3 diagnostics (2 errors, 1 warning) in 2 files.` or `All checks passed.`,
-    preceded by `Fixed N diagnostics.` when summary["fixed"], followed by fix hints."""
+    """`Found 3 diagnostics (2 errors, 1 warning) in 2 of 5 files checked.` or `All checks
+    passed.`, preceded by `Fixed N diagnostics, M remaining.` after --fix, followed by fix hints."""
     c = counts(diagnostics, summary)
     lines = []
-    if c.get("fixed"):
-        lines.append(f"Fixed {plural(c['fixed'], 'diagnostic')}.")
+    if c.get("fixed") is not None and "fixed" in summary:
+        lines.append(f"Fixed {plural(c['fixed'], 'diagnostic')}, {len(diagnostics)} remaining.")
     if not diagnostics:
         lines.append("All checks passed.")
         return lines
     parts = [plural(c["errors"], "error"), plural(c["warnings"], "warning"), plural(c["infos"], "info", "infos")]
     parts = [p for p in parts if not p.startswith("0 ")]
-    files = c["files_with_diagnostics"]
-    lines.append(f"Found {plural(len(diagnostics), 'diagnostic')} ({', '.join(parts)}) in {plural(files, 'file')}.")
+    with_diags = c["files_with_diagnostics"]
+    files = c.get("files")
+    where = (f"in {with_diags} of {plural(files, 'file')} checked" if isinstance(files, int) and files >= with_diags
+             else f"in {plural(with_diags, 'file')}")
+    lines.append(f"Found {plural(len(diagnostics), 'diagnostic')} ({', '.join(parts)}) {where}.")
     if c["fixable"]:
         lines.append(f"[*] {c['fixable']} fixable with the `--fix` option.")
     if c["unsafe_fixable"]:
