@@ -15,8 +15,9 @@ from . import options as _options
 from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
-from .engine import FileResult, iter_files, lint_source, read_path
+from .engine import FileResult, internal_error, iter_files, lint_source, read_path
 from .progress import Progress
+from .source import Span
 
 _FORMATS = FORMAT_NAMES
 
@@ -30,6 +31,25 @@ class _DefaultToCheck(click.Group):
         elif not args:
             args = ["check"]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        """Last resort: an error no per-file guard caught is one line and exit 2, not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except Exception as e:  # noqa: BLE001
+            from .engine import REPORT_URL
+
+            detail = f"{type(e).__name__}: {e}" if not isinstance(e, MemoryError) else "out of memory (MemoryError)"
+            click.echo(f"shlo-lint: internal error: {detail}; this is a shlo-lint bug, please report it "
+                       f"({REPORT_URL})", err=True)
+            if os.environ.get("SHLO_LINT_TRACEBACK"):
+                import traceback
+
+                traceback.print_exc()
+            sys.exit(2)
 
 
 def _version() -> str:
@@ -149,21 +169,16 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     if confirm:
         results = _confirm(results, config, confirm_engine)
 
-    diagnostics = [d for r in results for d in r.diagnostics]
-    sources = {r.source.path: r.source for r in results}
-    summary = _summary(results)
-    if fix and not diff:
-        summary["fixed"] = fixed
+    summary_extra = {"fixed": fixed} if fix and not diff else {}
     code = _exit_code(results, config.fail_on, exit_zero)
-    summary["execution_successful"] = code != 2
+    summary_extra["execution_successful"] = code != 2
     fmt = config.output_format
     use_color = color == "always" or (color == "auto" and output_file is None and not to_stdout
                                        and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
             "root": _sarif_root(sarif_root)}
-    from .report import render
-
-    out = render(fmt, diagnostics, sources, registry.get, summary=None if quiet else summary, **opts)
+    out = _render(fmt, results, quiet, opts, summary_extra)
+    code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
     if output_file:
         Path(output_file).write_text(out, encoding="utf-8")
     elif out:
@@ -185,6 +200,29 @@ def _sarif_root(given: str | None) -> str:
         if (d / ".git").exists():
             return str(d)
     return str(here)
+
+
+def _render(fmt: str, results: list[FileResult], quiet: bool, opts: dict, summary_extra: dict) -> str:
+    """The report; a file whose diagnostics a reporter crashes on gets one SHLO003
+    instead (found by rendering each file alone), and the others are reported."""
+    from .report import render
+
+    def attempt(rs: list[FileResult]) -> str:
+        diagnostics = [d for r in rs for d in r.diagnostics]
+        sources = {r.source.path: r.source for r in rs}
+        return render(fmt, diagnostics, sources, registry.get, summary=None if quiet else {**_summary(rs), **summary_extra}, **opts)
+
+    try:
+        return attempt(results)
+    except Exception:  # noqa: BLE001 - find the file, below
+        pass
+    for r in results:
+        try:
+            attempt([r])
+        except Exception as e:  # noqa: BLE001 - the one guard per file, reporter stage
+            r.diagnostics = [internal_error(r.source, e, f"writing the {fmt} report", span=Span(0, 0))]
+            r.failed = True
+    return attempt(results)  # a crash left here is not one file's: the last-resort guard reports it
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict:
@@ -253,26 +291,38 @@ def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: boo
 
     out, fixed = [], 0
     for r in results:
-        new_text = None
-        if not r.failed and r.module is not None and any(d.fix for d in r.diagnostics):
-            new_text, applied = apply_fixes(r.source.text, r.diagnostics, unsafe=unsafe)
-            new_text = new_text if applied else None
-        if to_stdout:
-            sys.stdout.write(new_text if new_text is not None else r.source.text)
-            sys.stdout.flush()
-        if new_text is None:
-            out.append(r)
-            continue
-        if diff_only:
-            sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
-            out.append(r)
-            continue
-        if not to_stdout and os.path.isfile(r.source.path):
-            Path(r.source.path).write_text(new_text, encoding="utf-8")
-        again = lint_source(SourceFile(r.source.path, new_text), config)
-        fixed += max(0, len(r.diagnostics) - len(again.diagnostics))
-        out.append(again)
+        try:
+            r2, n = _fix_one(r, config, unsafe, diff_only, to_stdout, apply_fixes, unified_diff)
+        except Exception as e:  # noqa: BLE001 - the one guard per file, fix stage
+            r.diagnostics.append(internal_error(r.source, e, "applying fixes", span=Span(0, 0)))
+            r.failed = True
+            r2, n = r, 0
+        out.append(r2)
+        fixed += n
     return out, fixed
+
+
+def _fix_one(r: FileResult, config: Config, unsafe: bool, diff_only: bool, to_stdout: bool,
+             apply_fixes, unified_diff) -> tuple[FileResult, int]:
+    """Fix one file; (its result after fixing, how many diagnostics the fixes removed)."""
+    from .source import SourceFile
+
+    new_text = None
+    if not r.failed and r.module is not None and any(d.fix for d in r.diagnostics):
+        new_text, applied = apply_fixes(r.source.text, r.diagnostics, unsafe=unsafe)
+        new_text = new_text if applied else None
+    if to_stdout:
+        sys.stdout.write(new_text if new_text is not None else r.source.text)
+        sys.stdout.flush()
+    if new_text is None:
+        return r, 0
+    if diff_only:
+        sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
+        return r, 0
+    if not to_stdout and os.path.isfile(r.source.path):
+        Path(r.source.path).write_text(new_text, encoding="utf-8")
+    again = lint_source(SourceFile(r.source.path, new_text), config)
+    return again, max(0, len(r.diagnostics) - len(again.diagnostics))
 
 
 @main.command("rule")
@@ -328,7 +378,12 @@ def _confirm(results: list[FileResult], config: Config, engine: str) -> list[Fil
     options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas)
     for r in results:
         if r.module is not None and not r.failed:
-            r.diagnostics = confirm(r.diagnostics, r.module, options, engine)
+            try:
+                r.diagnostics = confirm(r.diagnostics, r.module, options, engine)
+            except Exception as e:  # noqa: BLE001 - the one guard per file, --confirm stage
+                r.diagnostics.append(internal_error(r.source, e, "replaying deadlock findings (--confirm)",
+                                                    span=Span(0, 0)))
+                r.failed = True
     return results
 
 

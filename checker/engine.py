@@ -106,18 +106,85 @@ def parser():
 
 
 def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None) -> FileResult:
-    """Lint one file. The cyclic GC is paused meanwhile: a big module is 300k
-    long-lived objects that a collection would re-walk again and again."""
+    """Lint one file. Never raises (but for KeyboardInterrupt/SystemExit): whatever
+    fails while checking this file (scanner, parser, rule, analysis, out of memory,
+    recursion) becomes one SHLO003 for it and `failed` (exit 2), so the files after
+    it are still checked and every report stays well-formed.
+
+    The cyclic GC is paused meanwhile: a big module is 300k long-lived objects that
+    a collection would re-walk again and again."""
     enabled = gc.isenabled()
     gc.disable()
+    where = _Where()
     try:
-        return _lint_source(source, config, read_error)
+        return _lint_source(source, config, read_error, where)
+    except Exception as e:  # noqa: BLE001 - the one per-file guard
+        return FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     finally:
         if enabled:
             gc.enable()
 
 
-def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None) -> FileResult:
+class _Where:
+    """What the engine was doing when something failed (for the SHLO003 message)."""
+
+    __slots__ = ("stage",)
+
+    def __init__(self) -> None:
+        self.stage = "reading the file"
+
+
+REPORT_URL = "https://github.com/shlo-lint/shlo-lint/issues"
+
+
+def internal_error(source: SourceFile, error: BaseException, stage: str, op=None,
+                   span: Span | None = None) -> Diagnostic:
+    """SHLO003 for an exception of ours: where we were, which op, what was raised,
+    the innermost frame of shlo-lint it came from, and "please report"."""
+    if span is None:
+        span = _op_span(source, op)
+    name = getattr(op, "name", None)
+    what = f"{type(error).__name__}: {_short(str(error))}" if str(error) else type(error).__name__
+    if isinstance(error, MemoryError):
+        what = "out of memory (MemoryError)"
+    at = _origin(error)
+    return _diag("SHLO003", source.path, span,
+                 f"internal error while {stage}" + (f" (op `{name}`)" if name else "") + f": {what}"
+                 + (f" [at {at}]" if at else "") + "; this is a shlo-lint bug, not a problem of this file, "
+                 f"and the file was not fully checked: please report it with the file ({REPORT_URL})")
+
+
+def _op_span(source: SourceFile, op) -> Span:
+    """The op's name as the scanner found it (its header may be what cannot be parsed)."""
+    try:
+        start, end = op.span
+        name = op.name
+        at = source.text.find(name, start, end)
+        span = Span(at, at + len(name)) if at >= 0 else Span(start, start)
+    except Exception:  # noqa: BLE001 - no op, or one too broken to locate
+        return Span(0, 0)
+    return span if 0 <= span.start <= span.end <= len(source.text) else Span(0, 0)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _origin(error: BaseException) -> str | None:
+    """`checker/parse.py:999 (_angle_attr)`: the innermost frame in shlo-lint's own code."""
+    tb = error.__traceback__
+    found = None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if os.path.abspath(filename).startswith(root) and "site-packages" not in filename:
+            found = f"{os.path.relpath(filename, root)}:{tb.tb_lineno} ({tb.tb_frame.f_code.co_name})"
+        tb = tb.tb_next
+    return found
+
+
+def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None, where: _Where) -> FileResult:
     if config.per_file_ignores or config.extend_ignore:
         config = config.merged(ignore=config.ignores_for(source.path))
     if read_error is not None:
@@ -125,42 +192,69 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     if not source.text.strip():
         return FileResult(source, None, [_diag("SHLO001", source.path, Span(0, 0),
                                                 "empty file: expected a module or operations")], failed=True)
+    where.stage = "loading the rules"
     registry.load()
+    where.stage = "scanning the file"
     module = scan(source, parser())
     result = FileResult(source, module)
+    internal: list[Diagnostic] = []
     if module.structurally_broken:
         # Regions could not be matched: headers and rules would only echo the
         # same damage, so report what the scan found and stop here.
         del module.syntax_errors[1:]
     else:
+        seen_errors: set[tuple[str, str]] = set()
         if len(source.text) <= config.full_parse_limit:
-            _parse_everything(module)
-        result.diagnostics.extend(_run_rules(module, config))
+            where.stage = "parsing"
+            internal += _parse_everything(module, seen_errors)
+        where.stage = "running the rules"
+        result.diagnostics.extend(_run_rules(module, config, seen_errors))
+    where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
         if (span.start, message) not in seen:
             seen.add((span.start, message))
             result.diagnostics.append(_diag("SHLO001", source.path, span, message))
     for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
-        result.diagnostics.append(_diag("SHLO003", source.path, span, message))
-    result.failed = bool(module.syntax_errors) or bool(getattr(module, "internal_errors", ()))
-    result.diagnostics = _apply_suppressions(module, result.diagnostics, config)
+        internal.append(_diag("SHLO003", source.path, span, message))
+    where.stage = "applying suppressions"
+    result.diagnostics = _apply_suppressions(module, result.diagnostics, config) + internal
+    # Any internal error (a parser or rule crash on some op) means the file was not
+    # fully checked: exit 2, as for a file that does not parse.
+    result.failed = bool(module.syntax_errors) or any(d.code == "SHLO003" for d in result.diagnostics)
+    where.stage = "finishing the report"
     for d in result.diagnostics:
         object.__setattr__(d, "fingerprint", _fingerprint(source, d))
     result.diagnostics.sort(key=_sort_key(source))
     return result
 
 
-def _parse_everything(module: Module) -> None:
+def _signature(e: BaseException) -> tuple[str, str]:
+    return type(e).__name__, str(e)
+
+
+def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list[Diagnostic]:
+    """Parse every header; an op the parser crashes on is one SHLO003 and the rest
+    are still parsed (a rule reading that header later raises the same error: its
+    signature goes to `seen_errors` so it is not reported twice)."""
+    out = []
     for op in module.walk():
-        op.header  # noqa: B018
-        for region in op.regions:
-            for block in region.blocks:
-                if block.label_span is not None:
-                    block.arguments  # noqa: B018
+        try:
+            op.header  # noqa: B018
+            for region in op.regions:
+                for block in region.blocks:
+                    if block.label_span is not None:
+                        block.arguments  # noqa: B018
+        except Exception as e:  # noqa: BLE001 - a parser bug costs one op, not the file
+            sig = _signature(e)
+            if sig not in seen_errors:
+                seen_errors.add(sig)
+                out.append(internal_error(module.source, e, "parsing", op))
+    return out
 
 
-def _run_rules(module: Module, config: Config) -> Iterator[Diagnostic]:
+def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset()
+               ) -> Iterator[Diagnostic]:
     grid = grid_of(module, config.num_replicas, config.num_partitions)
     ctx = Context(module, grid, config.options)
     by_op: dict[str, list[RuleSpec]] = {}
@@ -169,20 +263,23 @@ def _run_rules(module: Module, config: Config) -> Iterator[Diagnostic]:
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
         for spec in specs:
-            yield from _call(spec, ctx, op)
+            yield from _call(spec, ctx, op, seen_errors)
     for spec in registry.module_rules():
         if enabled(spec, config):
-            yield from _call(spec, ctx, module)
+            yield from _call(spec, ctx, module, seen_errors)
 
 
-def _call(spec: RuleSpec, ctx: Context, subject) -> Iterator[Diagnostic]:
+def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str]] = frozenset()
+          ) -> Iterator[Diagnostic]:
     ctx.spec = spec
     try:
         found = list(spec.func(subject, ctx) or ())
-    except Exception as e:  # a rule bug must not cost the user the rest of the file
-        where = subject.name_span if hasattr(subject, "name_span") and subject is not ctx.module else Span(0, 0)
-        found = [_diag("SHLO003", ctx.source.path, where,
-                       f"internal error in rule {spec.code} ({spec.name}): {type(e).__name__}: {e}")]
+    except Exception as e:  # noqa: BLE001 - a rule bug must not cost the user the rest of the file
+        if _signature(e) in seen_errors:
+            return  # the parser crash under it is already reported at its op
+        is_op = subject is not ctx.module and hasattr(subject, "name_span")
+        found = [internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
+                                subject if is_op else None)]
     yield from found
 
 

@@ -34,7 +34,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from . import registry
 from .config import Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Diagnostic, Location, Severity
-from .engine import lint_source, parser
+from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
 from .source import SourceFile, Span
 
@@ -88,9 +88,13 @@ class ShloLintServer(LanguageServer):
             if linted.config_error and linted.config_error not in self.reported:
                 self.reported.add(linted.config_error)
                 self.log(t.MessageType.Warning, f"shlo-lint: {linted.config_error}; using the default settings")
-            self.publish(uri, version, [to_lsp(d, linted, uri, self.encoding) for d in linted.diagnostics])
-        except Exception:  # a bug of ours must not take the editor's linter down
+            self.publish(uri, version, [_to_lsp_guarded(d, linted, uri, self.encoding) for d in linted.diagnostics])
+        except Exception as e:  # a bug of ours must not take the editor's linter down, nor go unseen
             self.log(t.MessageType.Error, f"shlo-lint: internal error while linting {uri}:\n{traceback.format_exc()}")
+            try:
+                self.publish(uri, version, [_internal_lsp(internal_error(SourceFile(path, ""), e, "linting"))])
+            except Exception:  # noqa: BLE001 - the log above is all that is left
+                pass
 
     def lint_later(self, uri: str) -> None:
         self.cancel_pending(uri)
@@ -205,6 +209,22 @@ def to_lsp(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> t.Diagnost
         tags=[t.DiagnosticTag.Unnecessary] if d.code == "SHLO004" else None,
         data={"name": d.name, "version": linted.version, "actions": actions},
     )
+
+
+def _to_lsp_guarded(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> t.Diagnostic:
+    """to_lsp, or (a bug of ours converting this one) an SHLO003 in its place."""
+    try:
+        return to_lsp(d, linted, uri, encoding)
+    except Exception as e:  # noqa: BLE001 - the one guard per file, reporter stage
+        return _internal_lsp(internal_error(linted.source, e, f"converting a {d.code} diagnostic for the editor",
+                                            span=Span(0, 0)))
+
+
+def _internal_lsp(d: Diagnostic) -> t.Diagnostic:
+    """An internal-error diagnostic at the top of the document (nothing here can fail)."""
+    return t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 0)), message=d.message,
+                        severity=t.DiagnosticSeverity.Error, code=d.code, source=SOURCE,
+                        data={"name": d.name, "actions": []})
 
 
 def _lsp_location(loc: Location, linted: Linted, uri: str, encoding: str) -> t.Location:

@@ -138,7 +138,17 @@ def load(path: str) -> Module:
         raise ExecutionError(err.message)
     if not source.text.strip():
         raise ExecutionError(f"{path} is empty")
-    return scan(source, parser())
+    module = scan(source, parser())
+    for op in module.walk():  # every header now: a program that does not parse is not run
+        op.header  # noqa: B018
+    if module.syntax_errors:
+        message, span = module.syntax_errors[0]
+        line, col = source.line_col(span.start)
+        more = len(module.syntax_errors) - 1
+        raise ExecutionError(f"cannot execute: the program does not parse: {source.path}:{line}:{col}: {message}"
+                             + (f" (and {more} more syntax error{'s' if more > 1 else ''}; "
+                                f"`shlo-lint check` lists them)" if more else ""))
+    return module
 
 
 def result_names(module: Module) -> list[str | None]:
@@ -157,14 +167,28 @@ def result_names(module: Module) -> list[str | None]:
 
 
 def run_path(path: str, options: RunOptions | None = None) -> RunReport:
+    """Run one file. Never raises (but for KeyboardInterrupt/SystemExit): whatever
+    fails (reading, parsing, an engine bug, out of memory) is outcome `error` with
+    its reason, so the other files of `shlo-lint run A B` still run."""
     options = options or RunOptions()
     try:
-        module = load(path)
+        return run_module(load(path), options)
     except ExecutionError as e:
-        return RunReport(path, options.engine, None, "?", options.inputs.describe(),
-                         {options.engine if options.engine != "both" else "interp":
-                          EngineReport("error", options.engine, options.device, message=e.message)})
-    return run_module(module, options)
+        return _error_report(path, options, e.message)
+    except MemoryError:
+        return _error_report(path, options, "out of memory while preparing or running the program "
+                                            "(a smaller grid, --memory-limit, or `shlo-lint check` first)")
+    except Exception as e:  # noqa: BLE001 - the one guard per file of `run`
+        from ..engine import internal_error
+        from ..source import SourceFile
+
+        return _error_report(path, options, internal_error(SourceFile(path, ""), e, "running the program").message)
+
+
+def _error_report(path: str, options: RunOptions, message: str) -> RunReport:
+    engine = options.engine if options.engine != "both" else "interp"
+    return RunReport(path, options.engine, None, "?", options.inputs.describe(),
+                     {engine: EngineReport("error", engine, options.device, message=message)})
 
 
 def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
