@@ -16,6 +16,7 @@ from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
 from .engine import FileResult, internal_error, iter_files, lint_source, read_path
+from .parallel import lint_files, resolve_jobs
 from .progress import Progress
 from .source import Span
 
@@ -117,6 +118,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
 @click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
               help="Set a rule/analysis option (as [tool.shlo-lint.options]), e.g. -O z3-timeout-ms=5000.")
+@click.option("-j", "--jobs", default="auto", show_default=True, metavar="N|auto",
+              help="Worker processes for many files (auto: every core; 1: this process only).")
 @click.option("--confirm", is_flag=True,
               help="Replay each deadlock finding by running the program (checker/execute) and mark it "
                    "'confirmed by execution' or 'not reproduced'.")
@@ -124,8 +127,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               help="What --confirm runs: the reference interpreter, XLA (`jax` extra), or both.")
 def check(paths, output_format, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
           sarif_root, statistics, num_partitions, num_replicas, config_path, isolated, stdin_filename, fail_on,
-          exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, confirm,
-          confirm_engine) -> None:
+          exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, jobs,
+          confirm, confirm_engine) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
@@ -143,6 +146,10 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
         output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
     _check_selectors(config)
+    try:
+        n_jobs = resolve_jobs(jobs)
+    except ValueError as e:
+        _fail(f"--jobs: {e}")
 
     results: list[FileResult] = []
     files = list(iter_files(paths, config.exclude, config.force_exclude))
@@ -150,7 +157,13 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
               + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
-    for path in files:
+    # --fix/--diff/--confirm need each file's IR, which worker processes do not send back.
+    workers = 1 if (fix or diff or confirm or "-" in files) else n_jobs
+    if workers > 1:
+        for path, result in zip(files, lint_files(files, config, workers)):
+            progress.step(path)
+            results.append(result)
+    for path in files if workers <= 1 else ():
         progress.step(path)
         source, err = read_path(path)
         if path == "-" and stdin_filename:

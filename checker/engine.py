@@ -378,11 +378,12 @@ def lint_text(text: str, path: str = "<string>", config: Config | None = None) -
     return lint_source(SourceFile(path, text), config or Config()).diagnostics
 
 
-def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileResult]:
-    """Lint files and directories; one FileResult per file."""
+def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | str | None = 1) -> list[FileResult]:
+    """Lint files and directories; one FileResult per file, in walk order. `jobs`:
+    worker processes (`"auto"`/None: every core; results from workers carry no IR,
+    `module` is None — see checker/parallel.py)."""
+    from .parallel import lint_files, resolve_jobs
+
     config = config or Config()
-    out = []
-    for p in iter_files(paths, config.exclude, config.force_exclude):
-        source, err = read_path(p)
-        out.append(lint_source(source, config, err))
-    return out
+    files = list(iter_files(paths, config.exclude, config.force_exclude))
+    return list(lint_files(files, config, resolve_jobs(jobs)))

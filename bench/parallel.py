@@ -1,0 +1,69 @@
+"""Files per second for `shlo-lint -j 1` and `-j auto` on a directory of exports.
+
+    python bench/parallel.py [--dir DIR] [--copies 9] [--repeat 3]
+
+Without --dir, the directory is built in a temporary folder from `--copies`
+copies of every program in corpus/real/ (59 JAX exports → 531 files). Each
+setting runs the real CLI in a subprocess (interpreter start, imports and the
+worker pool included), best of `--repeat`; the two outputs must be identical.
+Prints files/s for each and the ratio (machines are noisy: compare ratios, and
+run it on an otherwise idle machine).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build(copies: int, into: Path) -> int:
+    n = 0
+    for i in range(copies):
+        d = into / f"copy{i}"
+        d.mkdir(parents=True)
+        for f in sorted((ROOT / "corpus" / "real").glob("*.mlir")):
+            shutil.copy(f, d / f.name)
+            n += 1
+    return n
+
+
+def run(jobs: str, where: Path) -> tuple[float, str]:
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "shlo_lint", "-j", jobs, "--isolated", "-q", str(where)],
+                         capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, check=False)
+    return time.perf_counter() - t, out.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", type=Path)
+    ap.add_argument("--copies", type=int, default=9)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = a.dir or Path(tmp)
+        files = sum(1 for _ in where.rglob("*.mlir")) if a.dir else build(a.copies, where)
+        best: dict[str, float] = {}
+        outputs: dict[str, str] = {}
+        for _ in range(a.repeat):
+            for jobs in ("1", "auto"):
+                dt, out = run(jobs, where)
+                best[jobs] = min(best.get(jobs, dt), dt)
+                outputs[jobs] = out
+        same = outputs["1"] == outputs["auto"]
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        print(f"{files} files, {cores} cores, best of {a.repeat}")
+        for jobs in ("1", "auto"):
+            print(f"  -j {jobs:<4}  {best[jobs]:6.2f} s  {files / best[jobs]:7.1f} files/s")
+        print(f"  -j auto / -j 1: {best['1'] / best['auto']:.2f}x   identical output: {same}")
+
+
+if __name__ == "__main__":
+    main()
