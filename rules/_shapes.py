@@ -137,7 +137,11 @@ def is_promotable(x: Type, y: Type) -> bool | None:
 
 # --------------------------------------------------------------------------- replica groups
 _AXIS_REF = re.compile(r'axis_ref<\s*name\s*=\s*"([^"]*)"(?:\s*,\s*sub_axis_info\s*=\s*\(\s*(\d+)\s*\)\s*(\d+))?')
-_MESH_NAME = re.compile(r"mesh_name\s*=\s*@([\w.$-]+)")
+# The current spec (1.20) spells the reference `mesh = @m` (or inlines
+# `mesh = #stablehlo.mesh<axes = [...]>`); the seed RFC wrote `mesh_name = @m`.
+# Both are read.
+_MESH_NAME = re.compile(r"\bmesh(?:_name)?\s*=\s*@([\w.$-]+)")
+_INLINE_MESH_AXIS = re.compile(r'mesh_axis<\s*name\s*=\s*"([^"]*)"\s*,\s*size\s*=\s*(\d+)')
 
 
 @dataclass
@@ -149,6 +153,8 @@ class MeshAxes:
     """(axis name, sub-axis size or None for the whole axis)."""
     pre_sizes: list[int | None] = field(default_factory=list)
     """Each axis's sub_axis_info pre-size (None for the whole axis)."""
+    inline: dict[str, int] | None = None
+    """Axis name → size of an inlined `#stablehlo.mesh<...>` (None for a symbol)."""
 
 
 @dataclass
@@ -232,17 +238,41 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
         found = _AXIS_REF.findall(text)
         axes = [(name, int(size) if size else None) for name, _pre, size in found]
         pres = [int(pre) if pre else None for _name, pre, _size in found]
-        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres))
+        inline = None
+        if m is None and "mesh_axis<" in text:
+            inline = {a: int(n) for a, n in _INLINE_MESH_AXIS.findall(text)}
+        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres, inline))
     if isinstance(attr, (DialectAttr, OpaqueAttr)):
         return None  # a form we do not know: say nothing
     return ReplicaGroups(span, problem="replica_groups is not a dense integer constant")
 
 
 _MESH_AXIS = re.compile(r'"([^"]+)"\s*=\s*(\d+)')
+_DICT_MESH_AXIS = re.compile(r'name\s*=\s*"([^"]+)"\s*,\s*size\s*=\s*(\d+)')
 
 
-def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
-    """Axis name → size for the `sdy.mesh @name` of this module (None if not found)."""
+def symbol_defined(ctx: Context, name: str) -> bool:
+    """Whether the module defines symbol `@name` (an op with that sym_name, or,
+    for ops we read as opaque text such as `sdy.mesh @m = ...`, any mention of
+    `@name` other than a replica_groups mesh reference: said generously, so a
+    missing-symbol finding is never a guess)."""
+    memo = ctx.cache.setdefault("collectives.symbols", {})
+    if name not in memo:
+        found = any(op.symbol_name == name for op in ctx.module.walk())
+        if not found:
+            text = ctx.source.text
+            mentions = len(re.findall(rf"@{re.escape(name)}(?![\w.$-])", text))
+            refs = len(re.findall(rf"\bmesh(?:_name)?\s*=\s*@{re.escape(name)}(?![\w.$-])", text))
+            found = mentions > refs
+        memo[name] = found
+    return memo[name]
+
+
+def mesh_axis_sizes(ctx: Context, name: str | None, inline: dict[str, int] | None = None) -> dict[str, int] | None:
+    """Axis name → size for the `sdy.mesh @name` of this module (None if not found),
+    or of an inlined mesh."""
+    if inline is not None:
+        return inline
     if name is None:
         return None
     cache = ctx.cache.setdefault("collectives.meshes", {})
@@ -254,6 +284,10 @@ def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
             text = ctx.source.text[op.span.start:op.span.end]
             if re.search(rf"@{re.escape(name)}\b", text) or op.symbol_name == name:
                 found = {a: int(n) for a, n in _MESH_AXIS.findall(text.split("{stablehlo.mesh", 1)[0])}
+                if not found:  # the generic form's `stablehlo.mesh = {axes = [{name = "x", size = 2}]}`
+                    found = {a: int(n) for a, n in _DICT_MESH_AXIS.findall(text)}
+                # A mesh whose axes we could not read is unknown, not empty: say nothing.
+                found = found or None
                 break
     cache[name] = found
     return found
@@ -261,7 +295,7 @@ def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
 
 def mesh_group_size(ctx: Context, mesh: MeshAxes) -> int | None:
     """How many processes one mesh-axes group holds (None when it cannot be resolved)."""
-    sizes = mesh_axis_sizes(ctx, mesh.mesh_name)
+    sizes = mesh_axis_sizes(ctx, mesh.mesh_name, mesh.inline)
     if sizes is None or not mesh.axes:
         return None
     total = 1
@@ -328,15 +362,19 @@ def check_groups_form(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
         yield ctx.error(groups.span, f"{op_label(op)}: {groups.problem} ({label})", op=op)
         return
     mesh = groups.mesh
-    sizes = mesh_axis_sizes(ctx, mesh.mesh_name) if mesh is not None else None
+    if mesh is not None and mesh.mesh_name is not None and not symbol_defined(ctx, mesh.mesh_name):
+        yield ctx.error(groups.span, f"{op_label(op)}: replica_groups refers to mesh @{mesh.mesh_name}, which is "
+                                     f"not defined in this module ({label})", op=op)
+        return
+    sizes = mesh_axis_sizes(ctx, mesh.mesh_name, mesh.inline) if mesh is not None else None
     if mesh is None or sizes is None:
         return
     seen: set[str] = set()
     for (axis, size), pre in zip(mesh.axes, mesh.pre_sizes):
         if axis not in sizes:
+            which_mesh = f"@{mesh.mesh_name}" if mesh.mesh_name else "(inline)"
             yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\", but mesh "
-                                         f"@{mesh.mesh_name} has only {', '.join(sizes) or 'no axes'} ({label})",
-                            op=op)
+                                         f"{which_mesh} has only {', '.join(sizes) or 'no axes'} ({label})", op=op)
             continue
         if size is None and axis in seen:
             yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\" twice ({label})",
@@ -573,10 +611,31 @@ def defining_constant(v: Value | None) -> int | None:
     return None
 
 
+def defining_constants(v: Value | None) -> list[int] | None:
+    """Every integer of the `stablehlo.constant` that defines `v` (any rank), else None."""
+    op = v.defining_op if v is not None else None
+    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = op.attr("value")
+    if not isinstance(attr, (DenseElementsAttr, IntegerAttr)):
+        attr = next((a for a in op.attributes.values() if isinstance(a, (DenseElementsAttr, IntegerAttr))), None)
+    if isinstance(attr, IntegerAttr):
+        return [attr.value]
+    if isinstance(attr, DenseElementsAttr):
+        try:
+            arr = attr.array
+            if 0 < arr.size <= 4096:
+                return [int(x) for x in arr.reshape(-1)]
+        except Exception:
+            return None
+    return None
+
+
 __all__ = [
     "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "MeshAxes", "ReplicaGroups", "axis_size", "base_kind", "check_arity",
     "check_computation", "check_global_ids_channel", "check_groups_cover", "check_groups_form",
     "check_ids_in_range", "check_unique_ids", "computation", "data_operand_types", "defining_constant",
+    "defining_constants",
     "dim_out_of_range", "fmt_dims", "fmt_types", "grid_needed", "group_size", "has_dynamic_root",
     "is_promotable", "op_label", "pairs", "replica_groups", "result_types", "tensor", "unwrap_futures",
     "which",

@@ -149,6 +149,13 @@ def all_gather_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Dia
     pairwise). When the group size cannot be known (no grid for empty groups),
     the gathered dimension must at least be a multiple of the operand's.
 
+    Severity follows the StableHLO 1.20 verifier: what it rejects (rank, other
+    dimensions, element type, a gathered size that is not a multiple of the
+    operand's, a zero-sized operand dimension) is an error; a multiple that is
+    not `x group size` is a warning: the spec's C6 and XLA reject it, but the
+    verifier accepts it (its TODO #1745), and the verifier's own tests use such
+    programs as valid ones.
+
     ## Why is this bad?
     The gathered tensor would not fit the declared type; the verifier rejects the
     program, or the shapes later in the program are wrong.
@@ -159,6 +166,7 @@ def all_gather_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Dia
     ```
 
     ## Use instead
-    Four processes gather four 2-row blocks: `-> tensor<8x4xf32>`.
+    Four processes gather four 2-row blocks: `-> tensor<8x4xf32>`. (This
+    example is the warning case; `-> tensor<5x4xf32>` is an error.)
     """
     yield from gather_like_result(op, ctx, "all_gather_dim", grow=True)

@@ -199,6 +199,10 @@ def reduce_scatter_result_shape_mismatch(op: Operation, ctx: Context) -> Iterato
     must at least be a multiple of the result's; zero-sized scattered
     dimensions are rejected, as the reference verifier does.
 
+    Severity follows the StableHLO 1.20 verifier: what it rejects is an error;
+    a result size that divides the operand's but is not `/ group size` is a
+    warning (spec C8 and XLA reject it; the verifier accepts it, TODO #1746).
+
     ## Why is this bad?
     Each process receives one slice of the reduced tensor; another shape cannot hold it.
 

@@ -191,11 +191,33 @@ def test_all_to_all_mesh_axes_group_size_must_be_split_count():
     assert codes(bad) == ["SHLO238"]
 
 
-def test_mesh_axes_with_an_unknown_mesh_says_nothing():
-    g = '#stablehlo.replica_group_mesh_axes<mesh_name = @nowhere, axes = [#stablehlo.axis_ref<name = "y">]>'
+def test_mesh_axes_naming_an_undefined_mesh_symbol_is_reported():
+    # StableHLO 1.20 verifies the symbol use ("mesh symbol ... not found").
+    g = '#stablehlo.replica_group_mesh_axes<mesh = @nowhere, axes = [#stablehlo.axis_ref<name = "y">]>'
     src = module(gather(f"all_gather_dim = 0 : i64, {CH}, replica_groups = {g}, use_global_device_ids",
                         rt="tensor<6x4xf32>"), grid(8), ret="tensor<6x4xf32>")
+    d = only(src, "SHLO200")
+    assert "mesh @nowhere, which is not defined" in d.message
+    # The seed RFC's spelling `mesh_name = @m` is read the same way.
+    assert codes(src.replace("mesh = @", "mesh_name = @")) == ["SHLO200"]
+
+
+def test_mesh_axes_naming_a_symbol_whose_axes_are_unknown_says_nothing():
+    g = '#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name = "y">]>'
+    src = module(gather(f"all_gather_dim = 0 : i64, {CH}, replica_groups = {g}, use_global_device_ids",
+                        rt="tensor<6x4xf32>"), grid(8), ret="tensor<6x4xf32>")
+    src = src.replace("  func.func @main", "  func.func private @m()\n  func.func @main", 1)
     assert codes(src) == []
+
+
+def test_inline_mesh_axes_are_checked_and_sized():
+    mesh = ('#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, '
+            '#stablehlo.mesh_axis<name = "y", size = 4>]>')
+    g = f'#stablehlo.replica_group_mesh_axes<mesh = {mesh}, axes = [#stablehlo.axis_ref<name = "y">]>'
+    ok = module(gather(f"all_gather_dim = 0 : i64, {CH}, replica_groups = {g}, use_global_device_ids",
+                       rt="tensor<8x4xf32>"), grid(8), ret="tensor<8x4xf32>")
+    assert codes(ok) == []
+    assert codes(ok.replace('axis_ref<name = "y">', 'axis_ref<name = "z">')) == ["SHLO200"]
 
 
 # ----------------------------------------------------------------------------- collective_broadcast
