@@ -207,7 +207,7 @@ def _fmt(d) -> str:
 
 
 def testdata(root: Path, limit: int | None) -> dict:
-    files = sorted((root / "stablehlo" / "testdata").glob("*.mlir"))
+    files = sorted((root / "stablehlo" / "testdata").rglob("*.mlir"))
     if limit:
         files = files[:limit]
     n = parsed = rule_err = parse_err = crash = 0
@@ -218,7 +218,7 @@ def testdata(root: Path, limit: int | None) -> dict:
         text = f.read_text(encoding="utf-8", errors="replace")
         size += len(text.encode())
         n += 1
-        kind, found = classify(text, str(f.name))
+        kind, found = classify(text, str(f.relative_to(root)))
         if kind == "crash":
             crash += 1
         elif kind == "parse":
@@ -228,7 +228,7 @@ def testdata(root: Path, limit: int | None) -> dict:
         if kind != "parse":
             parsed += 1
         if kind in ("crash", "rule", "parse"):
-            bad.append((f.name, kind, [_fmt(d) for d in found][:2]))
+            bad.append((str(f.relative_to(root)), kind, [_fmt(d) for d in found][:2]))
     secs = time.perf_counter() - t0
     return {"files": n, "parsed": parsed, "rule_error_files": rule_err, "parse_error_files": parse_err,
             "crash_files": crash, "megabytes": size / 1e6, "seconds": secs,

@@ -20,6 +20,8 @@ from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_R
 from shlo_lint.checker.source import Span
 from shlo_lint.checker.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
 
+from .grid import overflowing_integer
+
 GRID_SKIPPED = "grid_skipped"
 """ctx.cache key shared with rules/grid.py: labels of checks skipped for want of a grid."""
 GRID_SKIPPED_AT = "grid_skipped_at"
@@ -218,13 +220,18 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
             return ReplicaGroups(span, problem=f"replica_groups has element type {ttype.element}, expected i64")
         shape = ttype.shape if isinstance(ttype, TensorType) else None
         if shape is not None and 0 in shape:
-            return ReplicaGroups(span, rows=[[] for _ in range(shape[0] or 0)])
+            # No ids at all: one empty row stands for any number of them.
+            return ReplicaGroups(span, rows=[[] for _ in range(min(shape[0] or 0, 1))])
         try:
             arr = attr.array
         except Exception:
             literal = attr.literal.strip()
             if literal in ("", "[]", "[[]]"):
                 return ReplicaGroups(span, rows=[])
+            elem = ttype.element if isinstance(ttype, TensorType) else None
+            big = overflowing_integer(literal, elem)
+            if big is not None:
+                return ReplicaGroups(span, problem=f"replica id {big} does not fit the element type {elem}")
             return ReplicaGroups(span, problem="replica_groups could not be read as integers")
         if arr.ndim == 1 and arr.size == 0:
             return ReplicaGroups(span, rows=[])
@@ -479,15 +486,31 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
     distinct = set(groups.ids)
     if len(distinct) == n:
         return
-    missing = [i for i in range(n) if i not in distinct]
-    detail = f"; missing {_short(missing)}" if missing and len(distinct) < n else ""
+    # Arithmetic on the ids written, never range(n): n may be 2^31.
+    in_range = sum(1 for i in distinct if 0 <= i < n)
+    missing = first_missing(distinct, n, 7)
+    more = n - in_range > len(missing)
+    detail = f"; missing {_short(missing, more=more)}" if missing and len(distinct) < n else ""
     yield ctx.error(groups.span, f"{name}: replica_groups name {len(distinct)} distinct ids, but "
                                  f"{_axis_words(op, ctx)} needs all {n}{detail}", op=op)
 
 
-def _short(ids: list[int], limit: int = 6) -> str:
+def first_missing(present: set[int], n: int, limit: int) -> list[int]:
+    """The smallest ids of [0, n) not in `present`, at most `limit` of them. The
+    answer lies below len(present) + limit, so this costs O(len(present) + limit)
+    whatever n is."""
+    out = []
+    for i in range(min(n, len(present) + limit)):
+        if i not in present:
+            out.append(i)
+            if len(out) == limit:
+                break
+    return out
+
+
+def _short(ids: list[int], limit: int = 6, more: bool = False) -> str:
     s = ", ".join(map(str, ids[:limit]))
-    return s + (", ..." if len(ids) > limit else "")
+    return s + (", ..." if len(ids) > limit or more else "")
 
 
 def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:

@@ -313,7 +313,7 @@ def test_every_new_rule_has_a_corpus_example():
     from shlo_lint.checker import registry
 
     modules = {"collectives", "all_gather", "all_reduce", "reduce_scatter", "all_to_all", "collective_broadcast",
-               "collective_reduce", "async_ops", "seed_forms", "tessera"}
+               "collective_reduce", "async_ops", "seed_forms", "tessera", "buffers"}
     mine = [r.code for r in registry.all_rules()
             if r.func is not None and r.func.__module__.rsplit(".", 1)[-1] in modules and r.code != "SHLO306"]
     assert len(mine) > 50
