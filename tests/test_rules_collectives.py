@@ -251,7 +251,9 @@ def test_real_async_exports_are_clean():
         assert found == [], (path.name, found)
 
 
-def test_async_start_collective_reduce_is_not_an_allowed_op():
+def test_async_start_may_run_collective_reduce():
+    # The spec's async_start C2 lists six collectives; the StableHLO 1.20 verifier
+    # also accepts collective_reduce, and so does the linter (no false error).
     body = '''    %f = "stablehlo.async_start"(%x) ({
     ^bb0(%a: tensor<4xf32>):
       %g = "stablehlo.collective_reduce"(%a) ({
@@ -262,7 +264,7 @@ def test_async_start_collective_reduce_is_not_an_allowed_op():
       stablehlo.return %g : tensor<4xf32>
     }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
     %0 = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>'''
-    assert codes(module(body, grid(1, 2), args="%x: tensor<4xf32>", ret="tensor<4xf32>")) == ["SHLO302"]
+    assert codes(module(body, grid(1, 2), args="%x: tensor<4xf32>", ret="tensor<4xf32>")) == []
 
 
 def test_done_kind_through_a_block_argument_says_nothing():
