@@ -413,9 +413,11 @@ def check_unique_ids(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid: bool,
-                       check: str) -> Iterator[Diagnostic]:
+                       check: str, contiguous: bool = False) -> Iterator[Diagnostic]:
     """0 <= replica_groups < N.
 
+    contiguous: with a grid too, the ids written must be exactly 0..k-1 (what the
+    verifier checks for ops that have no coverage rule, e.g. collective_reduce).
     padding: `-1` may pad ragged groups (all_reduce); elsewhere it is an error, since
     those ops need groups of equal size. need_grid: the bound is only N from the grid
     (collective_broadcast C2); otherwise, with no grid, the spec's literal bound
@@ -452,6 +454,13 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
     if over:
         yield ctx.error(groups.span, f"{name}: replica id {over[0]} is out of range [0, {n}) for "
                                      f"{_axis_words(op, ctx)}", op=op)
+    elif contiguous:
+        # The verifier's own check, grid or not: the ids are exactly 0..k-1
+        # (ops with no coverage constraint, e.g. collective_reduce).
+        gap = first_missing(set(ids), len(set(ids)), 1)
+        if gap:
+            yield ctx.error(groups.span, f"{name}: replica id {gap[0]} is missing: the {len(set(ids))} ids "
+                                         f"written must be 0..{len(set(ids)) - 1}", op=op)
 
 
 def _axis_words(op: Operation, ctx: Context) -> str:
@@ -513,8 +522,10 @@ def _short(ids: list[int], limit: int = 6, more: bool = False) -> str:
     return s + (", ..." if len(ids) > limit or more else "")
 
 
-def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """use_global_device_ids = true ⇒ channel_id > 0."""
+def check_global_ids_channel(op: Operation, ctx: Context, zero_is_warning: bool = False) -> Iterator[Diagnostic]:
+    """use_global_device_ids = true ⇒ channel_id > 0. zero_is_warning: the
+    verifier only rejects a negative id (all_gather), so a missing or zero one is
+    a warning."""
     if not flag(op, "use_global_device_ids"):
         return
     ch = channel_id(op)
@@ -523,8 +534,11 @@ def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic
     where = attr_where(ctx, op, "channel_handle") if op.attr("channel_handle") is not None \
         else attr_where(ctx, op, "use_global_device_ids")
     seen = "no channel_handle" if ch is None else f"channel_id {ch}"
-    yield ctx.error(where, f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; "
-                           f"it needs a channel_id > 0", op=op)
+    msg = f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; it needs a channel_id > 0"
+    if zero_is_warning and (ch is None or ch == 0):
+        yield ctx.warning(where, msg + " (the StableHLO verifier accepts this; the spec and XLA do not)", op=op)
+        return
+    yield ctx.error(where, msg, op=op)
 
 
 # --------------------------------------------------------------------------- reduction region

@@ -122,9 +122,14 @@ def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     ## What it does
     Checks all_gather C5: `use_global_device_ids = true` ⇒ `channel_id > 0`.
 
+    The StableHLO 1.20 verifier only rejects a negative channel_id here (for
+    all_reduce, reduce_scatter and collective_reduce it rejects `<= 0`): a
+    negative one is an error, a missing or zero one a warning (the spec's C5
+    and XLA reject it, the verifier accepts it).
+
     ## Why is this bad?
     Flattened (global) device ids are only defined for cross-partition collectives,
-    which need a channel; the verifier rejects the program.
+    which need a channel; XLA rejects the program.
 
     ## Example
     ```mlir
@@ -135,7 +140,7 @@ def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     Give it a channel, as JAX does:
     `channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>`.
     """
-    yield from check_global_ids_channel(op, ctx)
+    yield from check_global_ids_channel(op, ctx, zero_is_warning=True)
 
 
 @rule("SHLO206", "all-gather-result-type-mismatch", on=ALL_GATHER, spec="all_gather C6")

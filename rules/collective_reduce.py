@@ -12,9 +12,10 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
+from shlo_lint.checker.semantics import flag
 
 from ._shapes import (check_computation, check_global_ids_channel, check_ids_in_range, check_unique_ids,
-                      data_operand_types, has_dynamic_root, result_types)
+                      data_operand_types, has_dynamic_root, replica_groups, result_types)
 from .collectives import COLLECTIVE_REDUCE, dynamic_root, element_is_e, needs_data_operand, same_shapes
 
 
@@ -47,7 +48,10 @@ def collective_reduce_replica_id_out_of_range(op: Operation, ctx: Context) -> It
 
     ## What it does
     Checks collective_reduce C2 (StableHLO spec 1.20): `0 <= replica_groups <
-    N`, N = `num_replicas` or `num_partitions` by channel.
+    N`, N = `num_replicas` or `num_partitions` by channel, and what the 1.20
+    verifier adds: the ids written are exactly 0..k-1 (grid or not), and `-1`
+    may pad ragged groups (as for all_reduce). Before 0.6 this rule read the op
+    as collective_broadcast (no padding, no bound without a grid).
 
     ## Why is this bad?
     The reduction waits for a process that does not exist.
@@ -61,7 +65,8 @@ def collective_reduce_replica_id_out_of_range(op: Operation, ctx: Context) -> It
     ## Use instead
     `replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>`.
     """
-    yield from check_ids_in_range(op, ctx, padding=False, need_grid=True, check="collective_reduce C2 (ids < N)")
+    yield from check_ids_in_range(op, ctx, padding=True, need_grid=False, check="collective_reduce C2 (ids < N)",
+                                  contiguous=True)
 
 
 @rule("SHLO253", "collective-reduce-result-type-mismatch", on=COLLECTIVE_REDUCE, spec="collective_reduce C3")
@@ -161,7 +166,8 @@ def collective_reduce_global_ids_without_channel(op: Operation, ctx: Context) ->
 
     ## What it does
     Checks what the StableHLO 1.20 verifier enforces for collective_reduce as
-    for all_reduce C4: `use_global_device_ids = true` needs `channel_id > 0`.
+    for all_reduce C4: `use_global_device_ids = true` needs `channel_id > 0`
+    and replica ids written out (an empty `replica_groups` is rejected).
     The spec's collective_reduce section (1.20) lists no
     `use_global_device_ids` input; the verifier accepts and checks it.
 
@@ -179,3 +185,7 @@ def collective_reduce_global_ids_without_channel(op: Operation, ctx: Context) ->
     drop `use_global_device_ids`.
     """
     yield from check_global_ids_channel(op, ctx)
+    groups = replica_groups(op, ctx)
+    if flag(op, "use_global_device_ids") and groups is not None and groups.rows is not None and groups.empty:
+        yield ctx.error(groups.span, "collective_reduce: replica_groups is empty, but use_global_device_ids needs "
+                                     "the process ids written out", op=op)
