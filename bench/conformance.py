@@ -58,6 +58,7 @@ _FAMILY_RE = {fam: re.compile(r"\bstablehlo\.(?:%s)\b" % "|".join(ops)) for fam,
 _EXTRA = {"future": re.compile(r"!stablehlo\.future<"),
           "replica_group_mesh_axes": re.compile(r"replica_group_mesh_axes")}
 SKIP_DIRS = ("interpret", "vhlo", "math")
+TOTAL = "all (distinct chunks)"
 SPLIT = re.compile(r"^// -----\s*$", re.M)
 _RUN = re.compile(r"^//\s*RUN:(.*)$", re.M)
 # Flags of stablehlo-opt that only configure parsing/verification; any other
@@ -131,7 +132,7 @@ def verifier_tests(root: Path, only: set[str] | None) -> dict[str, Tally]:
             kind, found = classify(chunk, f"{rel}#{i}")
             where = f"{rel} chunk {i}"
             at_op = invalid and kind == "rule" and _located(chunk, found)
-            for fam in fams:
+            for fam in [*fams, TOTAL]:
                 t = tallies[fam]
                 if kind == "crash":
                     t.crash += 1
@@ -245,7 +246,7 @@ def report(tallies: dict[str, Tally], td: dict | None, show: bool) -> None:
             f"{'valid':>5} {'rule':>5} {'parse':>5} {'false%':>6}  {'crash':>5}")
     print(head)
     tot = Tally()
-    for fam in [*FAMILIES, *_EXTRA]:
+    for fam in [*FAMILIES, *_EXTRA, TOTAL]:
         if fam not in tallies:
             continue
         t = tallies[fam]
@@ -258,6 +259,8 @@ def report(tallies: dict[str, Tally], td: dict | None, show: bool) -> None:
           "that parse\n  (a chunk naming several families counts in each)")
     if show:
         for fam, t in tallies.items():
+            if fam == TOTAL:
+                continue
             for where, msg in t.misses:
                 print(f"  MISS  [{fam}] {where}: expected {msg!r}")
             for where, found in t.false_errors:

@@ -114,6 +114,11 @@ def collective_reduce_bad_computation(op: Operation, ctx: Context) -> Iterator[D
     `(tensor<E>, tensor<E>) -> tensor<E>` with the operand's element type
     promotable to E.
 
+    Promotability follows the spec (same kind, no narrower bitwidth; quantized
+    types need the same expressed type and no narrower storage). A narrower
+    float (`f32` operands, `f16` computation) is a warning: the StableHLO 1.20
+    verifier ignores float precision there, the spec does not.
+
     ## Why is this bad?
     The reduction cannot combine the operands.
 

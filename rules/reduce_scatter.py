@@ -174,6 +174,11 @@ def reduce_scatter_bad_computation(op: Operation, ctx: Context) -> Iterator[Diag
     Checks reduce_scatter C7: `computation` has type `(tensor<E>, tensor<E>) ->
     (tensor<E>)` where `is_promotable(element_type(operand), E)`.
 
+    Promotability follows the spec (same kind, no narrower bitwidth; quantized
+    types need the same expressed type and no narrower storage). A narrower
+    float (`f32` operands, `f16` computation) is a warning: the StableHLO 1.20
+    verifier ignores float precision there, the spec does not.
+
     ## Why is this bad?
     The verifier rejects the program.
 

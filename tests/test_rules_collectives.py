@@ -152,6 +152,18 @@ def test_is_promotable_kinds():
     assert is_promotable(f16, f32) and not is_promotable(f32, f16)
     assert is_promotable(c64, ComplexType(ScalarType("f64"))) and not is_promotable(f32, c64)
     assert is_promotable(ScalarType("ui8"), ScalarType("ui32"))
+    # StableHLO 1.20's reduction check ignores float precision; the spec's definition does not.
+    assert is_promotable(f32, f16, ignore_fp_precision=True) and not is_promotable(f32, f16)
+
+
+def test_is_promotable_quantized():
+    from shlo_lint.checker.types import QuantizedType
+    q8 = QuantizedType("i8", "f32", "!quant.uniform<i8:f32, 2.0:15>")
+    q16 = QuantizedType("i16", "f32", "!quant.uniform<i16:f32, 2.0:15>")
+    q32_f64 = QuantizedType("i32", "f64", "!quant.uniform<i32:f64, 2.0:15>")
+    assert is_promotable(q8, q16) and not is_promotable(q16, q8)
+    assert not is_promotable(q8, q32_f64)  # another expressed type
+    assert not is_promotable(q8, ScalarType("f32"))
 
 
 def test_shlo215_variadic_names_the_operand():
