@@ -58,6 +58,7 @@ _FAMILY_RE = {fam: re.compile(r"\bstablehlo\.(?:%s)\b" % "|".join(ops)) for fam,
 _EXTRA = {"future": re.compile(r"!stablehlo\.future<"),
           "replica_group_mesh_axes": re.compile(r"replica_group_mesh_axes")}
 SKIP_DIRS = ("interpret", "vhlo", "math")
+TOTAL = "all (distinct chunks)"
 SPLIT = re.compile(r"^// -----\s*$", re.M)
 _RUN = re.compile(r"^//\s*RUN:(.*)$", re.M)
 # Flags of stablehlo-opt that only configure parsing/verification; any other
@@ -85,6 +86,7 @@ def families_of(chunk: str) -> list[str]:
 class Tally:
     invalid: int = 0
     detected: int = 0          # an error from a rule
+    located: int = 0           # ... on the op an expected-error points at
     detected_parse: int = 0    # only SHLO001 said something
     valid: int = 0
     false_rule: int = 0
@@ -129,7 +131,8 @@ def verifier_tests(root: Path, only: set[str] | None) -> dict[str, Tally]:
                 continue
             kind, found = classify(chunk, f"{rel}#{i}")
             where = f"{rel} chunk {i}"
-            for fam in fams:
+            at_op = invalid and kind == "rule" and _located(chunk, found)
+            for fam in [*fams, TOTAL]:
                 t = tallies[fam]
                 if kind == "crash":
                     t.crash += 1
@@ -137,6 +140,7 @@ def verifier_tests(root: Path, only: set[str] | None) -> dict[str, Tally]:
                     t.invalid += 1
                     if kind == "rule":
                         t.detected += 1
+                        t.located += at_op
                     elif kind == "parse":
                         t.detected_parse += 1
                     else:
@@ -154,6 +158,44 @@ def verifier_tests(root: Path, only: set[str] | None) -> dict[str, Tally]:
     return tallies
 
 
+_ANNOT = re.compile(r"expected-error(?:-re)?(?:@([+-]\d+|above|below))?")
+
+
+def _annotated_ops(chunk: str) -> list[tuple[int, int]]:
+    """(first, last) line of each op an `expected-error` points at: from the
+    annotated line to the end of its statement (the line where brackets close and
+    a type signature has been seen), bounded to 60 lines."""
+    lines = chunk.split("\n")
+    out = []
+    for n, text in enumerate(lines, 1):
+        m = _ANNOT.search(text)
+        if not m:
+            continue
+        off = m.group(1)
+        target = n + (int(off) if off and off[0] in "+-" else 0)
+        depth, end = 0, target
+        for k in range(target, min(len(lines), target + 60) + 1):
+            body = lines[k - 1].split("//", 1)[0].replace("->", "")
+            depth += body.count("(") + body.count("{") + body.count("[") + body.count("<")
+            depth -= body.count(")") + body.count("}") + body.count("]") + body.count(">")
+            end = k
+            if depth <= 0 and (":" in body or not body.rstrip().endswith(("(", "{", ",", ")", "}"))):
+                break
+        out.append((target, end))
+    return out
+
+
+def _located(chunk: str, found: list) -> bool:
+    ranges = _annotated_ops(chunk)
+    for d in found:
+        if isinstance(d, str) or d.span is None:
+            continue
+        line = chunk.count("\n", 0, d.span.start) + 1
+        if any(a <= line <= b for a, b in ranges):
+            return True
+    return False
+
+
 def _expected(chunk: str) -> str:
     m = re.search(r"expected-error[^{]*\{\{(.*?)\}\}", chunk)
     return m.group(1) if m else "?"
@@ -166,7 +208,7 @@ def _fmt(d) -> str:
 
 
 def testdata(root: Path, limit: int | None) -> dict:
-    files = sorted((root / "stablehlo" / "testdata").glob("*.mlir"))
+    files = sorted((root / "stablehlo" / "testdata").rglob("*.mlir"))
     if limit:
         files = files[:limit]
     n = parsed = rule_err = parse_err = crash = 0
@@ -177,7 +219,7 @@ def testdata(root: Path, limit: int | None) -> dict:
         text = f.read_text(encoding="utf-8", errors="replace")
         size += len(text.encode())
         n += 1
-        kind, found = classify(text, str(f.name))
+        kind, found = classify(text, str(f.relative_to(root)))
         if kind == "crash":
             crash += 1
         elif kind == "parse":
@@ -187,7 +229,7 @@ def testdata(root: Path, limit: int | None) -> dict:
         if kind != "parse":
             parsed += 1
         if kind in ("crash", "rule", "parse"):
-            bad.append((f.name, kind, [_fmt(d) for d in found][:2]))
+            bad.append((str(f.relative_to(root)), kind, [_fmt(d) for d in found][:2]))
     secs = time.perf_counter() - t0
     return {"files": n, "parsed": parsed, "rule_error_files": rule_err, "parse_error_files": parse_err,
             "crash_files": crash, "megabytes": size / 1e6, "seconds": secs,
@@ -200,22 +242,25 @@ def _pct(a: int, b: int) -> str:
 
 def report(tallies: dict[str, Tally], td: dict | None, show: bool) -> None:
     print("(a) verifier tests (stablehlo/tests), per op family")
-    head = (f"{'family':24} {'invalid':>7} {'rule':>6} {'parse':>6} {'missed':>6} {'det%':>6}  "
+    head = (f"{'family':24} {'invalid':>7} {'rule':>6} {'at op':>6} {'parse':>6} {'missed':>6} {'det%':>6}  "
             f"{'valid':>5} {'rule':>5} {'parse':>5} {'false%':>6}  {'crash':>5}")
     print(head)
     tot = Tally()
-    for fam in [*FAMILIES, *_EXTRA]:
+    for fam in [*FAMILIES, *_EXTRA, TOTAL]:
         if fam not in tallies:
             continue
         t = tallies[fam]
         missed = t.invalid - t.detected - t.detected_parse
-        print(f"{fam:24} {t.invalid:7} {t.detected:6} {t.detected_parse:6} {missed:6} "
+        print(f"{fam:24} {t.invalid:7} {t.detected:6} {t.located:6} {t.detected_parse:6} {missed:6} "
               f"{_pct(t.detected, t.invalid - t.detected_parse):>6}  {t.valid:5} {t.false_rule:5} "
               f"{t.false_parse:5} {_pct(t.false_rule, t.valid - t.false_parse):>6}  {t.crash:5}")
-    print("  det% = rule-detected / invalid chunks that parse; false% = rule false errors / valid chunks "
-          "that parse (a chunk naming several families counts in each)")
+    print("  rule = invalid chunks with an error from a rule; at op = ... one of them on the op an expected-error "
+          "points at;\n  det% = rule / invalid chunks that parse; false% = rule false errors / valid chunks "
+          "that parse\n  (a chunk naming several families counts in each)")
     if show:
         for fam, t in tallies.items():
+            if fam == TOTAL:
+                continue
             for where, msg in t.misses:
                 print(f"  MISS  [{fam}] {where}: expected {msg!r}")
             for where, found in t.false_errors:
@@ -247,7 +292,7 @@ def main() -> int:
     td = None if args.no_testdata else testdata(args.stablehlo, args.testdata_limit)
     report(tallies, td, args.list_misses)
     if args.json:
-        out = {"verifier": {k: {f: getattr(v, f) for f in ("invalid", "detected", "detected_parse", "valid",
+        out = {"verifier": {k: {f: getattr(v, f) for f in ("invalid", "detected", "located", "detected_parse", "valid",
                                                             "false_rule", "false_parse", "crash")}
                             for k, v in tallies.items()}, "testdata": td and {k: v for k, v in td.items() if k != "bad"}}
         args.json.write_text(json.dumps(out, indent=2))

@@ -51,10 +51,12 @@ class Grid:
     def size(self) -> int | None:
         return self.num_replicas * self.num_partitions if self.known else None  # type: ignore[operator]
 
-    def processes(self) -> list[tuple[int, int]]:
-        """Every (replica_id, partition_id), in flattened-id order."""
+    def processes(self) -> "Processes":
+        """Every (replica_id, partition_id), in flattened-id order: a lazy sequence
+        (len, iteration, indexing, `in`) that costs nothing until iterated, so a
+        2^31-process grid is no list of 2^31 tuples."""
         assert self.known
-        return [(r, p) for r in range(self.num_replicas) for p in range(self.num_partitions)]  # type: ignore[arg-type]
+        return Processes(self.num_replicas, self.num_partitions)  # type: ignore[arg-type]
 
     def flat(self, replica: int, partition: int) -> int:
         return replica * self.num_partitions + partition  # type: ignore[operator]
@@ -69,6 +71,34 @@ class Grid:
         if strategy == CROSS_PARTITION:
             return self.num_partitions
         return self.size
+
+
+@dataclass(frozen=True)
+class Processes:
+    """(replica_id, partition_id) for every process of an R x P grid, computed on demand."""
+
+    num_replicas: int
+    num_partitions: int
+
+    def __len__(self) -> int:
+        return self.num_replicas * self.num_partitions
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        for r in range(self.num_replicas):
+            for p in range(self.num_partitions):
+                yield (r, p)
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return divmod(i, self.num_partitions)
+
+    def __contains__(self, rp: object) -> bool:
+        return (isinstance(rp, tuple) and len(rp) == 2 and 0 <= rp[0] < self.num_replicas
+                and 0 <= rp[1] < self.num_partitions)
 
 
 def grid_of(module: Module, num_replicas: int | None = None, num_partitions: int | None = None) -> Grid:
@@ -190,31 +220,37 @@ def process_groups(grid: Grid, strategy_name: str, groups: Iterable[Iterable[int
     """The spec's process groups: lists of (replica_id, partition_id) that rendezvous.
 
     An empty or missing `groups` means one group of every id on the strategy's axis.
+    This materialises every group: its size grows with the grid. Rules that only
+    look at a few groups use `iter_process_groups`.
     """
+    return list(iter_process_groups(grid, strategy_name, groups))
+
+
+def iter_process_groups(grid: Grid, strategy_name: str, groups: Iterable[Iterable[int]] | None
+                        ) -> Iterator[list[tuple[int, int]]]:
+    """`process_groups`, one group at a time (take the first few with itertools.islice)."""
     assert grid.known
     R, P = grid.num_replicas, grid.num_partitions
     groups = [list(g) for g in groups] if groups is not None else []
     if not groups:
         n = grid.axis_size(strategy_name)
-        groups = [list(range(n))]  # type: ignore[arg-type]
-    out: list[list[tuple[int, int]]] = []
+        groups = [range(n)]  # type: ignore[list-item,arg-type]
     if strategy_name == CROSS_REPLICA:
         for g in groups:
             for p in range(P):  # type: ignore[arg-type]
-                out.append([(r, p) for r in g])
+                yield [(r, p) for r in g]
     elif strategy_name == CROSS_PARTITION:
         for g in groups:
             for r in range(R):  # type: ignore[arg-type]
-                out.append([(r, p) for p in g])
+                yield [(r, p) for p in g]
     elif strategy_name == CROSS_REPLICA_AND_PARTITION:
         for g in groups:
-            out.append([(r, p) for r in g for p in range(P)])  # type: ignore[arg-type]
+            yield [(r, p) for r in g for p in range(P)]  # type: ignore[arg-type]
     elif strategy_name == FLATTENED_IDS:
         for g in groups:
-            out.append([grid.unflat(i) for i in g])
+            yield [grid.unflat(i) for i in g]
     else:  # pragma: no cover
         raise ValueError(strategy_name)
-    return out
 
 
 # --------------------------------------------------------------------------- calls, def-use

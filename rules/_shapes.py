@@ -20,6 +20,8 @@ from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_R
 from shlo_lint.checker.source import Span
 from shlo_lint.checker.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
 
+from .grid import overflowing_integer
+
 GRID_SKIPPED = "grid_skipped"
 """ctx.cache key shared with rules/grid.py: labels of checks skipped for want of a grid."""
 GRID_SKIPPED_AT = "grid_skipped_at"
@@ -116,19 +118,30 @@ def element_kind(e: Type) -> str | None:
     return None
 
 
-def is_promotable(x: Type, y: Type) -> bool | None:
+def is_promotable(x: Type, y: Type, ignore_fp_precision: bool = False) -> bool | None:
     """The spec's is_promotable(x, y) on element types: same kind (boolean, integer,
-    floating-point, complex) and bitwidth(x) <= bitwidth(y). None when unknown
-    (quantized or unfamiliar types: say nothing)."""
+    floating-point, complex, quantized with the same expressed type) and
+    bitwidth(x) <= bitwidth(y) (a quantized type's is its storage's). None when
+    unknown (unfamiliar types: say nothing).
+
+    ignore_fp_precision: any float to any float, as the StableHLO 1.20 verifier's
+    reduction check reads it (`isPromotableElementType(..., ignoreFpPrecision=true)`)."""
     if x == y:
         return True
     if isinstance(x, QuantizedType) or isinstance(y, QuantizedType):
-        return None
+        if not (isinstance(x, QuantizedType) and isinstance(y, QuantizedType)):
+            return False
+        if x.expressed != y.expressed:
+            return False
+        wx, wy = x.bitwidth, y.bitwidth
+        return None if wx is None or wy is None else wx <= wy
     kx, ky = element_kind(x), element_kind(y)
     if kx is None or ky is None:
         return None
     if kx != ky:
         return False
+    if ignore_fp_precision and kx == "float":
+        return True
     wx, wy = getattr(x, "bitwidth", None), getattr(y, "bitwidth", None)
     if wx is None or wy is None:
         return None
@@ -137,7 +150,11 @@ def is_promotable(x: Type, y: Type) -> bool | None:
 
 # --------------------------------------------------------------------------- replica groups
 _AXIS_REF = re.compile(r'axis_ref<\s*name\s*=\s*"([^"]*)"(?:\s*,\s*sub_axis_info\s*=\s*\(\s*(\d+)\s*\)\s*(\d+))?')
-_MESH_NAME = re.compile(r"mesh_name\s*=\s*@([\w.$-]+)")
+# The current spec (1.20) spells the reference `mesh = @m` (or inlines
+# `mesh = #stablehlo.mesh<axes = [...]>`); the seed RFC wrote `mesh_name = @m`.
+# Both are read.
+_MESH_NAME = re.compile(r"\bmesh(?:_name)?\s*=\s*@([\w.$-]+)")
+_INLINE_MESH_AXIS = re.compile(r'mesh_axis<\s*name\s*=\s*"([^"]*)"\s*,\s*size\s*=\s*(\d+)')
 
 
 @dataclass
@@ -149,6 +166,8 @@ class MeshAxes:
     """(axis name, sub-axis size or None for the whole axis)."""
     pre_sizes: list[int | None] = field(default_factory=list)
     """Each axis's sub_axis_info pre-size (None for the whole axis)."""
+    inline: dict[str, int] | None = None
+    """Axis name → size of an inlined `#stablehlo.mesh<...>` (None for a symbol)."""
 
 
 @dataclass
@@ -212,13 +231,18 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
             return ReplicaGroups(span, problem=f"replica_groups has element type {ttype.element}, expected i64")
         shape = ttype.shape if isinstance(ttype, TensorType) else None
         if shape is not None and 0 in shape:
-            return ReplicaGroups(span, rows=[[] for _ in range(shape[0] or 0)])
+            # No ids at all: one empty row stands for any number of them.
+            return ReplicaGroups(span, rows=[[] for _ in range(min(shape[0] or 0, 1))])
         try:
             arr = attr.array
         except Exception:
             literal = attr.literal.strip()
             if literal in ("", "[]", "[[]]"):
                 return ReplicaGroups(span, rows=[])
+            elem = ttype.element if isinstance(ttype, TensorType) else None
+            big = overflowing_integer(literal, elem)
+            if big is not None:
+                return ReplicaGroups(span, problem=f"replica id {big} does not fit the element type {elem}")
             return ReplicaGroups(span, problem="replica_groups could not be read as integers")
         if arr.ndim == 1 and arr.size == 0:
             return ReplicaGroups(span, rows=[])
@@ -232,17 +256,41 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
         found = _AXIS_REF.findall(text)
         axes = [(name, int(size) if size else None) for name, _pre, size in found]
         pres = [int(pre) if pre else None for _name, pre, _size in found]
-        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres))
+        inline = None
+        if m is None and "mesh_axis<" in text:
+            inline = {a: int(n) for a, n in _INLINE_MESH_AXIS.findall(text)}
+        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres, inline))
     if isinstance(attr, (DialectAttr, OpaqueAttr)):
         return None  # a form we do not know: say nothing
     return ReplicaGroups(span, problem="replica_groups is not a dense integer constant")
 
 
 _MESH_AXIS = re.compile(r'"([^"]+)"\s*=\s*(\d+)')
+_DICT_MESH_AXIS = re.compile(r'name\s*=\s*"([^"]+)"\s*,\s*size\s*=\s*(\d+)')
 
 
-def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
-    """Axis name → size for the `sdy.mesh @name` of this module (None if not found)."""
+def symbol_defined(ctx: Context, name: str) -> bool:
+    """Whether the module defines symbol `@name` (an op with that sym_name, or,
+    for ops we read as opaque text such as `sdy.mesh @m = ...`, any mention of
+    `@name` other than a replica_groups mesh reference: said generously, so a
+    missing-symbol finding is never a guess)."""
+    memo = ctx.cache.setdefault("collectives.symbols", {})
+    if name not in memo:
+        found = any(op.symbol_name == name for op in ctx.module.walk())
+        if not found:
+            text = ctx.source.text
+            mentions = len(re.findall(rf"@{re.escape(name)}(?![\w.$-])", text))
+            refs = len(re.findall(rf"\bmesh(?:_name)?\s*=\s*@{re.escape(name)}(?![\w.$-])", text))
+            found = mentions > refs
+        memo[name] = found
+    return memo[name]
+
+
+def mesh_axis_sizes(ctx: Context, name: str | None, inline: dict[str, int] | None = None) -> dict[str, int] | None:
+    """Axis name → size for the `sdy.mesh @name` of this module (None if not found),
+    or of an inlined mesh."""
+    if inline is not None:
+        return inline
     if name is None:
         return None
     cache = ctx.cache.setdefault("collectives.meshes", {})
@@ -254,6 +302,10 @@ def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
             text = ctx.source.text[op.span.start:op.span.end]
             if re.search(rf"@{re.escape(name)}\b", text) or op.symbol_name == name:
                 found = {a: int(n) for a, n in _MESH_AXIS.findall(text.split("{stablehlo.mesh", 1)[0])}
+                if not found:  # the generic form's `stablehlo.mesh = {axes = [{name = "x", size = 2}]}`
+                    found = {a: int(n) for a, n in _DICT_MESH_AXIS.findall(text)}
+                # A mesh whose axes we could not read is unknown, not empty: say nothing.
+                found = found or None
                 break
     cache[name] = found
     return found
@@ -261,7 +313,7 @@ def mesh_axis_sizes(ctx: Context, name: str | None) -> dict[str, int] | None:
 
 def mesh_group_size(ctx: Context, mesh: MeshAxes) -> int | None:
     """How many processes one mesh-axes group holds (None when it cannot be resolved)."""
-    sizes = mesh_axis_sizes(ctx, mesh.mesh_name)
+    sizes = mesh_axis_sizes(ctx, mesh.mesh_name, mesh.inline)
     if sizes is None or not mesh.axes:
         return None
     total = 1
@@ -328,15 +380,19 @@ def check_groups_form(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
         yield ctx.error(groups.span, f"{op_label(op)}: {groups.problem} ({label})", op=op)
         return
     mesh = groups.mesh
-    sizes = mesh_axis_sizes(ctx, mesh.mesh_name) if mesh is not None else None
+    if mesh is not None and mesh.mesh_name is not None and not symbol_defined(ctx, mesh.mesh_name):
+        yield ctx.error(groups.span, f"{op_label(op)}: replica_groups refers to mesh @{mesh.mesh_name}, which is "
+                                     f"not defined in this module ({label})", op=op)
+        return
+    sizes = mesh_axis_sizes(ctx, mesh.mesh_name, mesh.inline) if mesh is not None else None
     if mesh is None or sizes is None:
         return
     seen: set[str] = set()
     for (axis, size), pre in zip(mesh.axes, mesh.pre_sizes):
         if axis not in sizes:
+            which_mesh = f"@{mesh.mesh_name}" if mesh.mesh_name else "(inline)"
             yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\", but mesh "
-                                         f"@{mesh.mesh_name} has only {', '.join(sizes) or 'no axes'} ({label})",
-                            op=op)
+                                         f"{which_mesh} has only {', '.join(sizes) or 'no axes'} ({label})", op=op)
             continue
         if size is None and axis in seen:
             yield ctx.error(groups.span, f"{op_label(op)}: replica_groups names axis \"{axis}\" twice ({label})",
@@ -368,9 +424,11 @@ def check_unique_ids(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid: bool,
-                       check: str) -> Iterator[Diagnostic]:
+                       check: str, contiguous: bool = False) -> Iterator[Diagnostic]:
     """0 <= replica_groups < N.
 
+    contiguous: with a grid too, the ids written must be exactly 0..k-1 (what the
+    verifier checks for ops that have no coverage rule, e.g. collective_reduce).
     padding: `-1` may pad ragged groups (all_reduce); elsewhere it is an error, since
     those ops need groups of equal size. need_grid: the bound is only N from the grid
     (collective_broadcast C2); otherwise, with no grid, the spec's literal bound
@@ -407,6 +465,13 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
     if over:
         yield ctx.error(groups.span, f"{name}: replica id {over[0]} is out of range [0, {n}) for "
                                      f"{_axis_words(op, ctx)}", op=op)
+    elif contiguous:
+        # The verifier's own check, grid or not: the ids are exactly 0..k-1
+        # (ops with no coverage constraint, e.g. collective_reduce).
+        gap = first_missing(set(ids), len(set(ids)), 1)
+        if gap:
+            yield ctx.error(groups.span, f"{name}: replica id {gap[0]} is missing: the {len(set(ids))} ids "
+                                         f"written must be 0..{len(set(ids)) - 1}", op=op)
 
 
 def _axis_words(op: Operation, ctx: Context) -> str:
@@ -441,19 +506,37 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
     distinct = set(groups.ids)
     if len(distinct) == n:
         return
-    missing = [i for i in range(n) if i not in distinct]
-    detail = f"; missing {_short(missing)}" if missing and len(distinct) < n else ""
+    # Arithmetic on the ids written, never range(n): n may be 2^31.
+    in_range = sum(1 for i in distinct if 0 <= i < n)
+    missing = first_missing(distinct, n, 7)
+    more = n - in_range > len(missing)
+    detail = f"; missing {_short(missing, more=more)}" if missing and len(distinct) < n else ""
     yield ctx.error(groups.span, f"{name}: replica_groups name {len(distinct)} distinct ids, but "
                                  f"{_axis_words(op, ctx)} needs all {n}{detail}", op=op)
 
 
-def _short(ids: list[int], limit: int = 6) -> str:
+def first_missing(present: set[int], n: int, limit: int) -> list[int]:
+    """The smallest ids of [0, n) not in `present`, at most `limit` of them. The
+    answer lies below len(present) + limit, so this costs O(len(present) + limit)
+    whatever n is."""
+    out = []
+    for i in range(min(n, len(present) + limit)):
+        if i not in present:
+            out.append(i)
+            if len(out) == limit:
+                break
+    return out
+
+
+def _short(ids: list[int], limit: int = 6, more: bool = False) -> str:
     s = ", ".join(map(str, ids[:limit]))
-    return s + (", ..." if len(ids) > limit else "")
+    return s + (", ..." if len(ids) > limit or more else "")
 
 
-def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """use_global_device_ids = true ⇒ channel_id > 0."""
+def check_global_ids_channel(op: Operation, ctx: Context, zero_is_warning: bool = False) -> Iterator[Diagnostic]:
+    """use_global_device_ids = true ⇒ channel_id > 0. zero_is_warning: the
+    verifier only rejects a negative id (all_gather), so a missing or zero one is
+    a warning."""
     if not flag(op, "use_global_device_ids"):
         return
     ch = channel_id(op)
@@ -462,8 +545,11 @@ def check_global_ids_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic
     where = attr_where(ctx, op, "channel_handle") if op.attr("channel_handle") is not None \
         else attr_where(ctx, op, "use_global_device_ids")
     seen = "no channel_handle" if ch is None else f"channel_id {ch}"
-    yield ctx.error(where, f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; "
-                           f"it needs a channel_id > 0", op=op)
+    msg = f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; it needs a channel_id > 0"
+    if zero_is_warning and (ch is None or ch == 0):
+        yield ctx.warning(where, msg + " (the StableHLO verifier accepts this; the spec and XLA do not)", op=op)
+        return
+    yield ctx.error(where, msg, op=op)
 
 
 # --------------------------------------------------------------------------- reduction region
@@ -524,8 +610,14 @@ def check_computation(op: Operation, ctx: Context, operand_types: list[Type | No
         ok = is_promotable(tt.element, e)
         if ok is False:
             which = f"operand {i} " if len(operand_types) > 1 else "operand "
-            yield ctx.error(op, f"{name}: {which}element type {tt.element} is not promotable to the "
-                                f"computation's element type {e}")
+            msg = f"{name}: {which}element type {tt.element} is not promotable to the computation's element type {e}"
+            if is_promotable(tt.element, e, ignore_fp_precision=True):
+                # A narrower float: the spec's is_promotable says no, the 1.20
+                # verifier ignores float precision here. A warning.
+                yield ctx.warning(op, msg + " (a narrower float: the StableHLO verifier accepts it, the spec does "
+                                            "not)")
+            else:
+                yield ctx.error(op, msg)
 
 
 # --------------------------------------------------------------------------- shapes
@@ -573,10 +665,31 @@ def defining_constant(v: Value | None) -> int | None:
     return None
 
 
+def defining_constants(v: Value | None) -> list[int] | None:
+    """Every integer of the `stablehlo.constant` that defines `v` (any rank), else None."""
+    op = v.defining_op if v is not None else None
+    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = op.attr("value")
+    if not isinstance(attr, (DenseElementsAttr, IntegerAttr)):
+        attr = next((a for a in op.attributes.values() if isinstance(a, (DenseElementsAttr, IntegerAttr))), None)
+    if isinstance(attr, IntegerAttr):
+        return [attr.value]
+    if isinstance(attr, DenseElementsAttr):
+        try:
+            arr = attr.array
+            if 0 < arr.size <= 4096:
+                return [int(x) for x in arr.reshape(-1)]
+        except Exception:
+            return None
+    return None
+
+
 __all__ = [
     "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "MeshAxes", "ReplicaGroups", "axis_size", "base_kind", "check_arity",
     "check_computation", "check_global_ids_channel", "check_groups_cover", "check_groups_form",
     "check_ids_in_range", "check_unique_ids", "computation", "data_operand_types", "defining_constant",
+    "defining_constants",
     "dim_out_of_range", "fmt_dims", "fmt_types", "grid_needed", "group_size", "has_dynamic_root",
     "is_promotable", "op_label", "pairs", "replica_groups", "result_types", "tensor", "unwrap_futures",
     "which",

@@ -122,9 +122,14 @@ def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     ## What it does
     Checks all_gather C5: `use_global_device_ids = true` ⇒ `channel_id > 0`.
 
+    The StableHLO 1.20 verifier only rejects a negative channel_id here (for
+    all_reduce, reduce_scatter and collective_reduce it rejects `<= 0`): a
+    negative one is an error, a missing or zero one a warning (the spec's C5
+    and XLA reject it, the verifier accepts it).
+
     ## Why is this bad?
     Flattened (global) device ids are only defined for cross-partition collectives,
-    which need a channel; the verifier rejects the program.
+    which need a channel; XLA rejects the program.
 
     ## Example
     ```mlir
@@ -135,7 +140,7 @@ def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     Give it a channel, as JAX does:
     `channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>`.
     """
-    yield from check_global_ids_channel(op, ctx)
+    yield from check_global_ids_channel(op, ctx, zero_is_warning=True)
 
 
 @rule("SHLO206", "all-gather-result-type-mismatch", on=ALL_GATHER, spec="all_gather C6")
@@ -149,6 +154,13 @@ def all_gather_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Dia
     pairwise). When the group size cannot be known (no grid for empty groups),
     the gathered dimension must at least be a multiple of the operand's.
 
+    Severity follows the StableHLO 1.20 verifier: what it rejects (rank, other
+    dimensions, element type, a gathered size that is not a multiple of the
+    operand's, a zero-sized operand dimension) is an error; a multiple that is
+    not `x group size` is a warning: the spec's C6 and XLA reject it, but the
+    verifier accepts it (its TODO #1745), and the verifier's own tests use such
+    programs as valid ones.
+
     ## Why is this bad?
     The gathered tensor would not fit the declared type; the verifier rejects the
     program, or the shapes later in the program are wrong.
@@ -159,6 +171,7 @@ def all_gather_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Dia
     ```
 
     ## Use instead
-    Four processes gather four 2-row blocks: `-> tensor<8x4xf32>`.
+    Four processes gather four 2-row blocks: `-> tensor<8x4xf32>`. (This
+    example is the warning case; `-> tensor<5x4xf32>` is an error.)
     """
     yield from gather_like_result(op, ctx, "all_gather_dim", grow=True)

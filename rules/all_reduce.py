@@ -121,6 +121,11 @@ def all_reduce_bad_computation(op: Operation, ctx: Context) -> Iterator[Diagnost
     (tensor<E>)` (0-d tensors) where `is_promotable(element_type(operand), E)`:
     same kind (boolean, integer, float, complex) and no narrower.
 
+    Promotability follows the spec (same kind, no narrower bitwidth; quantized
+    types need the same expressed type and no narrower storage). A narrower
+    float (`f32` operands, `f16` computation) is a warning: the StableHLO 1.20
+    verifier ignores float precision there, the spec does not.
+
     ## Why is this bad?
     The reduction cannot combine two partial results of the operand's type; the
     verifier rejects the program.

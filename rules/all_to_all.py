@@ -193,9 +193,11 @@ def all_to_all_group_size_not_split_count(op: Operation, ctx: Context) -> Iterat
     """The all_to_all's group size differs from `split_count`.
 
     ## What it does
-    Checks all_to_all C8: `dim(replica_groups, 1) = split_count` (for an empty
-    `replica_groups`, the whole axis from the grid; for the mesh-axes form, the
-    product of the axes' sizes).
+    Checks all_to_all C8: `dim(replica_groups, 1) = split_count` (for the
+    mesh-axes form, the product of the axes' sizes). An empty `replica_groups`
+    has no such group and is reported, as the StableHLO 1.20 verifier does
+    (shlo-lint before 0.6 read it as one group of the whole axis, which the
+    spec allows for other collectives but the verifier refuses here).
 
     ## Why is this bad?
     Each process sends one part to every group member; with another count some
@@ -213,7 +215,14 @@ def all_to_all_group_size_not_split_count(op: Operation, ctx: Context) -> Iterat
     groups = replica_groups(op, ctx)
     if count is None or count <= 0 or groups is None or groups.problem:
         return
-    if groups.rows is not None and not groups.empty:
+    if groups.rows is not None:
+        if not groups.rows or groups.empty:
+            # An empty replica_groups has no group of split_count members: the
+            # 1.20 verifier rejects it (before 0.6 shlo-lint read it as one group
+            # of the whole axis, as the other collectives do).
+            yield ctx.error(groups.span, f"{op_label(op)}: replica_groups is empty, but all_to_all needs groups "
+                                         f"of split_count = {count} processes written out", op=op)
+            return
         widths = sorted({len(row) for row in groups.rows})
         size = widths[0] if len(widths) == 1 else None
     else:

@@ -25,18 +25,20 @@ from typing import Iterator
 
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Block, Operation
+from shlo_lint.checker.ir import Block, Module, Operation, func_type
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.types import FutureType
+from shlo_lint.checker.types import FunctionType, FutureType, TensorType
 
 from ._shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures
 
 ASYNC_START = "stablehlo.async_start"
 ASYNC_DONE = "stablehlo.async_done"
 
+# The spec's C2 lists six collectives and three slices; the StableHLO 1.20
+# verifier also accepts collective_reduce (AsyncStartOp::inferReturnTypes).
 ALLOWED_INNER = frozenset(f"stablehlo.{k}" for k in (
     "all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter",
-    "slice", "dynamic_slice", "dynamic_update_slice"))
+    "collective_reduce", "slice", "dynamic_slice", "dynamic_update_slice"))
 
 
 def is_seed002(op: Operation) -> bool:
@@ -167,7 +169,9 @@ def async_start_op_not_allowed(op: Operation, ctx: Context) -> Iterator[Diagnost
     inner = inner_op(op)
     if inner is not None and inner.name not in ALLOWED_INNER:
         yield ctx.error(inner, f"async_start: {inner.name} cannot run asynchronously; the body must hold one "
-                               f"of the six collectives or slice, dynamic_slice, dynamic_update_slice", op=inner)
+                               f"collective (all_gather, all_reduce, all_to_all, collective_broadcast, "
+                               f"collective_permute, collective_reduce, reduce_scatter) or slice, dynamic_slice, "
+                               f"dynamic_update_slice", op=inner)
 
 
 @rule("SHLO303", "async-start-operands-mismatch", on=ASYNC_START, spec="async_start C3")
@@ -179,6 +183,12 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     block argument per start operand, of the same type, and the operation's
     operands are exactly those arguments, in order. Without block arguments (the
     RFC's example): the operation's operands are exactly the start's operands.
+
+    The block-argument-free form is the example of the seed RFC and of the
+    current spec (1.20), but the StableHLO 1.20 verifier rejects it (one region
+    argument per operand, "number of operands ... must match number of region
+    arguments"): it is reported as a warning, not an error, since the spec and
+    the verifier disagree.
 
     ## Why is this bad?
     The start hands its operands to the background operation; an operand that is
@@ -214,6 +224,10 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
         expected = args
     else:
         expected = start_vals
+        if start_vals:
+            yield ctx.warning(op, f"async_start: its {len(start_vals)} operand(s) are not passed as region "
+                                  f"arguments; the StableHLO 1.20 verifier needs a `^bb0` argument per operand "
+                                  f"(the spec's example omits them)")
     if len(used) == len(expected) and all(u is e for u, e in zip(used, expected)):
         return
     arg_ids = {id(a) for a in expected}
@@ -356,3 +370,108 @@ def future_in_control_flow(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 __all__ = ["ALLOWED_INNER", "ASYNC_DONE", "ASYNC_START", "body_ops", "done_type_diags", "inner_op", "is_seed002"]
+
+
+# =========================================================================== the future type
+def _bad_future_elements(types) -> list:
+    """The payload types of `!stablehlo.future<...>` types that are not ranked tensors."""
+    bad = []
+    for t in types:
+        if isinstance(t, FunctionType):
+            bad += _bad_future_elements(t.inputs) + _bad_future_elements(t.results)
+        elif isinstance(t, FutureType) and t.flavor == "stablehlo":
+            bad += [e for e in t.types if not (isinstance(e, TensorType) and e.shape is not None)]
+    return bad
+
+
+@rule("SHLO307", "future-element-not-ranked-tensor", spec="future type (StableHLO 1.20)")
+def future_element_not_ranked_tensor(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """A `!stablehlo.future<...>` holds something that is not a ranked tensor.
+
+    ## What it does
+    Checks every `!stablehlo.future<T...>` written in the file (function
+    signatures, op results, block arguments): each `T` is a ranked tensor, as
+    the StableHLO 1.20 verifier requires of the future type itself ("future
+    element type must be a ranked tensor"). The seed RFC (004) wrote no such
+    constraint; the current verifier wins.
+
+    ## Why is this bad?
+    The program is rejected before anything runs: a future carries the result
+    of a collective, and collectives produce ranked tensors.
+
+    ## Example
+    ```mlir
+    func.func private @pending() -> !stablehlo.future<f32>
+    ```
+
+    ## Use instead
+    A 0-d tensor: `!stablehlo.future<tensor<f32>>`.
+    """
+    if "future<" not in ctx.source.text:
+        return
+    for op in module.walk():
+        types: list = []
+        if op.name == "func.func":
+            ft = func_type(op)
+            types = [ft] if ft is not None else []
+        else:
+            types = list(op.result_types)
+            for region in op.regions or ():
+                for block in region.blocks:
+                    types += [a.type for a in block.arguments]
+        bad = _bad_future_elements(types)
+        if bad:
+            what = "function signature" if op.name == "func.func" else op_label(op)
+            yield ctx.error(op, f"{what}: a !stablehlo.future holds {bad[0]}, but future element types must be "
+                                f"ranked tensors", op=op)
+
+
+@rule("SHLO308", "async-multi-value-future", on=(ASYNC_START, ASYNC_DONE), spec="async_start C4")
+def async_multi_value_future(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """An async_start or async_done carries more than one value.
+
+    ## What it does
+    Checks async_start C4 and async_done C1 as the StableHLO 1.20 verifier
+    reads them: an async_start has one result, a `!stablehlo.future<T>` of one
+    tensor type `T`, and its body returns one value; an async_done takes a
+    future of one type. The seed RFC (004) allowed `future<A, B>` and one future
+    per value (shlo-lint before 0.6 accepted them); the current verifier
+    rejects both ("region must return exactly one value", "future must have
+    exactly one type parameter").
+
+    ## Why is this bad?
+    The program does not verify: variadic collectives cannot run under one
+    async_start.
+
+    ## Example
+    ```mlir
+    %f = "stablehlo.async_start"(%x, %y) ({ ... two-operand all_reduce ... }) : (tensor<4xf32>, tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>, tensor<4xf32>>
+    ```
+
+    ## Use instead
+    One async_start per value (`jax.lax.psum_start` per array), each with its
+    own async_done.
+    """
+    if is_seed002(op):
+        return
+    name = op_label(op)
+    if op.name == ASYNC_START:
+        results = list(op.result_types)
+        if len(results) > 1:
+            yield ctx.error(op, f"{name}: {len(results)} results; it has one, a future of one tensor")
+            return
+        ft = results[0] if results else None
+        if isinstance(ft, FutureType) and len(ft.types) > 1:
+            yield ctx.error(op, f"{name}: its future holds {len(ft.types)} values, {fmt_types(ft.types)}; a future "
+                                f"holds one tensor")
+            return
+        _ops, ret = body_ops(op)
+        if ret is not None and len(ret.operands) > 1:
+            yield ctx.error(ret, f"{name}: the body returns {len(ret.operands)} values; it must return one",
+                            op=ret)
+        return
+    types = list(op.operand_types)
+    ft = types[0] if len(types) == 1 else None
+    if isinstance(ft, FutureType) and len(ft.types) > 1:
+        yield ctx.error(op, f"{name}: it takes a future of {len(ft.types)} values, {fmt_types(ft.types)}; a future "
+                            f"holds one tensor")

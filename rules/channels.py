@@ -5,6 +5,7 @@ Repeated channel ids are *not* reported: JAX gives every collective channel 1.
 """
 from __future__ import annotations
 
+from itertools import islice
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
@@ -12,7 +13,7 @@ from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
-                                         process_groups, replica_groups)
+                                         iter_process_groups, replica_groups)
 
 from .grid import grid_needed
 from .send_recv import read_pairs
@@ -105,7 +106,9 @@ def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterat
         return  # valid replica ids, or out of range on every axis (C4 says so)
     intended = FLATTENED_IDS if ar_like else CROSS_PARTITION
     try:
-        meant = process_groups(grid, intended, groups)
+        # Only a few groups are shown: never build all of them (a 2^31-process
+        # grid would make billions).
+        meant = list(islice(iter_process_groups(grid, intended, groups), 64))
     except Exception:  # pragma: no cover - malformed groups are C2/C4's business
         meant = []
     example = f"; read as {intended} they would form groups like {_describe(meant)}" if meant else ""

@@ -14,7 +14,7 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 
 from ._shapes import (check_ids_in_range, check_unique_ids)
-from .collectives import (COLLECTIVE_BROADCAST, same_types, dynamic_root)
+from .collectives import COLLECTIVE_BROADCAST, dynamic_root, needs_data_operand, same_types
 
 
 @rule("SHLO241", "collective-broadcast-duplicate-replica-id", on=COLLECTIVE_BROADCAST,
@@ -69,14 +69,20 @@ def collective_broadcast_replica_id_out_of_range(op: Operation, ctx: Context) ->
 @rule("SHLO243", "collective-broadcast-result-type-mismatch", on=COLLECTIVE_BROADCAST,
       spec="collective_broadcast C3")
 def collective_broadcast_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A collective_broadcast result's type differs from its operand's.
+    """A collective_broadcast has no data operand, or a result whose type differs from its operand's.
 
     ## What it does
-    Checks collective_broadcast C3: `type(result) = type(operand)` (with
-    `has_dynamic_root`, the trailing root operand is not data and is left out).
+    Checks collective_broadcast C3 (StableHLO spec 1.20): without
+    `has_dynamic_root`, `size(operands) >= 1` and `type(results[j]) =
+    type(operands[j])`; with it (C4), the same for every operand but the
+    trailing root.
+
+    The "at least one operand" half is new in the current spec (the seed RFC
+    had none): `"stablehlo.collective_broadcast"() ... : () -> ()` is reported.
 
     ## Why is this bad?
-    The broadcast copies the source's tensor as it is; another type cannot hold it.
+    The broadcast copies the source's tensor as it is; another type cannot hold
+    it, and a broadcast of nothing is rejected by the verifier.
 
     ## Example
     ```mlir
@@ -86,32 +92,37 @@ def collective_broadcast_result_type_mismatch(op: Operation, ctx: Context) -> It
     ## Use instead
     `: (tensor<1x2xi64>) -> tensor<1x2xi64>`.
     """
+    yield from needs_data_operand(op, ctx)
     yield from same_types(op, ctx)
 
 
-
-
 @rule("SHLO244", "collective-broadcast-bad-dynamic-root", on=COLLECTIVE_BROADCAST,
-      spec="collective_broadcast has_dynamic_root")
+      spec="collective_broadcast C4")
 def collective_broadcast_bad_dynamic_root(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A `has_dynamic_root` collective_broadcast lacks a valid root operand.
 
     ## What it does
-    For the `has_dynamic_root` variant: the op takes one trailing operand more
-    than it has results, a 0-d integer tensor naming the root's index within
-    each group, and a constant root lies in `[0, group size)`.
+    For the `has_dynamic_root` variant, collective_broadcast C4-C6 (StableHLO
+    spec 1.20): at least two operands; the last has type
+    `tensor<[size(operands)-1]xi32>`, one root index per data operand; one
+    result per data operand (C5); a constant root lies in `[0, group size)`
+    (C6).
+
+    The seed RFC (and shlo-lint before 0.6) took one 0-d integer root; the
+    current spec and verifier take a rank-1 `i32` tensor, so a 0-d root is now
+    what is reported.
 
     ## Why is this bad?
-    Without a root (or with one outside the group) no process is the source, and
-    the broadcast's result is undefined.
+    The verifier rejects the op; with a root outside the group no process is
+    the source, and the broadcast's result is undefined.
 
     ## Example
     ```mlir
-    %r = stablehlo.constant dense<2> : tensor<i32>
-    %0 = "stablehlo.collective_broadcast"(%x, %r) <{has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    %r = stablehlo.constant dense<[2]> : tensor<1xi32>
+    %0 = "stablehlo.collective_broadcast"(%x, %r) <{has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, tensor<1xi32>) -> tensor<4xf32>
     ```
 
     ## Use instead
-    A root index inside the group: `dense<1> : tensor<i32>`.
+    A root index inside the group: `dense<[1]> : tensor<1xi32>`.
     """
     yield from dynamic_root(op, ctx)

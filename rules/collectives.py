@@ -29,9 +29,9 @@ from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
-from shlo_lint.checker.types import ScalarType
+from shlo_lint.checker.types import QuantizedType, ScalarType
 
-from ._shapes import (attr_where, check_arity, check_groups_form, computation, data_operand_types, defining_constant,
+from ._shapes import (attr_where, check_arity, check_groups_form, computation, data_operand_types, defining_constants,
                       dim_out_of_range, fmt_dims, group_size, has_dynamic_root, op_label, pairs, result_types,
                       tensor, which)
 
@@ -64,7 +64,10 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
     reduce_scatter I3, all_to_all I5, collective_broadcast I2), or the
     `#stablehlo.replica_group_mesh_axes<...>` form, whose axes must exist in the
     module's `sdy.mesh` (named once each; a sub-axis `(pre)size` must divide its
-    axis) when that mesh is in the file.
+    axis) when that mesh is in the file. The mesh is written `mesh = @m` in the
+    current spec (1.20; the seed RFC wrote `mesh_name = @m`, also read) or
+    inlined as `#stablehlo.mesh<axes = [...]>`; a symbol that the module does not
+    define is reported, as the 1.20 verifier does ("mesh symbol ... not found").
 
     ## Why is this bad?
     The StableHLO verifier rejects the program ("replica groups should be a rank 2
@@ -83,6 +86,44 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
     """
     kind = op_label(op).removesuffix("_start")
     yield from check_groups_form(op, ctx, _INPUT_LABEL.get(kind, f"{kind} replica_groups"))
+
+
+_PER_TENSOR_ONLY = ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + \
+    COLLECTIVE_REDUCE + ("stablehlo.collective_permute",)
+
+
+@rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1")
+def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A collective takes or returns a per-axis quantized tensor.
+
+    ## What it does
+    Checks the operand and result types of all_gather, all_reduce,
+    reduce_scatter, all_to_all, collective_broadcast, collective_reduce and
+    collective_permute: "tensors or per-tensor quantized tensors" (I1 of each
+    op in the StableHLO 1.20 spec; the verifier's `HLO_Tensor`). Per-tensor
+    quantized types (`!quant.uniform<i8:f32, 0.5:3>`) are fine; per-axis ones
+    (`!quant.uniform<i8:f32:0, {0.1:-30}>`) are not. send and recv do accept
+    per-axis types.
+
+    ## Why is this bad?
+    The verifier rejects the program: a per-axis scale does not survive being
+    split, concatenated or combined across processes.
+
+    ## Example
+    ```mlir
+    %0 = "stablehlo.collective_permute"(%x) <{source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<2x!quant.uniform<i8:f32:0, {0.1:-30, 0.2:-30}>>) -> tensor<2x!quant.uniform<i8:f32:0, {0.1:-30, 0.2:-30}>>
+    ```
+
+    ## Use instead
+    Dequantize first (`stablehlo.uniform_dequantize`), or requantize per
+    tensor.
+    """
+    for where, types in (("operand", op.operand_types), ("result", result_types(op))):
+        for i, t in enumerate(types):
+            if per_axis_quantized(t):
+                yield ctx.error(op, f"{op_label(op)}: {where} {i} has the per-axis quantized type {t}; "
+                                    f"{op_label(op)} takes tensors or per-tensor quantized tensors")
+                return
 
 
 def gather_like_result(op: Operation, ctx: Context, attr: str, grow: bool) -> Iterator[Diagnostic]:
@@ -116,18 +157,24 @@ def gather_like_result(op: Operation, ctx: Context, attr: str, grow: bool) -> It
         if not grow and rd == 0:
             yield ctx.error(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) has size 0")
             continue
+        # What the StableHLO verifier (1.20) checks: a multiple. An error.
+        if grow and rd % od:
+            yield ctx.error(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, not a multiple of "
+                                f"the operand's {od}")
+            continue
+        if not grow and od % rd:
+            yield ctx.error(op, f"{name}: the operand's dimension {dim} ({attr}) is {od}, not a multiple of "
+                                f"the result's {rd}")
+            continue
+        # What only the spec says (x / ÷ the group size): the verifier accepts the
+        # program (TODO #1745/#1746 upstream), XLA's HLO verifier does not. A warning.
         if gs is not None:
             want = od * gs if grow else (od // gs if od % gs == 0 else None)
             if want is not None and rd != want:
                 how = f"{od} x {gs}" if grow else f"{od} / {gs}"
-                yield ctx.error(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, expected "
-                                    f"{how} (group size) = {want}")
-        elif grow and rd % od:
-            yield ctx.error(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, not a multiple of "
-                                f"the operand's {od}")
-        elif not grow and od % rd:
-            yield ctx.error(op, f"{name}: the operand's dimension {dim} ({attr}) is {od}, not a multiple of "
-                                f"the result's {rd}")
+                yield ctx.warning(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, expected "
+                                      f"{how} (group size) = {want}; the StableHLO verifier accepts this, XLA "
+                                      f"rejects it")
 
 
 def dim_in_range(op: Operation, ctx: Context, attr: str) -> Iterator[Diagnostic]:
@@ -179,27 +226,66 @@ def same_types(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 def dynamic_root(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """With `has_dynamic_root`, a trailing 0-d integer operand names the root's index
-    within each group: one more operand than results, and a constant root must be
-    in `[0, group size)`."""
+    """With `has_dynamic_root`, the last operand holds one root index per data
+    operand: at least two operands, the last of type `tensor<[n]xi32>` with n the
+    number of data operands (collective_broadcast C4, collective_reduce C3; the
+    StableHLO 1.20 verifier checks the same), and a constant root lies in
+    `[0, group size)` (collective_broadcast C6).
+
+    The seed RFC and shlo-lint before 0.6 read the root as one 0-d integer; the
+    current spec (1.20) wins: a 0-d root is reported."""
     if not has_dynamic_root(op):
         return
     name = op_label(op)
     ops_, res = list(op.operand_types), result_types(op)
-    if len(ops_) != len(res) + 1:
-        yield ctx.error(op, f"{name}: has_dynamic_root needs a trailing root operand: {len(ops_)} operand(s) "
-                            f"for {len(res)} result(s), expected {len(res) + 1}")
+    if len(ops_) < 2:
+        yield ctx.error(op, f"{name}: has_dynamic_root needs at least two operands (the data, then the root "
+                            f"indices), got {len(ops_)}")
         return
+    n_data = len(ops_) - 1
     root_t = tensor(ops_[-1])
-    if root_t is not None and (root_t.rank != 0 or not (isinstance(root_t.element, ScalarType)
-                                                       and root_t.element.is_integer)):
-        yield ctx.error(op, f"{name}: the root operand has type {root_t}, expected a 0-d integer tensor")
+    want = f"tensor<{n_data}xi32>"
+    if ops_[-1] is not None and (root_t is None or root_t.rank != 1 or not _is_i32(root_t.element)):
+        yield ctx.error(op, f"{name}: the root operand (the last) has type {ops_[-1]}, expected {want}: one "
+                            f"32-bit root index per data operand")
         return
-    root = defining_constant(op.operands[-1]) if op.operands else None
+    if root_t is not None and root_t.shape[0] is not None and root_t.shape[0] != n_data:
+        yield ctx.error(op, f"{name}: the root operand has {root_t.shape[0]} element(s), expected {n_data} "
+                            f"(one per data operand): {want}")
+        return
+    if len(res) != n_data:
+        yield ctx.error(op, f"{name}: {n_data} data operand(s) but {len(res)} result(s); with has_dynamic_root "
+                            f"the results are one fewer than the operands")
+        return
+    roots = defining_constants(op.operands[-1]) if op.operands else None
     gs = group_size(op, ctx)
-    if root is not None and (root < 0 or (gs is not None and root >= gs)):
-        bound = f"[0, {gs})" if gs is not None else "[0, group size)"
-        yield ctx.error(op, f"{name}: root index {root} is outside the group: it must lie in {bound}")
+    for root in roots or ():
+        if root < 0 or (gs is not None and root >= gs):
+            bound = f"[0, {gs})" if gs is not None else "[0, group size)"
+            yield ctx.error(op, f"{name}: root index {root} is outside the group: it must lie in {bound}")
+            return
 
 
-__all__ = ["ALL_GATHER", "ALL_REDUCE", "ALL_TO_ALL", "COLLECTIVE_BROADCAST", "COLLECTIVE_REDUCE", "REDUCE_SCATTER", "axis_size", "compatible", "dim_in_range", "dynamic_root", "element_is_e", "gather_like_result", "same_shapes", "same_types"]
+def _is_i32(e) -> bool:
+    return isinstance(e, ScalarType) and e.is_integer and e.bitwidth == 32 and not e.is_unsigned
+
+
+def needs_data_operand(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """Without has_dynamic_root, at least one data operand (collective_broadcast C3;
+    the 1.20 verifier says the same for collective_reduce)."""
+    if has_dynamic_root(op) or op.operand_types:
+        return
+    yield ctx.error(op, f"{op_label(op)}: the op has no data operand; it needs at least one tensor to "
+                        f"{'broadcast' if 'broadcast' in op.name else 'reduce'}")
+
+
+def per_axis_quantized(t) -> bool:
+    """A tensor of `!quant.uniform<storage:expressed:axis, {...}>` (per-axis scales)."""
+    tt = tensor(t)
+    e = tt.element if tt is not None else None
+    return isinstance(e, QuantizedType) and "{" in (e.text or str(e))
+
+
+__all__ = ["ALL_GATHER", "ALL_REDUCE", "ALL_TO_ALL", "COLLECTIVE_BROADCAST", "COLLECTIVE_REDUCE", "REDUCE_SCATTER",
+           "compatible", "dim_in_range", "dynamic_root", "element_is_e", "gather_like_result", "needs_data_operand",
+           "per_axis_quantized", "same_shapes", "same_types"]

@@ -8,13 +8,16 @@ all op rules and turns what was recorded into a single note.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
+from shlo_lint.checker.attributes import IntegerAttr
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Module, Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.source import Span
+from shlo_lint.checker.types import ScalarType
 
 GRID_SKIPPED = "grid_skipped"
 """ctx.cache key: set of the check labels skipped because the grid is unknown."""
@@ -31,6 +34,34 @@ def grid_needed(ctx: Context, op: Operation | None, check: str) -> bool:
     if op is not None:
         ctx.cache.setdefault(GRID_SKIPPED_AT, op)
     return False
+
+
+_INT_TYPE = re.compile(r"^(s|u)?i(\d+)$")
+
+
+def int_range(element) -> tuple[int, int] | None:
+    """[lo, hi] of the values an integer element type holds as XLA reads them (signed
+    for `iN` and `siN`, unsigned for `uiN`); None for other types."""
+    m = _INT_TYPE.match(str(element)) if isinstance(element, ScalarType) else None
+    if m is None:
+        return None
+    bits = int(m.group(2))
+    if m.group(1) == "u":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def overflowing_integer(literal: str, element) -> int | None:
+    """The first integer written in a dense literal that its element type cannot hold."""
+    bounds = int_range(element)
+    if bounds is None or "0x" in literal:
+        return None
+    lo, hi = bounds
+    for tok in re.findall(r"-?\d+(?![.\deE])", literal):
+        v = int(tok)
+        if not lo <= v <= hi:
+            return v
+    return None
 
 
 def _module_span(module: Module) -> Span | None:
@@ -98,3 +129,44 @@ def grid_unknown(module: Module, ctx: Context) -> Iterator[Diagnostic]:
         help="pass --num-partitions N --num-replicas M, or set num-partitions / num-replicas "
              "under [tool.shlo-lint] in pyproject.toml",
     )
+
+
+_GRID_ATTRS = ("mhlo.num_partitions", "mhlo.num_replicas")
+
+
+@rule("SHLO191", "grid-attribute-out-of-range", spec="process grid")
+def grid_attribute_out_of_range(module: Module, ctx: Context) -> Iterator[Diagnostic]:
+    """`mhlo.num_partitions` / `mhlo.num_replicas` does not fit its type, or is not positive.
+
+    ## What it does
+    Checks the module's grid attributes: each is a positive integer that its
+    declared type holds (`2147483648 : i32` does not: XLA reads the 32 bits
+    as -2147483648). The linter still uses the written value, without
+    enumerating the processes (its checks are arithmetic on the ids written), so
+    a 2^31-process grid costs no more than an 8-process one.
+
+    ## Why is this bad?
+    XLA reads the attribute as its type holds it: a wrapped, negative or zero
+    process count makes it reject the program or run it on a grid other than
+    the one the program was written for.
+
+    ## Example
+    ```mlir
+    module @m attributes {mhlo.num_partitions = 2147483648 : i32, mhlo.num_replicas = 1 : i32} { ... }
+    ```
+
+    ## Use instead
+    A count that fits: `mhlo.num_partitions = 2048 : i32` (or declare it `: i64`).
+    """
+    attrs = module.attributes
+    for name in _GRID_ATTRS:
+        a = attrs.get(name)
+        if not isinstance(a, IntegerAttr):
+            continue
+        where = a.span if isinstance(a.span, Span) else _module_span(module) or Span(0, 0)
+        bounds = int_range(a.type) if a.type is not None else None
+        if bounds is not None and not bounds[0] <= a.value <= bounds[1]:
+            yield ctx.error(where, f"{name} = {a.value} does not fit its type {a.type} (at most {bounds[1]}); "
+                                   f"XLA would read a different number")
+        elif a.value <= 0:
+            yield ctx.error(where, f"{name} = {a.value}: a process count must be positive")

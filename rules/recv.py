@@ -12,7 +12,7 @@ from shlo_lint.checker.diagnostics import Diagnostic, Fix
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import channel_id, flag
-from shlo_lint.checker.types import Type
+from shlo_lint.checker.types import TensorType, Type
 
 from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, RECV, RECV_READING, DEVICE_TO_DEVICE,
@@ -226,6 +226,9 @@ def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     Checks the recv signature: one `!stablehlo.token` operand; results are the
     payload tensors first and a single `!stablehlo.token` last (the spec's
     `results` constraints, numbered C2–C4 before the 2025 RFC renumbered them).
+    The payload tensors have static shapes (the StableHLO 1.20 verifier's
+    result type; the seed RFC said nothing of it, and shlo-lint before 0.6
+    accepted `tensor<?xf32>`). Per-axis quantized payloads are allowed.
 
     ## Why is this bad?
     The verifier rejects it; consumers of the token and of the payload are
@@ -257,3 +260,8 @@ def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         if is_token(t):
             yield ctx.error(op, f"recv: result #{i} is a token; only the last result may be one "
                                 f"(payload results are tensors)", op=op)
+        elif isinstance(t, TensorType) and t.shape is not None and None in t.shape:
+            # StableHLO 1.20: recv results are statically shaped tensors (the
+            # ODS type HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken).
+            yield ctx.error(op, f"recv: result #{i} has the dynamic type {t}; received tensors must have a "
+                                f"static shape", op=op)

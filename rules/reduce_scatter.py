@@ -174,6 +174,11 @@ def reduce_scatter_bad_computation(op: Operation, ctx: Context) -> Iterator[Diag
     Checks reduce_scatter C7: `computation` has type `(tensor<E>, tensor<E>) ->
     (tensor<E>)` where `is_promotable(element_type(operand), E)`.
 
+    Promotability follows the spec (same kind, no narrower bitwidth; quantized
+    types need the same expressed type and no narrower storage). A narrower
+    float (`f32` operands, `f16` computation) is a warning: the StableHLO 1.20
+    verifier ignores float precision there, the spec does not.
+
     ## Why is this bad?
     The verifier rejects the program.
 
@@ -198,6 +203,10 @@ def reduce_scatter_result_shape_mismatch(op: Operation, ctx: Context) -> Iterato
     dim(process_groups, 1)`. With an unknown group size the operand dimension
     must at least be a multiple of the result's; zero-sized scattered
     dimensions are rejected, as the reference verifier does.
+
+    Severity follows the StableHLO 1.20 verifier: what it rejects is an error;
+    a result size that divides the operand's but is not `/ group size` is a
+    warning (spec C8 and XLA reject it; the verifier accepts it, TODO #1746).
 
     ## Why is this bad?
     Each process receives one slice of the reduced tensor; another shape cannot hold it.

@@ -25,7 +25,7 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
 from shlo_lint.checker.types import TensorType, TokenType, Type
 
-from .grid import grid_needed
+from .grid import grid_needed, overflowing_integer
 
 SEND = "stablehlo.send"
 RECV = "stablehlo.recv"
@@ -97,6 +97,10 @@ def _read_pairs(op: Operation) -> Pairs:
     try:
         arr = a.array
     except Exception:
+        big = overflowing_integer(a.literal, t.element) if isinstance(t, TensorType) else None
+        if big is not None:
+            return Pairs(True, None, f"source_target_pairs holds {big}, which does not fit its element type "
+                                     f"{t.element}")
         return Pairs(True, None, "source_target_pairs could not be read as an integer constant")
     if shape is None:
         if arr.ndim != 2 or arr.shape[1] != 2:

@@ -1,7 +1,7 @@
 module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 4 : i32} {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-    %r = stablehlo.constant dense<2> : tensor<i32>
-    %0 = "stablehlo.collective_broadcast"(%x, %r) {has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>} : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    %r = stablehlo.constant dense<[2]> : tensor<1xi32>
+    %0 = "stablehlo.collective_broadcast"(%x, %r) {has_dynamic_root, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>} : (tensor<4xf32>, tensor<1xi32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
 }

@@ -1,3 +1,4 @@
+// StableHLO 1.20: a future holds one tensor (the seed RFC allowed future<A, B>).
 module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
     %f = "stablehlo.async_start"(%x, %y) ({
