@@ -30,7 +30,7 @@ from ..semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits, fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
-ENGINES = ("interp", "xla", "both")
+ENGINES = ("interp", "xla", "both", "xla-distributed")
 HANG_OUTCOMES = ("deadlock", "aborted", "timeout")
 
 
@@ -52,6 +52,14 @@ class RunOptions:
     """Process order for each scheduling round (a counterexample's processes first)."""
     matching: str = "xla"
     """How collectives meet: "xla" (kind + channel + groups) or "spec" (the same op)."""
+    num_processes: int | None = None
+    """xla-distributed: OS processes (None: xla_distributed.default_processes)."""
+    coordinator: str | None = None
+    """xla-distributed: host:port of process 0 (None: 127.0.0.1, a free port)."""
+    process_ids: list | None = None
+    """xla-distributed: the processes this machine runs (None: all)."""
+    dist_stuck_s: float = 10.0
+    """xla-distributed: no progress for this long while all processes run = a hang."""
 
 
 @dataclass
@@ -172,7 +180,7 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
 
     options = options or RunOptions()
     if options.engine not in ENGINES:
-        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla or both)")
+        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla, both or xla-distributed)")
     grid = grid_of(module, options.num_replicas, options.num_partitions)
     try:
         mode = program_mode(module)
@@ -183,6 +191,8 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
         reports["interp"] = run_interp(module, grid, options)
     if options.engine in ("xla", "both"):
         reports["xla"] = run_xla_engine(module, grid, options)
+    if options.engine == "xla-distributed":
+        reports["xla-distributed"] = run_distributed_engine(module, grid, options)
     report = RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(), reports,
                        result_names(module))
     if options.engine == "both":
@@ -220,6 +230,19 @@ def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineRep
         states = {b.process: "blocked" for b in r.blocked}
     return EngineReport(r.outcome, "xla", r.device, r.blocked, states, r.outputs, r.message, r.elapsed_s,
                         list(r.notes))
+
+
+def run_distributed_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
+    from .xla_distributed import DistOptions, run_distributed
+
+    r = run_distributed(module, grid, options.inputs, DistOptions(
+        options.num_processes, options.device, options.xla_timeout_s, options.dist_stuck_s,
+        options.xla_stuck_warn_s, options.xla_stuck_terminate_s, options.coordinator, options.process_ids))
+    states = r.states or {}
+    if r.outcome == "completed" and grid.known:
+        states = {p: "finished" for p in (r.outputs if None not in r.outputs else grid.processes())}
+    return EngineReport(r.outcome, "xla-distributed", r.device, r.blocked, states, r.outputs, r.message,
+                        r.elapsed_s, list(r.notes))
 
 
 def blocked_at(r: EngineReport) -> dict:
