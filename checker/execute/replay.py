@@ -73,12 +73,13 @@ def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]
 
 
 def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = None,
-            engine: str = "interp") -> list[Diagnostic]:
-    """The diagnostics, each deadlock finding with a note saying what execution showed."""
+            engine: str = "interp", cache: dict | None = None) -> list[Diagnostic]:
+    """The diagnostics, each deadlock finding with a note saying what execution showed.
+    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has."""
     if module is None or not any(d.category == "deadlock" for d in diagnostics):
         return diagnostics
     options = options or RunOptions()
-    cache: dict = {}
+    cache = {} if cache is None else cache
     engines = ["interp", "xla"] if engine == "both" else [engine]
     out = []
     for d in diagnostics:
@@ -89,8 +90,16 @@ def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = 
     return out
 
 
+def run_key(engine: str, schedule=None, matching: str = "xla") -> tuple:
+    """XLA decides its own schedule and always matches like XLA: one run serves every
+    counterexample of a file."""
+    if engine != "interp":
+        return (engine,)
+    return (engine, tuple(schedule or ()), matching)
+
+
 def _run(module, options: RunOptions, engine: str, cache: dict, schedule=None, matching: str = "xla") -> RunReport:
-    key = (engine, tuple(schedule or ()), matching)
+    key = run_key(engine, schedule, matching)
     if key not in cache:
         opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching)
         cache[key] = run_module(module, opts)

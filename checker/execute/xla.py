@@ -70,6 +70,12 @@ class XlaResult:
 _ARRIVED = re.compile(r"Expected (\d+) threads to join the rendezvous, but (?:only (\d+)|not all) of them")
 
 
+CPU_DEVICES_PER_PROCESS = 2048
+"""kMaxCpuDevicesPerProcess in XLA (xla/pjrt/plugin/xla_cpu/cpu_topology.h): CPU
+device ids are packed as process_index * 2048 + local id, so a 4096-device grid in
+one process fails ("Multiprocess computations aren't implemented on the CPU backend")."""
+
+
 def jax_available() -> bool:
     try:
         import importlib.util
@@ -95,6 +101,10 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
     mode = program_mode(module)
     R, P = grid.num_replicas, grid.num_partitions
     N = R * P
+    if options.device == "cpu" and N > CPU_DEVICES_PER_PROCESS:
+        return XlaResult("unsupported", {}, [], f"the grid has {N} processes; XLA:CPU holds at most "
+                         f"{CPU_DEVICES_PER_PROCESS} devices in one process (global device id = process * "
+                         f"{CPU_DEVICES_PER_PROCESS} + local id); try --engine xla-distributed", 0.0, device)
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-") as tmp:
         try:
             arrays = _inputs(inputs, list(ftype.inputs), grid, mode)

@@ -66,6 +66,10 @@ class DistOptions:
     """host:port of process 0's coordination service; None: 127.0.0.1 and a free port."""
     process_ids: list[int] | None = None
     """The processes this machine runs (None: all of them, the single-host case)."""
+    max_devices: int = 64
+    """Gloo connects every pair of devices (each device is a rank): N devices open
+    about N*N/2 TCP connections, so large grids are refused rather than left to
+    exhaust file descriptors (the single-process --engine xla runs up to 2048)."""
 
 
 def default_processes(n_devices: int) -> int:
@@ -94,6 +98,10 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
         return XlaResult("error", {}, [], "no entry function with a readable signature", 0.0, device)
     R, P = grid.num_replicas, grid.num_partitions
     N = R * P
+    if N > options.max_devices:
+        return XlaResult("unsupported", {}, [], f"the grid has {N} processes; the distributed engine runs at most "
+                         f"{options.max_devices} devices (gloo opens a TCP connection per pair of devices); "
+                         f"try --engine xla", 0.0, device)
     n = options.num_processes or default_processes(N)
     if n < 1 or N % n:
         return XlaResult("error", {}, [], f"-n {n}: the {N} devices of the grid do not split evenly into "
