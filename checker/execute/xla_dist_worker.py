@@ -70,8 +70,15 @@ def main(out_dir: str, pid: int) -> int:
     try:
         if spec["platform"] == "cpu":
             jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        extra = {}
+        if spec["platform"] != "cpu" and spec.get("gpus_per_host"):
+            # several processes on one host share its GPUs: process i takes its L of them
+            L, per_host = spec["local_devices"], spec["gpus_per_host"]
+            first = (pid * L) % per_host
+            extra["local_device_ids"] = list(range(first, first + L))
         jax.distributed.initialize(coordinator_address=spec["coordinator"], num_processes=spec["num_processes"],
-                                   process_id=pid, initialization_timeout=int(spec.get("init_timeout_s", 60)))
+                                   process_id=pid, initialization_timeout=int(spec.get("init_timeout_s", 60)),
+                                   **extra)
         devices = sorted(jax.devices(spec["platform"]), key=lambda d: (d.process_index, d.id))
     except Exception as e:  # noqa: BLE001 - reported, the parent decides
         write({"status": "error", "message": f"jax.distributed.initialize failed: {type(e).__name__}: {e}"})

@@ -66,6 +66,10 @@ class DistOptions:
     """host:port of process 0's coordination service; None: 127.0.0.1 and a free port."""
     process_ids: list[int] | None = None
     """The processes this machine runs (None: all of them, the single-host case)."""
+    gpus_per_host: int | None = None
+    """--device gpu: the GPUs of one host, shared by the processes started on it
+    (process i takes GPUs (i*L) mod G .. +L); None: each process sees what jax
+    gives it (one process per host, or CUDA_VISIBLE_DEVICES set per process)."""
     max_devices: int = 64
     """Gloo connects every pair of devices (each device is a rank): N devices open
     about N*N/2 TCP connections, so large grids are refused rather than left to
@@ -126,7 +130,9 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
             json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
                        "num_args": len(ftype.inputs), "coordinator": coordinator, "num_processes": n,
                        "local_devices": L, "timeout_s": options.timeout_s,
-                       "init_timeout_s": max(10, int(options.timeout_s))}, f)
+                       "init_timeout_s": max(10, int(options.timeout_s)),
+                       "gpus_per_host": options.gpus_per_host or (N if platform == "gpu" and
+                                                                   options.process_ids is None else None)}, f)
         procs = _start(tmp, ids, L, platform, options)
         try:
             ending = _watch(tmp, procs, options, t0)
