@@ -123,8 +123,10 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--confirm", is_flag=True,
               help="Replay each deadlock finding by running the program (checker/execute) and mark it "
                    "'confirmed by execution' or 'not reproduced'.")
-@click.option("--confirm-engine", type=click.Choice(["interp", "xla", "both"]), default="interp", show_default=True,
-              help="What --confirm runs: the reference interpreter, XLA (`jax` extra), or both.")
+@click.option("--confirm-engine", type=click.Choice(["interp", "xla", "both", "xla-distributed"]), default="interp",
+              show_default=True,
+              help="What --confirm runs: the reference interpreter, XLA (`jax` extra), both, or XLA as a "
+                   "multi-process job on this machine (jax.distributed over gloo).")
 def check(paths, output_format, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
           sarif_root, statistics, num_partitions, num_replicas, config_path, isolated, stdin_filename, fail_on,
           exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, jobs,

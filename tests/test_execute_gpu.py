@@ -69,6 +69,19 @@ def test_xla_on_gpus_matches_the_interpreter(name):
     assert report.cross_check["status"] == "match", report.cross_check
 
 
+@pytest.mark.skipif(_gpu_count() < 4, reason=f"the distributed engine on GPUs needs 4 GPUs for these 4-process "
+                                             f"programs (found {_gpu_count()}; {GPU_REASON})")
+def test_xla_distributed_on_gpus():
+    """Two processes of two GPUs each (jax.distributed, NCCL): one program that
+    completes, one that deadlocks with the right process blocked."""
+    ok = run_path(str(CORPUS / "deadlock" / "permute_both_branches.mlir"),
+                  RunOptions(engine="xla-distributed", device="gpu", num_processes=2, dist_stuck_s=5)).primary
+    assert ok.outcome == "completed", (ok.message, ok.notes)
+    hang = run_path(str(CORPUS / "deadlock" / "branch_on_partition_collective.mlir"),
+                    RunOptions(engine="xla-distributed", device="gpu", num_processes=2, dist_stuck_s=5)).primary
+    assert hang.outcome in ("deadlock", "aborted") and [b.process for b in hang.blocked] == [(0, 0)], hang.notes
+
+
 def test_without_a_gpu_the_device_is_unsupported_not_a_crash():
     if HAS_GPU:
         pytest.skip("a GPU is present")

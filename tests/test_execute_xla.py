@@ -46,6 +46,70 @@ def test_deadlock_aborts_xla_cpu_and_agrees_with_the_interpreter():
     assert report.exit_code() == 1
 
 
+def test_blocked_devices_come_from_their_own_progress_markers():
+    """A cond whose branches run an all_reduce and an all_gather: XLA's log gives
+    rank ids 0..1 for both rendezvous; the markers put each device at its op."""
+    report = run_path(str(CORPUS / "deadlock" / "collectives_different_order.mlir"), RunOptions(engine="both", **FAST))
+    xla = report.reports["xla"]
+    assert xla.outcome == "aborted", xla.message
+    at = {b.process: (b.op, b.line) for b in xla.blocked}
+    assert at == {(0, 0): ("stablehlo.all_reduce", 13), (0, 2): ("stablehlo.all_reduce", 13),
+                  (0, 1): ("stablehlo.all_gather", 21), (0, 3): ("stablehlo.all_gather", 21)}
+    assert report.cross_check["status"] == "match", report.cross_check
+    assert "same 4 processes blocked at the same ops" in report.cross_check["reason"]
+
+
+def test_the_finished_process_is_not_blamed():
+    """Process (0,0) leaves the loop early; the other three wait in its all_reduce."""
+    report = run_path(str(CORPUS / "deadlock" / "while_partition_trip_count.mlir"), RunOptions(engine="both", **FAST))
+    xla = report.reports["xla"]
+    assert sorted(b.process for b in xla.blocked) == [(0, 1), (0, 2), (0, 3)]
+    assert xla.states[(0, 0)] == "finished"
+    assert report.cross_check["status"] == "match", report.cross_check
+
+
+def test_cross_check_compares_the_ops_too():
+    from shlo_lint.checker.execute.interpreter import Blocked
+    from shlo_lint.checker.execute.run import EngineReport, cross_check
+
+    a = EngineReport("deadlock", "interp", "cpu", [Blocked((0, 0), "stablehlo.all_reduce", "f", 13, 1, "")])
+    b = EngineReport("aborted", "xla", "cpu", [Blocked((0, 0), "stablehlo.all_gather", "f", 21, 1, "")])
+    cc = cross_check(a, b, RunOptions())
+    assert cc["status"] == "mismatch" and "line 13" in cc["reason"] and "line 21" in cc["reason"]
+    b.blocked[0] = Blocked((0, 1), "stablehlo.all_reduce", "f", 13, 1, "")
+    assert "blocked processes differ" in cross_check(a, b, RunOptions())["reason"]
+
+
+def test_confirm_with_xla_confirms_a_real_deadlock():
+    from shlo_lint.checker.execute.replay import confirm
+    from shlo_lint.checker.execute.run import load
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.engine import lint_text
+
+    path = CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir"
+    diags = lint_text(path.read_text(), str(path), Config().merged(select=("deadlock",)))
+    assert diags
+    marked = confirm(diags, load(str(path)), RunOptions(**FAST), "xla")
+    notes = [d.notes[-1].message for d in marked if d.category == "deadlock"]
+    assert notes and all(n.startswith("confirmed by execution (xla): process (0,0) blocked as predicted")
+                         for n in notes), notes
+
+
+def test_parser_rejection_is_unsupported_with_the_reason():
+    report = run_path(str(CORPUS / "deadlock" / "async_cycle.mlir"), RunOptions(engine="xla", **FAST))
+    xla = report.reports["xla"]
+    assert xla.outcome == "unsupported"
+    assert "unregistered operation 'stablehlo.all_reduce_start'" in xla.message
+
+
+def test_while_loops_with_calls_compile():
+    """XLA's while passes drop tuple elements but kept an explicit tuple sharding
+    on the loop (RET_CHECK, then a crash): loops are left to propagation."""
+    report = run_path(str(CORPUS / "deadlock" / "pipeline_permute_loop.mlir"), RunOptions(engine="both", **FAST))
+    assert report.reports["xla"].outcome == "completed", report.reports["xla"].message
+    assert report.cross_check["status"] == "match", report.cross_check
+
+
 def test_send_recv_is_unsupported_on_xla_cpu():
     proc = run_cli("run", "--engine", "both", "-f", "json", str(CORPUS / "real" / "sendrecv_pair.gspmd.mlir"))
     data = json.loads(proc.stdout)

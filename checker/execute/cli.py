@@ -28,8 +28,10 @@ def _size(value: str) -> int:
 
 @click.command("run")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--engine", type=click.Choice(["interp", "xla", "both"]), default="interp", show_default=True,
-              help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), or both, cross-checked.")
+@click.option("--engine", type=click.Choice(["interp", "xla", "both", "xla-distributed"]), default="interp",
+              show_default=True,
+              help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), both, cross-checked, or "
+                   "XLA as a multi-process job (jax.distributed, gloo).")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default="cpu", show_default=True,
               help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs.")
 @click.option("--inputs", "inputs_spec", default="random", show_default=True, metavar="random|zeros|FILE.npz",
@@ -46,10 +48,21 @@ def _size(value: str) -> int:
               help="Seconds XLA:CPU waits at a collective some participants never reach before aborting.")
 @click.option("--num-partitions", type=click.IntRange(min=1), default=None, help="Override mhlo.num_partitions.")
 @click.option("--num-replicas", type=click.IntRange(min=1), default=None, help="Override mhlo.num_replicas.")
+@click.option("--num-processes", "-n", type=click.IntRange(min=1), default=None,
+              help="xla-distributed: OS processes (each holds grid size / N devices; default: one per grid "
+                   "process up to 4).")
+@click.option("--coordinator", default=None, metavar="HOST:PORT",
+              help="xla-distributed: process 0's coordination service (default 127.0.0.1 and a free port). "
+                   "Give the same address on every host of a multi-host run.")
+@click.option("--process-id", "process_ids", type=click.IntRange(min=0), multiple=True,
+              help="xla-distributed: run only these processes here (repeatable; default: all of them).")
+@click.option("--stuck-timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
+              help="xla-distributed: seconds without progress, every process running, that make a hang.")
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None,
               help="Write the outputs (the interpreter's, else XLA's) to this .npz.")
 def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
-            xla_stuck_timeout, num_partitions, num_replicas, save_outputs) -> None:
+            xla_stuck_timeout, num_partitions, num_replicas, num_processes, coordinator, process_ids, stuck_timeout,
+            save_outputs) -> None:
     """Run PROG for every process of its grid and report what happened.
 
     \b
@@ -69,7 +82,9 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          memory_limit_bytes=_size(memory_limit), num_replicas=num_replicas,
                          num_partitions=num_partitions, xla_timeout_s=xla_timeout,
                          xla_stuck_warn_s=max(1, min(2, xla_stuck_timeout - 1)),
-                         xla_stuck_terminate_s=xla_stuck_timeout)
+                         xla_stuck_terminate_s=xla_stuck_timeout, num_processes=num_processes,
+                         coordinator=coordinator, process_ids=list(process_ids) or None,
+                         dist_stuck_s=stuck_timeout)
     reports = [run_path(p, options) for p in paths]
     if save_outputs:
         _save(reports, save_outputs)

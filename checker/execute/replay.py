@@ -14,7 +14,9 @@ processes first, in the trace's order, and the diagnostic gets a note:
 SHLO502 (collective-matched-only-by-xla) is confirmed when the run under XLA's
 matching completes and the run under the spec's matching deadlocks. SHLO503
 (deadlock-undecided) gets what one concrete run did. With the XLA engine, an
-abort at a stuck collective (or a run the watchdog must kill) confirms a hang.
+abort at a stuck collective (or a run the watchdog must kill) confirms a hang
+when the devices' progress markers put the predicted processes at the predicted
+lines, exactly as for the interpreter (xla_markers.py).
 The mark is a note, so every output format carries it.
 """
 from __future__ import annotations
@@ -71,12 +73,13 @@ def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]
 
 
 def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = None,
-            engine: str = "interp") -> list[Diagnostic]:
-    """The diagnostics, each deadlock finding with a note saying what execution showed."""
+            engine: str = "interp", cache: dict | None = None) -> list[Diagnostic]:
+    """The diagnostics, each deadlock finding with a note saying what execution showed.
+    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has."""
     if module is None or not any(d.category == "deadlock" for d in diagnostics):
         return diagnostics
     options = options or RunOptions()
-    cache: dict = {}
+    cache = {} if cache is None else cache
     engines = ["interp", "xla"] if engine == "both" else [engine]
     out = []
     for d in diagnostics:
@@ -87,8 +90,16 @@ def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = 
     return out
 
 
+def run_key(engine: str, schedule=None, matching: str = "xla") -> tuple:
+    """XLA decides its own schedule and always matches like XLA: one run serves every
+    counterexample of a file."""
+    if engine != "interp":
+        return (engine,)
+    return (engine, tuple(schedule or ()), matching)
+
+
 def _run(module, options: RunOptions, engine: str, cache: dict, schedule=None, matching: str = "xla") -> RunReport:
-    key = (engine, tuple(schedule or ()), matching)
+    key = run_key(engine, schedule, matching)
     if key not in cache:
         opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching)
         cache[key] = run_module(module, opts)
@@ -143,10 +154,9 @@ def _judge(r, expected: dict) -> tuple[bool, str]:
         blocked = {b.process: b for b in r.blocked}
         if r.outcome == "timeout" and not blocked:
             return True, "the run hung until the watchdog stopped it"
-        if r.outcome == "aborted":  # XLA names the devices it saw stuck, not all of them
-            seen = [p for p in expected if p in blocked]
-            if seen or not blocked:
-                return True, r.message or "XLA aborted a collective rendezvous that not every participant joined"
+        if r.outcome == "aborted" and not blocked:  # no progress record: XLA's abort is all we know
+            return True, (r.message or "XLA aborted a collective rendezvous that not every participant joined") \
+                + " (the blocked processes are unknown: no progress record)"
         missing = [p for p in expected if p not in blocked]
         if missing:
             return False, (f"the run deadlocked but process{'es' if len(missing) > 1 else ''} "
@@ -158,8 +168,9 @@ def _judge(r, expected: dict) -> tuple[bool, str]:
             return False, (f"process {fmt_pid(p)} blocked at line {blocked[p].line}, "
                            f"the counterexample says line {expected[p]}")
         procs = sorted(expected)
+        how = f" ({r.message})" if r.outcome == "aborted" and r.message else ""
         return True, (f"process{'es' if len(procs) > 1 else ''} {', '.join(fmt_pid(p) for p in procs[:8])}"
-                      f"{' ...' if len(procs) > 8 else ''} blocked as predicted")
+                      f"{' ...' if len(procs) > 8 else ''} blocked as predicted{how}")
     if r.outcome == "completed":
         return False, "the run completed (with these inputs and this schedule)"
     if r.outcome == "unsupported":

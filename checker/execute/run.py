@@ -30,7 +30,7 @@ from ..semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits, fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
-ENGINES = ("interp", "xla", "both")
+ENGINES = ("interp", "xla", "both", "xla-distributed")
 HANG_OUTCOMES = ("deadlock", "aborted", "timeout")
 
 
@@ -52,6 +52,14 @@ class RunOptions:
     """Process order for each scheduling round (a counterexample's processes first)."""
     matching: str = "xla"
     """How collectives meet: "xla" (kind + channel + groups) or "spec" (the same op)."""
+    num_processes: int | None = None
+    """xla-distributed: OS processes (None: xla_distributed.default_processes)."""
+    coordinator: str | None = None
+    """xla-distributed: host:port of process 0 (None: 127.0.0.1, a free port)."""
+    process_ids: list | None = None
+    """xla-distributed: the processes this machine runs (None: all)."""
+    dist_stuck_s: float = 10.0
+    """xla-distributed: no progress for this long while all processes run = a hang."""
 
 
 @dataclass
@@ -196,7 +204,7 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
 
     options = options or RunOptions()
     if options.engine not in ENGINES:
-        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla or both)")
+        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla, both or xla-distributed)")
     grid = grid_of(module, options.num_replicas, options.num_partitions)
     try:
         mode = program_mode(module)
@@ -207,6 +215,8 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
         reports["interp"] = run_interp(module, grid, options)
     if options.engine in ("xla", "both"):
         reports["xla"] = run_xla_engine(module, grid, options)
+    if options.engine == "xla-distributed":
+        reports["xla-distributed"] = run_distributed_engine(module, grid, options)
     report = RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(), reports,
                        result_names(module))
     if options.engine == "both":
@@ -237,28 +247,57 @@ def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineRep
     r = run_xla(module, grid, options.inputs,
                 XlaOptions(options.device, options.xla_timeout_s, options.xla_stuck_warn_s,
                            options.xla_stuck_terminate_s))
-    states = {}
+    states = r.states or {}
     if r.outcome == "completed" and grid.known:
         states = {p: "finished" for p in grid.processes()}
-    elif r.blocked:
+    elif r.blocked and not states:
         states = {b.process: "blocked" for b in r.blocked}
-    return EngineReport(r.outcome, "xla", r.device, r.blocked, states, r.outputs, r.message, r.elapsed_s)
+    return EngineReport(r.outcome, "xla", r.device, r.blocked, states, r.outputs, r.message, r.elapsed_s,
+                        list(r.notes))
+
+
+def run_distributed_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
+    from .xla_distributed import DistOptions, run_distributed
+
+    r = run_distributed(module, grid, options.inputs, DistOptions(
+        options.num_processes, options.device, options.xla_timeout_s, options.dist_stuck_s,
+        options.xla_stuck_warn_s, options.xla_stuck_terminate_s, options.coordinator, options.process_ids))
+    states = r.states or {}
+    if r.outcome == "completed" and grid.known:
+        states = {p: "finished" for p in (r.outputs if None not in r.outputs else grid.processes())}
+    return EngineReport(r.outcome, "xla-distributed", r.device, r.blocked, states, r.outputs, r.message,
+                        r.elapsed_s, list(r.notes))
+
+
+def blocked_at(r: EngineReport) -> dict:
+    """process → (op, line) where an engine saw it blocked."""
+    return {b.process: (b.op, b.line) for b in r.blocked}
 
 
 def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
-    """Compare the interpreter (a) with XLA (b): outcomes, then outputs numerically."""
+    """Compare the interpreter (a) with XLA (b): outcomes; for a hang, which processes
+    are blocked at which op; else outputs numerically."""
     if b.outcome in ("unsupported",) or a.outcome in ("unsupported",):
         who = b if b.outcome == "unsupported" else a
         return {"status": "skipped", "reason": f"{who.engine}: {who.message}"}
     if a.outcome in HANG_OUTCOMES and b.outcome in HANG_OUTCOMES:
-        pa = sorted(x.process for x in a.blocked)
-        pb = sorted(x.process for x in b.blocked)
-        same = not pb or pa == pb
-        return {"status": "match" if same else "mismatch",
-                "reason": f"both hang ({a.outcome} / {b.outcome})" + (
-                    "" if same else f"; blocked processes differ: interp {pa}, xla {pb}")}
+        pa, pb = blocked_at(a), blocked_at(b)
+        if not pb:  # the watchdog killed a run with no progress record
+            return {"status": "match", "reason": f"both hang ({a.outcome} / {b.outcome}); "
+                                                 f"{b.engine} names no blocked process"}
+        if sorted(pa) != sorted(pb):
+            return {"status": "mismatch", "reason": f"both hang ({a.outcome} / {b.outcome}); blocked processes "
+                                                    f"differ: {a.engine} {sorted(pa)}, {b.engine} {sorted(pb)}"}
+        ops = [p for p in sorted(pa) if pb[p][1] and pa[p][1] and pa[p] != pb[p]]
+        if ops:
+            q = ops[0]
+            return {"status": "mismatch", "reason": f"both hang ({a.outcome} / {b.outcome}); process "
+                                                    f"{fmt_pid(q)} is blocked at {pa[q][0]} line {pa[q][1]} "
+                                                    f"({a.engine}) but at {pb[q][0]} line {pb[q][1]} ({b.engine})"}
+        return {"status": "match", "reason": f"both hang ({a.outcome} / {b.outcome}); the same "
+                                             f"{len(pa)} process{'es' if len(pa) != 1 else ''} blocked at the same ops"}
     if a.outcome != b.outcome:
-        return {"status": "mismatch", "reason": f"interp: {a.outcome}, xla: {b.outcome}"}
+        return {"status": "mismatch", "reason": f"{a.engine}: {a.outcome}, {b.engine}: {b.outcome}"}
     if a.outcome != "completed":
         return {"status": "skipped", "reason": f"both ended with {a.outcome}"}
     worst = 0.0

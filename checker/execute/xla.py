@@ -6,7 +6,9 @@ run it in a subprocess (xla_worker.py) under a watchdog, and classify:
 * aborted — XLA:CPU found a collective some participants never joined ("... may
   be stuck. Expected N threads to join the rendezvous") and terminated the
   process; the stuck-warning and termination timeouts are shortened so a hang
-  costs seconds, not minutes;
+  costs seconds, not minutes. Which device is blocked at which op comes from the
+  devices' own progress markers (xla_markers.py), not from XLA's log, whose
+  `[id=N]` is a rank inside one rendezvous, not a device;
 * unsupported — XLA cannot run the program here ("UNIMPLEMENTED: HLO opcode
   send" on XLA:CPU, too few GPUs, no jax);
 * timeout — the watchdog killed a run that neither finished nor aborted;
@@ -25,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,13 +62,18 @@ class XlaResult:
     elapsed_s: float
     device: str
     log_tail: str = ""
+    states: dict | None = None
+    """process → "blocked" / "finished" when the run hung (from the progress markers)."""
+    notes: list = field(default_factory=list)
 
 
-_STUCK = re.compile(r"\[id=(\d+)\][^\n]*?(?:waiting for|Termination timeout for) `([a-z\- ]+?) RendezvousKey")
 _ARRIVED = re.compile(r"Expected (\d+) threads to join the rendezvous, but (?:only (\d+)|not all) of them")
-_XLA_KIND = {"all reduce": "all_reduce", "all gather": "all_gather", "reduce scatter": "reduce_scatter",
-             "all to all": "all_to_all", "collective permute": "collective_permute",
-             "collective broadcast": "collective_broadcast"}
+
+
+CPU_DEVICES_PER_PROCESS = 2048
+"""kMaxCpuDevicesPerProcess in XLA (xla/pjrt/plugin/xla_cpu/cpu_topology.h): CPU
+device ids are packed as process_index * 2048 + local id, so a 4096-device grid in
+one process fails ("Multiprocess computations aren't implemented on the CPU backend")."""
 
 
 def jax_available() -> bool:
@@ -94,6 +101,10 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
     mode = program_mode(module)
     R, P = grid.num_replicas, grid.num_partitions
     N = R * P
+    if options.device == "cpu" and N > CPU_DEVICES_PER_PROCESS:
+        return XlaResult("unsupported", {}, [], f"the grid has {N} processes; XLA:CPU holds at most "
+                         f"{CPU_DEVICES_PER_PROCESS} devices in one process (global device id = process * "
+                         f"{CPU_DEVICES_PER_PROCESS} + local id); try --engine xla-distributed", 0.0, device)
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-") as tmp:
         try:
             arrays = _inputs(inputs, list(ftype.inputs), grid, mode)
@@ -105,7 +116,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
         platform = "cpu" if options.device == "cpu" else "gpu"
         with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
             json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
-                       "num_args": len(ftype.inputs)}, f)
+                       "num_args": len(ftype.inputs), "markers": True}, f)
         env = dict(os.environ)
         flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
             "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
@@ -139,14 +150,14 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
             with open(result_path, encoding="utf-8") as f:
                 result = json.load(f)
         tail = _tail(log)
+        blocked, states, notes = progress_of(tmp, module, grid)
         if timed_out:
             phase = _last_phase(log)
-            return XlaResult("timeout", {}, _blocked_from_log(log, module, grid),
+            return XlaResult("timeout", {}, blocked,
                              f"watchdog: no result after {options.timeout_s:g} s (last phase: {phase})",
-                             elapsed, device, tail)
+                             elapsed, device, tail, states, notes=notes)
         if result is None:
             if "may be stuck" in log or "Termination timeout" in log:
-                blocked = _blocked_from_log(log, module, grid)
                 found = _ARRIVED.findall(log)
                 m = next((x for x in found if x[1]), found[0] if found else None)
                 detail = ""
@@ -154,17 +165,18 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
                     detail = f" (expected {m[0]} participants" + (f", {m[1]} arrived)" if m[1] else ")")
                 return XlaResult("aborted", {}, blocked,
                                  f"XLA:{platform.upper()} aborted a collective rendezvous that not every "
-                                 f"participant joined{detail}", elapsed, device, tail)
+                                 f"participant joined{detail}", elapsed, device, tail, states, notes=notes)
             return XlaResult("error", {}, [], f"the XLA subprocess died (exit status {proc.returncode})",
-                             elapsed, device, tail)
+                             elapsed, device, tail, notes=notes)
         status = result["status"]
         if status == "completed":
             outs = _outputs(os.path.join(tmp, "outputs.npz"), result["num_outputs"], grid, mode)
             device = f"xla:{platform} ({result.get('device_kind', platform)} x{N})"
-            return XlaResult("completed", outs, [], None, elapsed, device, tail)
+            return XlaResult("completed", outs, [], None, elapsed, device, tail, notes=notes)
         if status == "unsupported":
-            return XlaResult("unsupported", {}, [], result["message"], elapsed, device, tail)
-        return XlaResult("error", {}, [], result.get("message"), elapsed, device, result.get("detail", tail))
+            return XlaResult("unsupported", {}, [], result["message"], elapsed, device, tail, notes=notes)
+        return XlaResult("error", {}, [], result.get("message"), elapsed, device, result.get("detail", tail),
+                         notes=notes)
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -218,32 +230,22 @@ def _outputs(path: str, n: int, grid: Grid, mode: str) -> dict:
         return out
 
 
-def _blocked_from_log(log: str, module: Module, grid: Grid) -> list[Blocked]:
-    """Which devices XLA:CPU reported stuck, at which kind of collective (mapped to
-    the program's op of that kind when there is exactly one)."""
-    from .interpreter import fmt_pid
+def progress_of(tmp: str, module: Module, grid: Grid) -> tuple[list[Blocked], dict, list[str]]:
+    """Blocked processes and states from the worker's progress markers (+ notes)."""
+    from .xla_markers import blocked_from_progress, comm_ops, read_progress
 
-    seen: dict[int, str] = {}
-    for m in _STUCK.finditer(log):
-        seen.setdefault(int(m.group(1)), m.group(2).strip())
-    if not seen:
-        return []
-    found = _ARRIVED.findall(log)
-    arrived = next((x for x in found if x[1]), None)
-    out = []
-    for dev, xla_kind in sorted(seen.items()):
-        kind = _XLA_KIND.get(xla_kind, xla_kind.replace(" ", "_"))
-        ops = [op for op in module.walk() if op.name.rsplit(".", 1)[-1] in (kind, f"{kind}_start")]
-        path, line, col = module.source.path, 0, 0
-        name = f"stablehlo.{kind}"
-        if len(ops) == 1:
-            line, col = module.source.line_col(ops[0].name_span.start)
-            name = ops[0].name
-        pid = grid.unflat(dev) if grid.known else (0, dev)
-        waits = f"the other participants of this {kind} (XLA rendezvous)"
-        if arrived:
-            missing = int(arrived[0]) - int(arrived[1])
-            waits = f"{missing} of the {arrived[0]} participants of this {kind}, which never arrived"
-        out.append(Blocked(pid, name, path, line, col, waits, []))
-        _ = fmt_pid
-    return out
+    worker_ops, notes = None, []
+    try:
+        with open(os.path.join(tmp, "markers.json"), encoding="utf-8") as f:
+            data = json.load(f)
+        worker_ops = data["ops"]
+        if data.get("note"):
+            notes.append(data["note"])
+    except (OSError, ValueError, KeyError):
+        pass
+    progress = read_progress(os.path.join(tmp, "progress.txt"))
+    if not progress:
+        return [], {}, notes
+    blocked, states = blocked_from_progress(progress, comm_ops(module), worker_ops, grid.processes(),
+                                            module.source.path, "XLA rendezvous")
+    return blocked, states, notes

@@ -31,16 +31,23 @@ def _write(out_dir: str, result: dict) -> None:
 SIDE_EFFECTS = ("stablehlo.send", "stablehlo.recv", "stablehlo.create_token", "stablehlo.after_all")
 
 
-def prepare(text: str, mode: str) -> str:
-    """The module text XLA compiles: per-device programs marked {manual}
-    throughout; GSPMD programs get {manual} on send/recv (the partitioner wants
-    every side-effecting op sharded). The user's file is never touched."""
-    if mode != "per_device" and not any(s in text for s in SIDE_EFFECTS[:2]):
-        return text
+def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
+    """The module XLA compiles, and the names of the ops carrying progress markers.
+
+    Per-device programs are marked {manual} throughout; GSPMD programs get
+    {manual} on send/recv (the partitioner wants every side-effecting op
+    sharded). With a recorder, every communicating op gets enter/exit markers
+    (xla_markers.py). Returns the text unchanged when nothing is to be done,
+    else an MLIR module (jax's bindings). The user's file is never touched."""
+    if recorder is None and mode != "per_device" and not any(s in text for s in SIDE_EFFECTS[:2]):
+        return text, []
     from jax._src.interpreters import mlir as jm
     from jax._src.lib.mlir import ir
 
-    with jm.make_ir_context():
+    from shlo_lint.checker.execute.xla_markers import instrument
+
+    ctx = jm.make_ir_context()
+    with ctx, ir.Location.unknown():
         module = ir.Module.parse(text)
         manual = ir.StringAttr.get("{manual}")
 
@@ -53,12 +60,18 @@ def prepare(text: str, mode: str) -> str:
                     for child in block.operations:
                         o = child.operation
                         n = len(o.results)
-                        if n and o.name not in ("func.func",) and "mhlo.sharding" not in o.attributes:
+                        # not on while: XLA's while-loop passes drop tuple elements but keep
+                        # an explicit tuple sharding (RET_CHECK "has 3 leaf nodes while this
+                        # sharding has 4"); propagation gives the loop {manual} anyway.
+                        if n and o.name not in ("func.func", "stablehlo.while") and \
+                                "mhlo.sharding" not in o.attributes:
                             if per_device or o.name in SIDE_EFFECTS:
                                 o.attributes["mhlo.sharding"] = sharding(n)
                         walk(o, per_device)
 
         walk(module.operation, mode == "per_device")
+        # after the {manual} marking: the markers copy their collective's sharding
+        names = instrument(module, recorder, platform) if recorder is not None else []
         if mode == "per_device":
             for f in module.body.operations:
                 if f.operation.name != "func.func":
@@ -68,7 +81,127 @@ def prepare(text: str, mode: str) -> str:
                     [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.inputs])
                 f.attributes["res_attrs"] = ir.ArrayAttr.get(
                     [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.results])
-        return str(module)
+    return module, names
+
+
+def compile_program(text: str, spec: dict, devices: list, recorder=None):
+    """Compile the (prepared, instrumented) module for `devices` (the global device
+    list, in grid order). Returns (executable, names of the marked ops)."""
+    import numpy as np
+    from jax._src.lib import xla_client as xc
+
+    R, P = spec["num_replicas"], spec["num_partitions"]
+    mode = spec["mode"]
+    prepared, names = prepare(text, mode, recorder, spec["platform"])
+    opts = xc.CompileOptions()
+    eb = opts.executable_build_options
+    eb.num_replicas, eb.num_partitions = R, P
+    eb.use_spmd_partitioning = P > 1 or mode == "global"
+    eb.use_shardy_partitioner = "sdy." in text
+    eb.device_assignment = xc.DeviceAssignment.create(np.array([d.id for d in devices]).reshape(R, P))
+    client = devices[0].client
+    if recorder is not None and recorder.callbacks:
+        exe = client.compile_and_load(prepared, xc.DeviceList(tuple(devices)), compile_options=opts,
+                                      host_callbacks=recorder.callbacks)
+    else:
+        exe = client.compile_and_load(prepared if isinstance(prepared, str) else str(prepared),
+                                      xc.DeviceList(tuple(devices)), opts)
+    return exe, names
+
+
+def make_args(exe, inputs: dict, spec: dict, devices: list) -> list:
+    """The executable's arguments: global arrays from the shards this process holds
+    (every device's in one process, the local ones under jax.distributed)."""
+    import jax
+    import numpy as np
+    from jax._src.lib import xla_client as xc
+    from jax._src.sharding_impls import GSPMDSharding
+
+    from shlo_lint.checker.execute.sharding import hlo_tiling
+
+    N = len(devices)
+    local = [(flat, d) for flat, d in enumerate(devices) if d.process_index == jax.process_index()]
+    param_shardings = exe.get_parameter_shardings() or []
+    args = []
+    for i in range(spec["num_args"]):
+        if spec["mode"] == "global":
+            x = inputs[f"arg{i}"]
+            proto = param_shardings[i] if i < len(param_shardings) else None
+            text_sh = str(xc.HloSharding.from_proto(proto)) if proto is not None else "{replicated}"
+            tiling = hlo_tiling(text_sh, x.ndim, N)
+            if tiling == "manual":
+                raise ValueError(f"argument {i} has a {{manual}} sharding in a global program")
+            shards = [jax.device_put(np.ascontiguousarray(tiling.shard(x, flat)), d) for flat, d in local]
+            sharding = GSPMDSharding(tuple(devices), proto) if proto is not None else \
+                GSPMDSharding.get_replicated(tuple(devices))
+            args.append(jax.make_array_from_single_device_arrays(x.shape, sharding, shards))
+        else:
+            # per-device values under a "replicated" sharding: the program is {manual}
+            # everywhere, so XLA hands each device its own shard as is
+            shards = [jax.device_put(inputs[f"arg{i}_{flat}"], d) for flat, d in local]
+            args.append(jax.make_array_from_single_device_arrays(
+                shards[0].shape, GSPMDSharding.get_replicated(tuple(devices)), shards))
+    return args
+
+
+def collect_outputs(exe, results, spec: dict, devices: list, assemble: bool = True) -> tuple[dict, list]:
+    """Outputs as host arrays: `out{i}_{flat}` per device (manual outputs, or every
+    shard when not assembling), `out{i}` for assembled global arrays. Also returns
+    each output's HLO sharding text (for a parent that assembles)."""
+    import numpy as np
+    from jax._src.lib import xla_client as xc
+
+    from shlo_lint.checker.execute.sharding import hlo_tiling
+
+    N = len(devices)
+    flat_of = {d.id: flat for flat, d in enumerate(devices)}
+    per_output = results.disassemble_into_single_device_arrays()
+    out_shardings = exe.get_output_shardings() or []
+    outs, texts = {}, []
+    for i, arrays in enumerate(per_output):
+        host = {flat_of[list(a.devices())[0].id]: np.asarray(a) for a in arrays}
+        text_sh = str(xc.HloSharding.from_proto(out_shardings[i])) if i < len(out_shardings) else "{manual}"
+        texts.append("{manual}" if spec["mode"] == "per_device" else text_sh)
+        tiling = "manual" if spec["mode"] == "per_device" else hlo_tiling(text_sh, next(iter(host.values())).ndim, N)
+        if tiling == "manual" or not assemble:
+            for d, a in host.items():
+                outs[f"out{i}_{d}"] = a
+        else:
+            outs[f"out{i}"] = tiling.assemble(host)
+    return outs, texts
+
+
+def compile_with_markers(text: str, spec: dict, devices: list, recorder):
+    """(executable, marked op names, note); the executable is a result dict when
+    the program does not compile. When only the instrumented copy fails, the
+    program runs without markers and the note says why (blocked processes are
+    then unknown rather than guessed)."""
+    try:
+        exe, names = compile_program(text, spec, devices, recorder)
+        return exe, names, None
+    except Exception as e:  # noqa: BLE001 - XLA errors are the result
+        first = e
+    if recorder is None:
+        return compile_error(first), [], None
+    try:
+        exe, _ = compile_program(text, spec, devices, None)
+    except Exception as e:  # noqa: BLE001
+        return compile_error(e), [], None
+    why = str(first).strip().splitlines()
+    return exe, [], f"progress markers could not be compiled in ({why[0] if why else type(first).__name__})"
+
+
+def compile_error(e: Exception) -> dict:
+    """A compile failure as a result: UNIMPLEMENTED (e.g. send/recv on XLA:CPU) and
+    text XLA's StableHLO parser rejects (ops it does not have) are "unsupported"."""
+    msg = str(e).strip()
+    lines = msg.splitlines()
+    if "Unable to parse module assembly" in msg:
+        why = next((ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln), lines[0])
+        return {"status": "unsupported", "message": f"XLA's StableHLO parser rejects the module: {why}",
+                "detail": msg[:4000]}
+    status = "unsupported" if "UNIMPLEMENTED" in msg else "compile_error"
+    return {"status": status, "message": lines[0] if lines else repr(e), "detail": msg[:4000]}
 
 
 def main(out_dir: str) -> int:
@@ -79,19 +212,15 @@ def main(out_dir: str) -> int:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     with open(os.path.join(out_dir, "spec.json"), encoding="utf-8") as f:
         spec = json.load(f)
-    R, P = spec["num_replicas"], spec["num_partitions"]
-    N = R * P
+    N = spec["num_replicas"] * spec["num_partitions"]
     platform = spec["platform"]
-    mode = spec["mode"]
     try:
         import jax
         import numpy as np
-        from jax._src.lib import xla_client as xc
-        from jax._src.sharding_impls import GSPMDSharding
     except ImportError as e:
         _write(out_dir, {"status": "unsupported", "message": f"the XLA engine needs jax: {e}"})
         return 0
-    from shlo_lint.checker.execute.sharding import hlo_tiling
+    from shlo_lint.checker.execute.xla_markers import Recorder
 
     try:
         devices = jax.devices(platform)
@@ -105,68 +234,26 @@ def main(out_dir: str) -> int:
     devices = devices[:N]
     text = open(os.path.join(out_dir, "module.mlir"), encoding="utf-8").read()
     _phase("compile")
-    try:
-        prepared = prepare(text, mode)
-        opts = xc.CompileOptions()
-        eb = opts.executable_build_options
-        eb.num_replicas, eb.num_partitions = R, P
-        eb.use_spmd_partitioning = P > 1 or mode == "global"
-        eb.use_shardy_partitioner = "sdy." in prepared
-        eb.device_assignment = xc.DeviceAssignment.create(np.arange(N).reshape(R, P))
-        client = devices[0].client
-        exe = client.compile_and_load(prepared, xc.DeviceList(tuple(devices)), opts)
-    except Exception as e:  # noqa: BLE001 - XLA errors are the result
-        msg = str(e)
-        status = "unsupported" if "UNIMPLEMENTED" in msg else "compile_error"
-        _write(out_dir, {"status": status, "message": msg.strip().splitlines()[0] if msg.strip() else repr(e),
-                         "detail": msg[:4000]})
+    recorder = Recorder(os.path.join(out_dir, "progress.txt")) if spec.get("markers", True) else None
+    exe, names, note = compile_with_markers(text, spec, devices, recorder)
+    if isinstance(exe, dict):
+        _write(out_dir, exe)
         return 0
-
+    with open(os.path.join(out_dir, "markers.json"), "w", encoding="utf-8") as f:
+        json.dump({"ops": names, "note": note}, f)
     inputs = dict(np.load(os.path.join(out_dir, "inputs.npz"), allow_pickle=False))
-    n_args = spec["num_args"]
-    by_id = {d.id: d for d in devices}
-    order = [d.id for d in devices]
     try:
-        param_shardings = exe.get_parameter_shardings() or []
-        args = []
-        for i in range(n_args):
-            if mode == "global":
-                x = inputs[f"arg{i}"]
-                proto = param_shardings[i] if i < len(param_shardings) else None
-                text_sh = str(xc.HloSharding.from_proto(proto)) if proto is not None else "{replicated}"
-                tiling = hlo_tiling(text_sh, x.ndim, N)
-                if tiling == "manual":
-                    raise ValueError(f"argument {i} has a {{manual}} sharding in a global program")
-                shards = [jax.device_put(np.ascontiguousarray(tiling.shard(x, d)), by_id[d]) for d in order]
-                sharding = GSPMDSharding(tuple(devices), proto) if proto is not None else \
-                    GSPMDSharding.get_replicated(tuple(devices))
-                args.append(jax.make_array_from_single_device_arrays(x.shape, sharding, shards))
-            else:
-                per = [inputs[f"arg{i}_{d}"] for d in order]
-                shards = [jax.device_put(per[k], by_id[d]) for k, d in enumerate(order)]
-                args.append(jax.make_array_from_single_device_arrays(
-                    per[0].shape, GSPMDSharding.get_replicated(tuple(devices)), shards))
+        args = make_args(exe, inputs, spec, devices)
         _phase("run")
         results = exe.execute_sharded(args)
-        per_output = results.disassemble_into_single_device_arrays()
-        outs = {}
-        out_shardings = exe.get_output_shardings() or []
-        for i, arrays in enumerate(per_output):
-            host = {list(a.devices())[0].id: np.asarray(a) for a in arrays}
-            text_sh = str(xc.HloSharding.from_proto(out_shardings[i])) if i < len(out_shardings) else "{manual}"
-            tiling = "manual" if mode == "per_device" else hlo_tiling(text_sh, next(iter(host.values())).ndim, N)
-            if tiling == "manual":
-                for d, a in host.items():
-                    outs[f"out{i}_{d}"] = a
-            else:
-                outs[f"out{i}"] = tiling.assemble(host)
+        outs, _ = collect_outputs(exe, results, spec, devices)
         _phase("done")
     except Exception as e:  # noqa: BLE001
         _write(out_dir, {"status": "run_error", "message": f"{type(e).__name__}: {e}",
                          "detail": traceback.format_exc()[-4000:]})
         return 0
     np.savez(os.path.join(out_dir, "outputs.npz"), **outs)
-    _write(out_dir, {"status": "completed", "num_outputs": len(per_output), "devices": order,
+    _write(out_dir, {"status": "completed", "num_outputs": len({k.split("_")[0] for k in outs}),
                      "device_kind": getattr(devices[0], "device_kind", platform)})
     return 0
 

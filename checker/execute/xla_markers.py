@@ -1,0 +1,178 @@
+"""Per-device progress markers for the XLA engines: which device is blocked at
+which collective, from the device itself rather than from XLA's log.
+
+XLA:CPU's stuck-rendezvous log names participants by their *rank inside the
+rendezvous* (`[id=N]`), not by device: for a cond whose branches run a psum and
+an all_gather, both rendezvous log ids 0..3. So the worker instruments its
+in-memory copy of the module: around every communicating op it inserts a host
+callback (`stablehlo.custom_call @xla_ffi_python_cpu_callback`, the FFI target
+jax lowers `io_callback` to; the Python callables are handed to
+`compile_and_load(..., host_callbacks=[...])` and picked by the
+`mhlo.backend_config = {index = K}` attribute). Each callback receives the
+device's `replica_id` and `partition_id` and passes the collective's operands
+(enter marker) or results (exit marker) through unchanged, so the data
+dependence orders it before / after the collective on that device. The callback
+appends one line `E|X <op index> <replica> <partition>` to a progress file with
+a single O_APPEND write, which survives XLA aborting the process.
+
+A device whose last record is `E k` was inside op k when the run stopped; one
+whose last record is `X k` (or that has none) had no collective pending.
+
+The op index k counts the communicating ops in textual (pre-order) order; the
+parent computes the same list from the project's IR (`comm_ops`) and checks the
+worker's op names against it before trusting the line numbers.
+
+The parent side (comm_ops, read_progress) does not import jax.
+"""
+from __future__ import annotations
+
+import os
+
+COMM_OPS = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
+            "stablehlo.collective_permute", "stablehlo.collective_broadcast", "stablehlo.send",
+            "stablehlo.recv")
+CALLBACK_TARGET = {"cpu": "xla_ffi_python_cpu_callback", "gpu": "xla_ffi_python_gpu_callback"}
+
+
+# ----------------------------------------------------------------------------- parent side
+def comm_ops(module) -> list[tuple[str, int, int]]:
+    """(name, line, column) of every communicating op of a project-IR module, in
+    the order the worker numbers them."""
+    out = []
+    for op in module.walk():
+        if op.name in COMM_OPS:
+            line, col = module.source.line_col(op.name_span.start)
+            out.append((op.name, line, col))
+    return out
+
+
+def read_progress(path: str) -> dict[tuple[int, int], tuple[str, int, int]]:
+    """(replica, partition) → (last phase "E"/"X", op index, how many records)."""
+    last: dict[tuple[int, int], tuple[str, int, int]] = {}
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return last
+    for ln in lines:
+        parts = ln.split()
+        if len(parts) != 4 or parts[0] not in ("E", "X"):
+            continue  # a torn last line from a killed process
+        try:
+            k, r, p = int(parts[1]), int(parts[2]), int(parts[3])
+        except ValueError:
+            continue
+        n = last.get((r, p), ("", 0, 0))[2]
+        last[(r, p)] = (parts[0], k, n + 1)
+    return last
+
+
+def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worker_ops: list[str] | None,
+                          processes: list[tuple[int, int]], path: str, engine: str = "XLA"):
+    """(blocked, states) of a run that did not complete, from the devices' own records.
+
+    blocked: one Blocked per process whose last record is an enter marker, at that
+    op (with its line when the worker's op list matches ours); states: "blocked",
+    or "finished" for a process with no collective pending."""
+    from .interpreter import Blocked, fmt_pid
+
+    trusted = worker_ops is not None and [n for n, _, _ in ops] == list(worker_ops)
+    at: dict[int, list] = {}
+    for proc in processes:
+        rec = progress.get(proc)
+        if rec and rec[0] == "E":
+            at.setdefault(rec[1], []).append(proc)
+    blocked, states = [], {}
+    for proc in processes:
+        rec = progress.get(proc)
+        if not rec or rec[0] != "E":
+            states[proc] = "finished"
+            continue
+        k = rec[1]
+        if trusted and k < len(ops):
+            name, line, col = ops[k]
+        else:
+            name, line, col = (worker_ops[k] if worker_ops and k < len(worker_ops) else "collective"), 0, 0
+        kind = name.rsplit(".", 1)[-1]
+        peers = [q for q in at[k] if q != proc]
+        with_ = f"; {', '.join(fmt_pid(q) for q in peers[:6])}{' ...' if len(peers) > 6 else ''} wait there too" \
+            if peers else ""
+        blocked.append(Blocked(proc, name, path, line, col,
+                               f"the participants of this {kind} that never arrived ({engine}{with_})", []))
+        states[proc] = "blocked"
+    return blocked, states
+
+
+# ----------------------------------------------------------------------------- worker side
+class Recorder:
+    """The host callbacks: one per (op, phase), writing to one progress file."""
+
+    def __init__(self, path: str):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.callbacks: list = []
+
+    def add(self, phase: str, k: int) -> int:
+        fd = self.fd
+
+        def callback(replica, partition, *values):
+            os.write(fd, f"{phase} {k} {int(replica)} {int(partition)}\n".encode("ascii"))
+            return values
+
+        self.callbacks.append(callback)
+        return len(self.callbacks) - 1
+
+
+def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
+    """Insert enter/exit markers around every communicating op of an MLIR module
+    (jax's bindings; call inside its context). Returns the ops' names in order."""
+    from jax._src.lib.mlir import ir
+
+    target = CALLBACK_TARGET["gpu" if platform != "cpu" else "cpu"]
+    ops = []
+
+    def collect(op) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    o = child.operation
+                    if o.name in COMM_OPS:
+                        ops.append(o)
+                    collect(o)
+
+    collect(module.operation)
+    u32 = ir.RankedTensorType.get([], ir.IntegerType.get_unsigned(32))
+
+    def marker(k: int, phase: str, values, sharding):
+        ids = [ir.Operation.create(name, results=[u32]) for name in ("stablehlo.replica_id",
+                                                                     "stablehlo.partition_id")]
+        attrs = {"call_target_name": ir.StringAttr.get(target),
+                 "has_side_effect": ir.BoolAttr.get(True),
+                 "backend_config": ir.StringAttr.get(""),
+                 "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+                 "mhlo.backend_config": ir.DictAttr.get(
+                     {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), recorder.add(phase, k))})}
+        call = ir.Operation.create("stablehlo.custom_call", results=[v.type for v in values],
+                                   operands=[ids[0].result, ids[1].result, *values], attributes=attrs)
+        if sharding is not None:  # a GSPMD program's manual region: the markers are manual too
+            n = len(values)
+            for o in ids:
+                o.attributes["mhlo.sharding"] = ir.StringAttr.get("{manual}")
+            call.attributes["mhlo.sharding"] = ir.StringAttr.get(
+                "{manual}" if n == 1 else "{" + ", ".join(["{manual}"] * n) + "}")
+        return ids, call
+
+    for k, op in enumerate(ops):
+        sharding = op.attributes["mhlo.sharding"] if "mhlo.sharding" in op.attributes else None
+        operands = list(op.operands)
+        if operands:
+            with ir.InsertionPoint(op):
+                _, call = marker(k, "E", operands, sharding)
+            for i, v in enumerate(call.results):
+                op.operands[i] = v
+        results = list(op.results)
+        if results:
+            with ir.InsertionPoint.after(op):
+                _, call = marker(k, "X", results, sharding)
+            for old, new in zip(results, call.results):
+                old.replace_all_uses_except(new, call)
+    return [o.name for o in ops]
