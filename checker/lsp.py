@@ -13,6 +13,11 @@ run on one worker thread so the server keeps reading messages meanwhile.
   loc()), and in `data` the code actions: the rule's fix and the suppression
   comments, as ready-made edits (as ruff-lsp carries its fix).
 * hover on a diagnostic shows its rule's documentation.
+* a deadlock's per-process story: each process (or class of processes) of its
+  trace is a related-information entry at the op it is blocked at, and the code
+  action "Show the deadlock as a picture" (command SHOW_REPORT) writes the HTML
+  report of the document to a temporary file and asks the client to open it
+  (window/showDocument, external: the browser).
 * Bad text is the linter's business (it becomes SHLO001 diagnostics); an
   exception in here is logged to the client (window/logMessage) and the server
   carries on with the next message.
@@ -40,6 +45,8 @@ from .source import SourceFile, Span
 
 SOURCE = "shlo-lint"
 FIX_ALL = f"{t.CodeActionKind.SourceFixAll.value}.shlo-lint"
+SHOW_REPORT = "shlo-lint.showReport"
+"""Command: write the document's HTML report (swimlane diagrams) and show it."""
 DEFAULT_DEBOUNCE_MS = 150
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 log = logging.getLogger(__name__)
@@ -197,6 +204,7 @@ def to_lsp(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> t.Diagnost
     message = d.message + (f"\nhelp: {d.help}" if d.help else "")
     related = [t.DiagnosticRelatedInformation(_lsp_location(n.location, linted, uri, encoding), n.message)
                for n in d.notes]
+    related += _trace_related(d, linted, uri, encoding)
     actions = [a for a in (_fix_action(d, src, encoding), *_suppress_actions(d, src, encoding)) if a]
     return t.Diagnostic(
         range=lsp_range(src, d.span, encoding),
@@ -207,7 +215,7 @@ def to_lsp(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> t.Diagnost
         source=SOURCE,
         related_information=related or None,
         tags=[t.DiagnosticTag.Unnecessary] if d.code == "SHLO004" else None,
-        data={"name": d.name, "version": linted.version, "actions": actions},
+        data={"name": d.name, "version": linted.version, "actions": actions, "deadlock": bool(d.trace)},
     )
 
 
@@ -225,6 +233,25 @@ def _internal_lsp(d: Diagnostic) -> t.Diagnostic:
     return t.Diagnostic(range=t.Range(t.Position(0, 0), t.Position(0, 0)), message=d.message,
                         severity=t.DiagnosticSeverity.Error, code=d.code, source=SOURCE,
                         data={"name": d.name, "actions": []})
+
+
+def _trace_related(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> list[t.DiagnosticRelatedInformation]:
+    """One entry per process (or class of processes) of a deadlock's trace, at the op
+    it is blocked at (or its last step): what it did and what it waits for."""
+    from .report._common import trace_label
+
+    out = []
+    for trace in d.trace:
+        if not trace.steps:
+            continue
+        step = next((s for s in reversed(trace.steps) if s.blocked), trace.steps[-1])
+        done = [s.message for s in trace.steps if not s.blocked]
+        story = (f"completed {', '.join(done)}; " if done else "") + (
+            f"blocked at {step.message}" if step.blocked else "")
+        text = f"{trace_label(trace)}: {story}" + (f" \u2014 {trace.waits_for}" if trace.waits_for else "")
+        out.append(t.DiagnosticRelatedInformation(_lsp_location(step.location, linted, uri, encoding),
+                                                  text.rstrip("; ")))
+    return out
 
 
 def _lsp_location(loc: Location, linted: Linted, uri: str, encoding: str) -> t.Location:
@@ -317,6 +344,11 @@ def code_actions(server: ShloLintServer, params: t.CodeActionParams) -> list[t.C
                 out.append(t.CodeAction(a["title"], kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
                                         is_preferred=a.get("preferred") or None,
                                         edit=_workspace_edit(server, uri, data.get("version"), a["edits"])))
+            if data.get("deadlock"):
+                out.append(t.CodeAction("Show the deadlock as a picture (HTML report)",
+                                        kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
+                                        command=t.Command("Show the deadlock as a picture", SHOW_REPORT,
+                                                          arguments=[uri])))
     if wanted and any(FIX_ALL.startswith(k) for k in wanted) and (fix_all := _fix_all(server, uri)):
         out.append(fix_all)
     return out
@@ -344,6 +376,37 @@ def _workspace_edit(server: ShloLintServer, uri: str, version: int | None, edits
         doc = t.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         return t.WorkspaceEdit(document_changes=[t.TextDocumentEdit(doc, text_edits)])
     return t.WorkspaceEdit(changes={uri: text_edits})
+
+
+def write_report(linted: Linted) -> Path:
+    """The document's HTML report, in a new temporary directory."""
+    import tempfile
+
+    from .report import render
+
+    page = render("html", linted.diagnostics, {linted.source.path: linted.source}, registry.get,
+                  summary={"files": 1}, title=f"shlo-lint: {Path(linted.source.path).name}")
+    out = Path(tempfile.mkdtemp(prefix="shlo-lint-")) / (Path(linted.source.path).stem + ".shlo-lint.html")
+    out.write_text(page, encoding="utf-8")
+    return out
+
+
+async def show_report(server: ShloLintServer, uri: str) -> dict:
+    """SHOW_REPORT: write the page and ask the client to open it in the browser; a
+    client without window/showDocument is told the file's path instead."""
+    linted = server.linted.get(uri)
+    if linted is None:
+        raise ValueError(f"{uri} has not been linted")
+    path = write_report(linted)
+    page_uri = from_fs_path(str(path)) or path.as_uri()
+    window = server.client_capabilities.window
+    shown = False
+    if window is not None and window.show_document is not None and window.show_document.support:
+        result = await server.window_show_document_async(t.ShowDocumentParams(uri=page_uri, external=True))
+        shown = bool(result and result.success)
+    if not shown:
+        server.window_show_message(t.ShowMessageParams(t.MessageType.Info, f"shlo-lint: report written to {path}"))
+    return {"uri": page_uri, "shown": shown}
 
 
 # ----------------------------------------------------------------------------- handlers
@@ -380,6 +443,10 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
                     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, FIX_ALL]))
     def code_action(ls: ShloLintServer, params: t.CodeActionParams) -> list[t.CodeAction]:
         return code_actions(ls, params)
+
+    @server.command(SHOW_REPORT)
+    async def show_report_command(ls: ShloLintServer, uri: str) -> dict:
+        return await show_report(ls, uri)
 
     return server
 

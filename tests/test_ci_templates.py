@@ -96,20 +96,36 @@ def test_github_workflow_runs_shlo_lint_and_uploads_valid_sarif(repo):
 
 
 # ----------------------------------------------------------------------------- GitLab CI
-def test_gitlab_job_keeps_valid_sarif_and_fails_on_findings(repo):
+def test_gitlab_job_writes_code_quality_and_junit_and_fails_on_findings(repo):
     (job,) = yaml.safe_load(GITLAB.read_text()).values()
-    sarif_cmd, text_cmd = shlo_lint_commands(job["script"])
-    proc = run_as_ci(sarif_cmd, repo)
+    quality_cmd, junit_cmd, text_cmd = shlo_lint_commands(job["script"])
+    assert quality_cmd[quality_cmd.index("--output-format") + 1] == "gitlab"
+    proc = run_as_ci(quality_cmd, repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    out_file = sarif_cmd[sarif_cmd.index("--output-file") + 1]
-    assert job["artifacts"]["paths"] == [out_file] and job["artifacts"]["when"] == "always"
-    check_sarif(repo / out_file)
+    out_file = quality_cmd[quality_cmd.index("--output-file") + 1]
+    assert job["artifacts"]["reports"]["codequality"] == out_file and job["artifacts"]["when"] == "always"
+    (issue,) = json.loads((repo / out_file).read_text())
+    assert issue["location"] == {"path": "model/step.mlir", "lines": {"begin": 7}}
+    assert issue["check_name"].startswith("SHLO120") and issue["severity"] == "major"
+
+    proc = run_as_ci(junit_cmd, repo)
+    assert proc.returncode == 0
+    junit_file = junit_cmd[junit_cmd.index("--output-file") + 1]
+    assert job["artifacts"]["reports"]["junit"] == junit_file
+    assert 'failures="1"' in (repo / junit_file).read_text()
 
     proc = run_as_ci(text_cmd, repo)
     assert proc.returncode == 1
     assert proc.stdout.startswith("model/step.mlir:7:14: error[SHLO120]") and "Found 1 diagnostic" in proc.stdout
     (repo / "model" / "step.mlir").unlink()
     assert run_as_ci(text_cmd, repo).returncode == 0
+
+
+@pytest.mark.parametrize("template", [GITHUB, GITLAB])
+def test_templates_install_from_the_repository_not_an_index(template):
+    text = template.read_text()
+    assert "pip install shlo-lint" not in text  # no index has it
+    assert "git+https://github.com/shlo-lint/shlo-lint" in text and "SHLO_LINT_SOURCE" in text
 
 
 # ----------------------------------------------------------------------------- progress

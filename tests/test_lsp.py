@@ -284,3 +284,36 @@ async def test_an_internal_error_is_logged_and_the_server_survives(tmp_path):
         assert await c.text_document_hover_async(t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(0, 0))) is None
         change(c, uri, 2, CLEAN)  # keeps taking edits
         await asyncio.wait_for(_until(lambda: sum("sabotaged" in m.message for m in c.log_messages) == 2), 30)
+
+
+# ----------------------------------------------------------------------------- deadlocks
+RING8 = (CORPUS.parent / "tests" / "fixtures" / "html" / "ring8_after_all_reduce.mlir").read_text()
+
+
+async def test_a_deadlock_shows_each_process_and_offers_its_picture(client, tmp_path):
+    uri = open_doc(client, tmp_path / "ring8.mlir", RING8)
+    (d,) = (await published(client, uri, 1)).diagnostics
+    assert d.code == "SHLO500"
+    stories = [r.message for r in d.related_information if r.message.startswith("process (") and ": " in r.message]
+    assert len(stories) == 8  # one per process: what it completed, where it is blocked, whom it waits for
+    assert stories[0].startswith("process (0, 0): completed all_reduce") and "waits for process (0, 7)" in stories[0]
+    assert all(r.location.range.start.line == 10 for r in d.related_information if r.message in stories)
+
+    action = next(a for a in await actions_for(client, uri, d) if a.title.startswith("Show the deadlock"))
+    if isinstance(action, t.Command):
+        # lsprotocol's converter reads a CodeAction that carries a command as a Command
+        # (the union `Command | CodeAction`), with the command object as a string
+        import ast
+
+        command = ast.literal_eval(action.command)
+        name, arguments = command["command"], command["arguments"]
+    else:
+        name, arguments = action.command.command, action.command.arguments
+    assert name == "shlo-lint.showReport"
+    result = await client.workspace_execute_command_async(t.ExecuteCommandParams(name, arguments))
+    (shown,) = client.shown_documents
+    assert shown.external and shown.uri == result["uri"] and result["shown"] is True
+    from pygls.uris import to_fs_path
+
+    page = Path(to_fs_path(shown.uri)).read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count('<g class="lane"') == 8

@@ -68,7 +68,7 @@ def hook_repo(tmp_path_factory) -> tuple[Path, str, dict]:
 def test_hook_definition():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "shlo-lint" and hook["files"] == r"\.mlir$" and hook["language"] == "python"
-    assert hook["entry"].split()[0] == "shlo-lint"
+    assert hook["entry"].split()[0] == "shlo-lint" and "--force-exclude" in hook["entry"].split()
 
 
 def test_commit_with_a_finding_fails_and_a_clean_commit_passes(hook_repo, tmp_path):
@@ -102,8 +102,35 @@ def test_commit_with_a_finding_fails_and_a_clean_commit_passes(hook_repo, tmp_pa
     assert "shlo-lint" in out and "Passed" in out
     assert _run("git", "log", "--format=%s", cwd=user, env=env).stdout.strip() == "add model"
 
+    # A generated file with a finding, excluded in pyproject.toml: pre-commit names it,
+    # the hook's --force-exclude skips it.
+    (user / "pyproject.toml").write_text('[tool.shlo-lint]\nexclude = ["generated"]\n')
+    (user / "generated").mkdir()
+    shutil.copy(BUGGY, user / "generated" / "dump.mlir")
+    _run("git", "add", ".", cwd=user, env=env)
+    excluded = _run("git", "-c", "commit.gpgsign=false", "commit", "-m", "dump", cwd=user, env=env, check=False)
+    assert excluded.returncode == 0, excluded.stdout + excluded.stderr
+
     # A commit touching no .mlir file skips the hook.
     (user / "notes.txt").write_text("changed\n")
     _run("git", "add", ".", cwd=user, env=env)
     skipped = _run("git", "-c", "commit.gpgsign=false", "commit", "-m", "notes", cwd=user, env=env)
     assert "(no files to check)Skipped" in skipped.stdout + skipped.stderr
+
+
+def test_repo_local_hook_from_the_readme(hook_repo, tmp_path):
+    """The README's `repo: local` configuration, with shlo-lint installed (here: this
+    venv, put on PATH as an activated venv would be)."""
+    _, _, env = hook_repo
+    env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ['PATH'])}"}
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: shlo-lint\n        name: shlo-lint\n"
+        "        entry: shlo-lint check --force-exclude\n        language: system\n        files: \\.mlir$\n")
+    _run("git", "init", "-q", cwd=user, env=env)
+    _run(sys.executable, "-m", "pre_commit", "install", cwd=user, env=env)
+    shutil.copy(BUGGY, user / "step.mlir")
+    _run("git", "add", ".", cwd=user, env=env)
+    failed = _run("git", "-c", "commit.gpgsign=false", "commit", "-m", "x", cwd=user, env=env, check=False)
+    assert failed.returncode != 0 and "error[SHLO120]" in failed.stdout + failed.stderr

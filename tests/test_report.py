@@ -348,7 +348,8 @@ def test_sarif_rules_results_and_related_locations(validator, src):
     r103 = descriptors[1]
     assert r103["name"] == "send-duplicate-source"
     assert r103["shortDescription"]["text"] == "Checks that no process is a source twice in `source_target_pairs`."
-    assert "## Why is this bad?" in r103["fullDescription"]["markdown"]
+    assert r103["fullDescription"]["text"].startswith(r103["shortDescription"]["text"])
+    assert "## Why is this bad?" not in r103["fullDescription"]["markdown"]
     assert r103["help"]["markdown"] == RULES["SHLO103"].doc
     assert r103["helpUri"] == RULES["SHLO103"].help_uri
     assert r103["defaultConfiguration"]["level"] == "error"
@@ -371,7 +372,34 @@ def test_sarif_rules_results_and_related_locations(validator, src):
                                           "region": {"startLine": 42, "startColumn": 7}}
     assert by_rule["SHLO900"]["level"] == "warning"
     assert by_rule["SHLO001"]["level"] == "note"
-    assert by_rule["SHLO001"]["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "prog.mlir"}}
+    # code scanning needs a region on every result: a whole-file problem shows at line 1
+    assert by_rule["SHLO001"]["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "prog.mlir"},
+                                                                      "region": {"startLine": 1}}
+    # related locations are linked from the message text (GitHub shows them only so)
+    assert res["message"]["text"] == (
+        f"{sarif.escape_text(ds[0].message)}. Related: [first used here](1), "
+        f"[{sarif.escape_text(ds[0].notes[1].message)}](2).")
+    assert res["partialFingerprints"]["primaryLocationLineHash"].endswith(":1")
+
+
+def test_sarif_full_description_fits_github_for_every_rule(validator):
+    from shlo_lint.checker import registry
+
+    for spec in registry.all_rules():
+        d = Diagnostic(spec.code, spec.name, spec.category, spec.severity, "m", Location("prog.mlir"))
+        doc = json.loads(sarif.render([d], {}, registry.get))
+        validator.validate(doc)
+        (desc,) = doc["runs"][0]["tool"]["driver"]["rules"]
+        assert 0 < len(desc["fullDescription"]["text"]) <= 1000, spec.code
+        if spec.doc:
+            assert desc["help"]["markdown"] == spec.doc
+
+
+def test_sarif_link_text_escapes_brackets(validator, src):
+    d = dup_source(src)
+    d = Diagnostic(d.code, d.name, d.category, d.severity, "deadlock [spec matching]", d.location, d.notes[:1])
+    res = sarif_doc(validator, [d], {"prog.mlir": src})["runs"][0]["results"][0]
+    assert res["message"]["text"] == "deadlock \\[spec matching\\]. Related: [first used here](1)."
 
 
 def test_sarif_fix_validates_and_maps_edits(validator, src):

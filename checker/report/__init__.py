@@ -1,4 +1,5 @@
-"""Reporters: Diagnostic → text | json | sarif | github.
+"""Reporters: Diagnostic → text | concise | grouped | json | json-lines | sarif |
+github | gitlab | junit | html.
 
 Each format is a function
 `render(diagnostics, sources, rules, *, summary=None, **opts) -> str`; reporters
@@ -13,13 +14,26 @@ from typing import Callable
 from ..diagnostics import Diagnostic
 from ..registry import RuleSpec
 from ..source import SourceFile
-from . import github, json_, sarif, text
+from . import concise, github, gitlab, json_, junit, sarif, text
+
+
+def _html(*args, **opts) -> str:
+    from . import html  # its diagram code is loaded only for this format
+
+    return html.render(*args, **opts)
+
 
 FORMATS: dict[str, Callable[..., str]] = {
     "text": text.render,
+    "concise": concise.render,
+    "grouped": concise.render_grouped,
     "json": json_.render,
+    "json-lines": json_.render_lines,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
+    "junit": junit.render,
+    "html": _html,
 }
 
 

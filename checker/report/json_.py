@@ -98,3 +98,10 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            indent: int | None = 2, statistics: bool = False, **_opts) -> str:
     return json.dumps(to_dict(diagnostics, sources, rules, summary=summary, statistics=statistics),
                       indent=indent, ensure_ascii=False) + "\n"
+
+
+def render_lines(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
+                 rules: Callable[[str], RuleSpec | None] | None = None, **_opts) -> str:
+    """json-lines: one diagnostic object (as in `diagnostics` above) per line, no summary."""
+    return "".join(json.dumps(diagnostic_dict(d, sources, rules), ensure_ascii=False) + "\n"
+                   for d in sorted_diagnostics(diagnostics, sources))

@@ -71,14 +71,15 @@ class _Uris:
 
     def location(self, path: str) -> om.ArtifactLocation:
         p = Path(path)
-        if p.is_absolute():
-            if self.root is not None:
-                try:
-                    p = p.resolve().relative_to(self.root)
-                except ValueError:
-                    return om.ArtifactLocation(uri=p.as_uri())
-            else:
+        if self.root is not None and not path.startswith("<"):
+            # relative to where shlo-lint ran, which may be below the root
+            p = (p if p.is_absolute() else Path.cwd() / p).resolve()
+            try:
+                p = p.relative_to(self.root)
+            except ValueError:
                 return om.ArtifactLocation(uri=p.as_uri())
+        elif p.is_absolute():
+            return om.ArtifactLocation(uri=p.as_uri())
         uri = quote(PurePosixPath(p.as_posix()).as_posix(), safe="/")
         return om.ArtifactLocation(uri=uri, uri_base_id=SRCROOT if self.root is not None else None)
 
@@ -88,20 +89,23 @@ class _Uris:
         return {SRCROOT: om.ArtifactLocation(uri=self.root.as_uri() + "/")}
 
 
-def _region(pos: Position) -> om.Region | None:
+def _region(pos: Position, whole_file: bool = False) -> om.Region | None:
+    """The region of a position; a position without a line has none, except a
+    result's primary location (`whole_file`): code scanning needs a region on every
+    result, and line 1 is where a whole-file problem (an unreadable file) shows."""
     if pos.line is None:
-        return None
+        return om.Region(start_line=1) if whole_file else None
     return om.Region(start_line=pos.line, start_column=pos.column,
                      end_line=pos.end_line, end_column=pos.end_column)
 
 
-def _physical(pos: Position, uris: _Uris) -> om.PhysicalLocation:
-    return om.PhysicalLocation(artifact_location=uris.location(pos.path), region=_region(pos))
+def _physical(pos: Position, uris: _Uris, whole_file: bool = False) -> om.PhysicalLocation:
+    return om.PhysicalLocation(artifact_location=uris.location(pos.path), region=_region(pos, whole_file))
 
 
 def _location(loc: Location, sources: dict[str, SourceFile], uris: _Uris, *, message: str | None = None,
-              id: int | None = None) -> om.Location:
-    return om.Location(physical_location=_physical(resolve(loc, sources), uris),
+              id: int | None = None, primary: bool = False) -> om.Location:
+    return om.Location(physical_location=_physical(resolve(loc, sources), uris, primary),
                        message=om.Message(text=message) if message else None,
                        id=id if id is not None else -1)
 
@@ -115,6 +119,51 @@ def fingerprint(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
+def line_hash(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
+    """A `primaryLocationLineHash`-style key: a hash of the text of the primary
+    line with whitespace removed (GitHub's own is a rolling hash of the line and its
+    context; this one follows the same idea: it survives the line moving)."""
+    pos = resolve(d.location, sources)
+    source = sources.get(d.path)
+    line = source.line_text(pos.line) if source is not None and pos.line and pos.line <= source.num_lines else ""
+    return hashlib.sha256("".join(line.split()).encode("utf-8")).hexdigest()[:16]
+
+
+def escape_text(text: str) -> str:
+    """Literal brackets in a message that has embedded links (SARIF §3.11.6)."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def linked_message(d: Diagnostic) -> str:
+    """The message with every related location linked from its text, the only way
+    GitHub code scanning shows them: `... Related: [first used here](1).`"""
+    if not d.notes:
+        return d.message
+    links = ", ".join(f"[{escape_text(n.message)}]({i})" for i, n in enumerate(d.notes, 1))
+    return f"{escape_text(d.message)}. Related: {links}."
+
+
+MAX_FULL_DESCRIPTION = 1000
+"""GitHub reads at most this many characters of fullDescription; the rest is in help."""
+
+
+def short_description(doc: str) -> str:
+    """The doc's first paragraphs that fit in MAX_FULL_DESCRIPTION characters
+    (headings dropped), cut at a word with "…" when even the first does not."""
+    out = ""
+    for para in doc.split("\n\n"):
+        para = "\n".join(line for line in para.splitlines() if not line.startswith("#")).strip()
+        if not para:
+            continue
+        candidate = f"{out}\n\n{para}" if out else para
+        if len(candidate) > MAX_FULL_DESCRIPTION:
+            if not out:
+                out = para[: MAX_FULL_DESCRIPTION - 1].rsplit(" ", 1)[0] + "\u2026"
+            break
+        out = candidate
+    return out
+
+
 def _descriptor(code: str, spec: RuleSpec | None, example: Diagnostic) -> om.ReportingDescriptor:
     if spec is None:
         return om.ReportingDescriptor(
@@ -126,7 +175,7 @@ def _descriptor(code: str, spec: RuleSpec | None, example: Diagnostic) -> om.Rep
     return om.ReportingDescriptor(
         id=spec.code, name=spec.name,
         short_description=om.MultiformatMessageString(text=spec.summary),
-        full_description=om.MultiformatMessageString(text=doc, markdown=doc),
+        full_description=om.MultiformatMessageString(text=short_description(doc), markdown=short_description(doc)),
         help=om.MultiformatMessageString(text=doc, markdown=doc),
         help_uri=spec.help_uri,
         default_configuration=om.ReportingConfiguration(level=LEVELS[spec.severity.value]),
@@ -187,7 +236,9 @@ def to_sarif(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
     for d in diags:
         fp = fingerprint(d, sources)
         seen[fp] = seen.get(fp, 0) + 1
-        partial = {FINGERPRINT_KEY: f"{fp}:{seen[fp]}"}
+        lh = line_hash(d, sources)
+        seen[lh + d.code] = seen.get(lh + d.code, 0) + 1
+        partial = {FINGERPRINT_KEY: f"{fp}:{seen[fp]}", "primaryLocationLineHash": f"{lh}:{seen[lh + d.code]}"}
         if d.fingerprint:
             partial["shloLintEngine/v1"] = d.fingerprint
         props = {"category": d.category, "name": d.name}
@@ -197,8 +248,8 @@ def to_sarif(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
             rule_id=d.code,
             rule_index=index[d.code],
             level=LEVELS[severity_of(d).value],
-            message=om.Message(text=d.message),
-            locations=[_location(d.location, sources, uris)],
+            message=om.Message(text=linked_message(d)),
+            locations=[_location(d.location, sources, uris, primary=True)],
             related_locations=[_location(n.location, sources, uris, message=n.message, id=i)
                                for i, n in enumerate(d.notes, 1)] or None,
             partial_fingerprints=partial,
