@@ -31,8 +31,11 @@ from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
-from .interpreter import Frame, OpFunctions, Wait, _ranges, fmt_pid, impl
-from .ops import _COMBINE, _binary_kind, int_attr
+from .ops.common import int_attr
+from .ops.reduce import COMBINE as _COMBINE
+from .ops.reduce import binary_kind as _binary_kind
+from .registry import OpFunctions, impl, register
+from .runtime import Frame, Wait, _ranges, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
 
 Pid = tuple[int, int]
@@ -158,6 +161,7 @@ class DeliveryWait(Wait):
 
 
 # ----------------------------------------------------------------------------- ops
+@register
 class CommunicationFunctions(OpFunctions):
     """Collectives, collective_permute, send/recv, and the async forms that wrap them."""
 
@@ -516,5 +520,3 @@ class CommunicationFunctions(OpFunctions):
                 f"{self.interp.where(msg.op)} (process {fmt_pid(source)}) sent ({', '.join(got)})", op)
         return list(msg.payload) + [TOKEN]
 
-
-FUNCTION_CLASSES = (CommunicationFunctions,)
