@@ -275,6 +275,10 @@ class CommunicationFunctions(OpFunctions):
                 for k, m in enumerate(members):
                     res[m] = [self.cast(rv.ops[m], xp.split(r, len(members), axis=dim)[k], i)
                               for i, r in enumerate(reduced)]
+            elif kind == "collective_reduce":  # only the group's root (its first member) keeps the result
+                for m in members:
+                    res[m] = [self.cast(rv.ops[m], r, i) for i, r in enumerate(reduced)] if m == members[0] \
+                        else self.zeros(rv.ops[m])
             else:
                 for m in members:
                     res[m] = [self.cast(rv.ops[m], r, i) for i, r in enumerate(reduced)]

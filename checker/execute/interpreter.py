@@ -141,17 +141,13 @@ def single_process_grid(module: Module, grid: Grid) -> Grid:
     `interpreter.run_parallel` starts counts as one process)."""
     if grid.known:
         return grid
-    harness = False
-    for op in module.walk():
-        if op.name == "interpreter.run_parallel":
-            harness = True
-        elif op.name in _NEEDS_GRID and not harness:
-            return grid
-        elif op.name == "stablehlo.custom_call" and custom_call_target(op) in (
-                "SPMDFullToShardShape", "SPMDShardToFullShape"):
-            return grid
-    if harness:
+    ops = list(module.walk())
+    if any(op.name == "interpreter.run_parallel" for op in ops):
         return Grid(1, 1, "run_parallel")
+    for op in ops:
+        if op.name in _NEEDS_GRID or (op.name == "stablehlo.custom_call" and custom_call_target(op) in (
+                "SPMDFullToShardShape", "SPMDShardToFullShape")):
+            return grid
     return Grid(1, 1, "default")
 
 

@@ -111,7 +111,7 @@ class CheckFunctions(ComputeFunctions):
     def expect_serialized_eq(self, frame, op, args):
         pid = op.attr("probe_id")
         key = pid.value if isinstance(pid, StringAttr) else None
-        it = int_attr(op, "iteration", 0)
+        it = int_attr(op, "iteration", int_attr(op, "iter", 0))
         seen = self.interp.probes.get(key, [])
         if it >= len(seen):
             return self.fail(op, f"no value was probed as {key!r} (iteration {it})")

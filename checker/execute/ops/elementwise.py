@@ -62,7 +62,7 @@ class ElementwiseFunctions(ComputeFunctions):
             r = xp.where(neg, xp.where(a == 1, 1, xp.where(a == -1, xp.where(b % 2 == 0, 1, -1), 0)), r)
             return [self.cast(op, r)]
         f = {"add": xp.add, "subtract": xp.subtract, "multiply": xp.multiply, "maximum": xp.maximum,
-             "minimum": xp.minimum, "power": xp.power, "atan2": xp.arctan2}[kind]
+             "minimum": xp.minimum, "power": xp.power, "atan2": _atan2(xp)}[kind]
         return [self.cast(op, f(a, b))]
 
     @impl("stablehlo.divide")
@@ -110,7 +110,7 @@ class ElementwiseFunctions(ComputeFunctions):
         "negate": lambda xp, a: xp.negative(a), "abs": lambda xp, a: xp.abs(a), "sign": lambda xp, a: xp.sign(a),
         "exponential": lambda xp, a: xp.exp(a), "exponential_minus_one": lambda xp, a: xp.expm1(a),
         "log": lambda xp, a: xp.log(a), "log_plus_one": lambda xp, a: xp.log1p(a),
-        "sqrt": lambda xp, a: xp.sqrt(a), "rsqrt": lambda xp, a: 1 / xp.sqrt(a), "cbrt": lambda xp, a: xp.cbrt(a),
+        "sqrt": lambda xp, a: xp.sqrt(a), "rsqrt": lambda xp, a: 1 / xp.sqrt(a), "cbrt": lambda xp, a: _cbrt(xp, a),
         "tanh": lambda xp, a: xp.tanh(a), "sine": lambda xp, a: xp.sin(a), "cosine": lambda xp, a: xp.cos(a),
         "tan": lambda xp, a: xp.tan(a), "logistic": lambda xp, a: 1 / (1 + xp.exp(-a)),
         "floor": lambda xp, a: xp.floor(a), "ceil": lambda xp, a: xp.ceil(a),
@@ -159,6 +159,8 @@ class ElementwiseFunctions(ComputeFunctions):
         (a,) = args
         t = self.interp.result_type(op)
         dt = dtype_of(t.element)
+        if a.dtype.kind == "c" and dt.kind != "c":  # complex → real types: the real part
+            a = self.xp.real(a)
         if dt == np.bool_:
             return [self.xp.asarray(a != 0)]
         if a.dtype.kind == "c" and dt.kind != "c":
@@ -179,9 +181,17 @@ class ElementwiseFunctions(ComputeFunctions):
     def bitcast_convert(self, frame, op, args):
         (a,) = args
         t = self.interp.result_type(op)
-        host = np.ascontiguousarray(self.backend.to_numpy(a)).view(dtype_of(t.element)).reshape(tuple(t.shape))
-        return [self.backend.asarray(host)]
-
+        host = np.ascontiguousarray(self.host(a))
+        dt = dtype_of(t.element)
+        if host.dtype == np.bool_:  # i1 elements are bits, least significant first
+            host = np.packbits(host.reshape(*host.shape[:-1], -1, 8), axis=-1, bitorder="little")
+            host = host.reshape(host.shape[:-1])
+        if dt == np.bool_:
+            bits = np.unpackbits(host.view(np.uint8).reshape(*host.shape, -1), axis=-1, bitorder="little")
+            out = bits.astype(bool).reshape(tuple(t.shape))
+        else:
+            out = host.view(dt).reshape(tuple(t.shape))
+        return [self.backend.asarray(out)]
 
     @impl("stablehlo.count_leading_zeros")
     def count_leading_zeros(self, frame, op, args):
@@ -240,5 +250,34 @@ def reduce_precision(a: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
         inf_bits = exp_mask
         bits = np.where(over, sign | inf_bits, np.where(under, sign, bits)).astype(ut)
     out = bits.view(wide)
-    out = np.where(np.isnan(x), x, out)
+    if mantissa_bits > 0:
+        out = np.where(np.isnan(x), x, out)
+    else:  # no mantissa bit left to mark a NaN: it becomes an infinity of its sign
+        out = np.where(np.isnan(x), np.copysign(np.inf, x), out)
     return out.astype(dt)
+
+
+def _popcount(xp, a):
+    u = a.astype(np.uint64) if a.dtype.kind == "i" else a.astype(np.uint64)
+    if a.dtype.kind == "i" and a.dtype.itemsize < 8:  # count the bits of the element's own width
+        u = u & np.uint64((1 << (8 * a.dtype.itemsize)) - 1)
+    count = xp.zeros(a.shape, dtype=np.uint64)
+    for _ in range(a.dtype.itemsize * 8):
+        count = count + (u & np.uint64(1))
+        u = u >> np.uint64(1)
+    return count
+
+
+def _cbrt(xp, a):
+    if np.dtype(a.dtype).kind == "c":  # principal cube root
+        return xp.exp(xp.log(a) / 3)
+    return xp.cbrt(a)
+
+
+def _atan2(xp):
+    def f(y, x):
+        if np.dtype(y.dtype).kind == "c":  # -i log((x + iy) / sqrt(x^2 + y^2))
+            return -1j * xp.log((x + 1j * y) / xp.sqrt(x * x + y * y))
+        return xp.arctan2(y, x)
+
+    return f

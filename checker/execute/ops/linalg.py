@@ -69,14 +69,17 @@ class LinalgFunctions(ComputeFunctions):
         return self.cast(op, r)
 
     # -- convolution ------------------------------------------------------------------
-    @impl("stablehlo.convolution")
+    @impl("stablehlo.convolution", "stablehlo.dynamic_conv")
     def convolution(self, frame, op, args):
-        lhs, rhs = args
+        lhs, rhs = args[:2]
         xp = self.xp
         dims = conv_dimensions(op)
         nsp = len(dims["input_spatial_dimensions"])
         strides = ints(op, "window_strides", [1] * nsp)
-        pads = ints(op, "padding", [0] * (2 * nsp))
+        if len(args) > 2:  # dynamic_conv: the padding is an operand
+            pads = [int(v) for v in self.host(args[2]).reshape(-1)]
+        else:
+            pads = ints(op, "padding", [0] * (2 * nsp))
         lhs_dil = ints(op, "lhs_dilation", [1] * nsp)
         rhs_dil = ints(op, "rhs_dilation", [1] * nsp)
         rev = _bools(op, "window_reversal", nsp)
