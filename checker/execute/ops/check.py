@@ -132,7 +132,7 @@ class CheckFunctions(ComputeFunctions):
         n = int((~same).sum())
         at = f" at {list(first)}" if first else ""
         return self.fail(op, f"{n} of {same.size} element{'s' if same.size != 1 else ''} differ{how}; first{at}: "
-                             f"{actual[first]!r} (actual) vs {expected[first]!r} (expected)")
+                             f"{_show(actual[first])} (actual) vs {_show(expected[first])} (expected)")
 
     # -- harness ------------------------------------------------------------------------
     @impl("interpreter.probe")
@@ -186,6 +186,11 @@ class CheckFunctions(ComputeFunctions):
     @impl("stablehlo.outfeed")
     def outfeed(self, frame, op, args):
         return [TOKEN]
+
+
+def _show(v) -> str:
+    item = np.asarray(v).item()
+    return repr(item) if not isinstance(item, float) else f"{item:.9g}"
 
 
 def _almost(a, b, tol):

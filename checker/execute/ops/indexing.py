@@ -39,6 +39,10 @@ def operand_index(out_shape, batch_dims, window_dims, indices, ivd, index_map, o
     batch_index = [ar[d] for d in batch_dims]
     starts = vectors[tuple(batch_index)] if batch_index else vectors.reshape(vectors.shape[-1:])
     out = []
+    free = [d for d in range(len(operand_shape)) if d not in skipped and d not in operand_batching]
+    if len(free) != len(window_dims):
+        raise ExecutionError(f"the dimension numbers give {len(window_dims)} window dimensions for the "
+                             f"{len(free)} operand dimensions that are neither collapsed nor batching")
     offsets = iter(window_dims)
     for d in range(len(operand_shape)):
         idx = np.zeros((1,) * rank, np.int64)
