@@ -167,7 +167,7 @@ class Interpreter:
 
     def __init__(self, module: Module, grid: Grid | None = None, backend=None, limits: Limits | None = None,
                  schedule: list[tuple[int, int]] | None = None, matching: str = "xla",
-                 parent: "Interpreter | None" = None):
+                 parent: "Interpreter | None" = None, external_channels: frozenset[int] = frozenset()):
         if matching not in ("xla", "spec"):
             raise ExecutionError(f"matching must be xla or spec, not {matching!r}")
         self.matching = matching
@@ -184,6 +184,8 @@ class Interpreter:
         self.checks: dict = parent.checks if parent else {"passed": 0, "failed": []}
         self.probes: dict = parent.probes if parent else {}
         self.infeeds: list[str] = []
+        self.external_channels = parent.external_channels if parent else frozenset(external_channels)
+        """Channels whose send/recv talk to another program (the `external-channels` option)."""
         self.harness = parent is not None
         """Inside interpreter.run_parallel: host transfers travel between its processes by channel."""
         self.backend = backend or NumpyBackend()

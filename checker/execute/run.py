@@ -53,6 +53,8 @@ class RunOptions:
     """Process order for each scheduling round (a counterexample's processes first)."""
     matching: str = "xla"
     """How collectives meet: "xla" (kind + channel + groups) or "spec" (the same op)."""
+    external_channels: frozenset = frozenset()
+    """Channels whose send/recv talk to another program (`-O external-channels=1,3`)."""
 
 
 @dataclass
@@ -205,7 +207,8 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
         return EngineReport("unsupported", "interp", options.device, message=e.message)
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
-                             schedule=options.schedule, matching=options.matching)
+                             schedule=options.schedule, matching=options.matching,
+                             external_channels=options.external_channels)
     except ExecutionError as e:
         return EngineReport("error", "interp", backend.describe(), message=e.message)
     r = interp.run(options.inputs)
