@@ -136,3 +136,21 @@ def test_bad_scatter_dimension_numbers_are_located():
   }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<2x2xi64>, tensor<1x1xi64>, tensor<1xi64>) -> tensor<2x2xi64>"""
     res = run_text(prog(body))
     assert res.outcome == "error" and "window dimensions" in res.message and "t.mlir:5:" in res.message
+
+
+def test_index_vector_dim_defaults_to_zero():
+    """`index_vector_dim` is printed only when it is not 0."""
+    body = """  %x = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %i = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %g = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [0, 1]>, slice_sizes = array<i64: 1, 1>} : (tensor<2x3xi64>, tensor<2xi64>) -> tensor<i64>
+  check.expect_eq_const %g, dense<6> : tensor<i64>
+  %v = stablehlo.constant dense<[7, 8]> : tensor<2xi64>
+  %j = stablehlo.constant dense<[0, 0]> : tensor<2xi64>
+  %s = "stablehlo.scatter"(%x, %j, %v) ({
+  ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+    %t = stablehlo.add %a, %b : tensor<i64>
+    stablehlo.return %t : tensor<i64>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [0, 1]>} : (tensor<2x3xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xi64>
+  check.expect_eq_const %s, dense<[[8, 2, 3], [12, 5, 6]]> : tensor<2x3xi64>"""
+    res = run_text(prog(body))
+    assert res.outcome == "completed" and res.checks == {"passed": 2, "failed": []}, (res.message, res.checks)

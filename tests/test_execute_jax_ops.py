@@ -122,3 +122,22 @@ def test_interpreter_matches_xla_cpu(name, tmp_path):
             np.testing.assert_array_equal(g, e)
         else:
             np.testing.assert_allclose(g.astype(np.complex128), e.astype(np.complex128), rtol=2e-5, atol=2e-5)
+
+
+def test_scatter_pipeline_runs_under_both_engines_with_equal_outputs():
+    """A real export (corpus/execute/generate_scatter_pipeline.py): x.at[i].set(v) and
+    x.at[i, 0].add(1) inside a fori_loop over ppermute on 8 devices."""
+    from shlo_lint.checker.execute.run import RunOptions, run_path
+    from shlo_lint.checker.execute.xla import jax_available
+
+    from conftest import CORPUS
+
+    if not jax_available():
+        pytest.skip("the XLA engine needs jax")
+    path = CORPUS / "execute" / "scatter_pipeline.mlir"
+    assert path.read_text().count('"stablehlo.scatter"') == 2 and "collective_permute" in path.read_text()
+    report = run_path(str(path), RunOptions(engine="both", xla_timeout_s=120))
+    assert report.reports["interp"].outcome == "completed", report.reports["interp"].message
+    assert report.reports["xla"].outcome == "completed", report.reports["xla"].message
+    assert report.cross_check["status"] == "match", report.cross_check
+    assert report.exit_code() == 0

@@ -72,7 +72,7 @@ class IndexingFunctions(ComputeFunctions):
         idx_batch = param_ints(dn, "start_indices_batching_dims")
         index_map = param_ints(dn, "start_index_map")
         ivd = param_ints(dn, "index_vector_dim")
-        ivd = ivd[0] if ivd else indices.ndim
+        ivd = ivd[0] if ivd else 0  # omitted when 0 (the attribute default)
         if op.name.endswith("dynamic_gather"):
             sizes = [int(v) for v in self.host(args[2]).reshape(-1)]
         else:
@@ -99,7 +99,7 @@ class IndexingFunctions(ComputeFunctions):
         idx_batch = param_ints(dn, "scatter_indices_batching_dims")
         index_map = param_ints(dn, "scatter_dims_to_operand_dims")
         ivd = param_ints(dn, "index_vector_dim")
-        ivd = ivd[0] if ivd else indices.ndim
+        ivd = ivd[0] if ivd else 0  # omitted when 0 (the attribute default)
         upd_shape = tuple(updates[0].shape)
         scatter_dims = [d for d in range(len(upd_shape)) if d not in window_dims]
         shape = tuple(inputs[0].shape)
