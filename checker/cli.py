@@ -390,7 +390,14 @@ def _confirm(results: list[FileResult], config: Config, engine: str) -> list[Fil
     from .execute.replay import confirm
     from .execute.run import RunOptions
 
-    options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas)
+    from .execute.comm import parse_external_channels
+
+    try:
+        external = parse_external_channels(config.options.get("external-channels"))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--option") from None
+    options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas,
+                         external_channels=external)
     for r in results:
         if r.module is not None and not r.failed:
             try:

@@ -327,18 +327,26 @@ def test_unknown_custom_call_is_refused_before_running():
 
 def test_unimplemented_op_is_located_not_a_traceback():
     text = per_device("""
-    %0 = "stablehlo.sort"(%x) ({
-      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-        %c = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
-        stablehlo.return %c : tensor<i1>
-    }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = "mydialect.frobnicate"(%x) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>""")
     res = run_text(text)
-    assert res.outcome == "error" and res.message == "cannot execute: op stablehlo.sort at prog.mlir:4:10"
+    assert res.outcome == "error" and res.message == "cannot execute: op mydialect.frobnicate at prog.mlir:4:10"
 
 
 def test_unknown_grid_and_dynamic_shapes_are_errors():
-    text = per_device("    return %x : tensor<4xf32>").replace(
+    # no grid attributes and no communication: one process, as the reference interpreter runs it
+    alone = per_device("    return %x : tensor<4xf32>").replace(
+        "attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}", "")
+    res = run_text(alone)
+    assert res.outcome == "completed" and list(res.outputs) == [(0, 0)]
+    # communication without a grid: which processes take part is unknown
+    text = per_device("""
+    %0 = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>""").replace(
         "attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}", "")
     assert "grid is unknown" in run_text(text).message
     assert "statically shaped" in run_path(str(CORPUS / "valid" / "permute_dynamic.mlir")).primary.message

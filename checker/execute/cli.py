@@ -60,9 +60,12 @@ def _size(value: str) -> int:
               help="xla-distributed: seconds without progress, every process running, that make a hang.")
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None,
               help="Write the outputs (the interpreter's, else XLA's) to this .npz.")
+@click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
+              help="Options as for `check` (and [tool.shlo-lint.options]); `run` reads external-channels=1,3: "
+                   "send/recv channels that talk to another program.")
 def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
             xla_stuck_timeout, num_partitions, num_replicas, num_processes, coordinator, process_ids, stuck_timeout,
-            save_outputs) -> None:
+            save_outputs, rule_options) -> None:
     """Run PROG for every process of its grid and report what happened.
 
     \b
@@ -84,7 +87,8 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          xla_stuck_warn_s=max(1, min(2, xla_stuck_timeout - 1)),
                          xla_stuck_terminate_s=xla_stuck_timeout, num_processes=num_processes,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
-                         dist_stuck_s=stuck_timeout)
+                         dist_stuck_s=stuck_timeout,
+                         external_channels=_external_channels(paths, rule_options))
     reports = [run_path(p, options) for p in paths]
     if save_outputs:
         _save(reports, save_outputs)
@@ -93,6 +97,22 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     else:
         click.echo("\n".join(render_text(r) for r in reports))
     sys.exit(max(r.exit_code() for r in reports))
+
+
+def _external_channels(paths, rule_options) -> frozenset:
+    """`external-channels` from -O, else from the project's [tool.shlo-lint.options]."""
+    from ..cli import _config, _parse_options
+    from ..config import ConfigError
+    from .comm import parse_external_channels
+
+    try:
+        options = {**_config(paths, None, False).options, **_parse_options(rule_options)}
+    except ConfigError as e:
+        raise click.UsageError(str(e)) from None
+    try:
+        return parse_external_channels(options.get("external-channels"))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--option") from None
 
 
 def _save(reports, path: str) -> None:

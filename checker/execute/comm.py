@@ -17,9 +17,14 @@ replayed counterexample blocks the same processes:
   (XLA's send-done): otherwise it stays blocked at that send.
 * async_start / `*_start` arrive without waiting; async_done / `*_done` wait
   for the started operation as its synchronous form would.
-* Sends on a channel nothing in the program receives on (and recvs on a
-  channel nothing sends on) talk to another program: a send is delivered
-  nowhere; such a recv cannot be executed.
+* A device-to-device send/recv pairs with its peers inside this program
+  (their `source_target_pairs` name processes of this grid): a send nobody
+  receives leaves its process blocked at the send, a recv nobody sends to
+  blocks at the recv. Only host transfers (`is_host_transfer`) and channels
+  declared external (`external-channels`: the other stages of an MPMD
+  pipeline) talk to another program: such a send is delivered nowhere, such a
+  recv cannot be executed. Inside `interpreter.run_parallel` (a test driver)
+  host transfers go through its host queues between its processes, by channel.
 """
 from __future__ import annotations
 
@@ -31,8 +36,11 @@ from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
-from .interpreter import Frame, OpFunctions, Wait, _ranges, fmt_pid, impl
-from .ops import _COMBINE, _binary_kind, int_attr
+from .ops.common import int_attr
+from .ops.reduce import COMBINE as _COMBINE
+from .ops.reduce import binary_kind as _binary_kind
+from .registry import OpFunctions, impl, register
+from .runtime import Frame, Wait, _ranges, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
 
 Pid = tuple[int, int]
@@ -41,6 +49,34 @@ GROUP_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "coll
                "collective_reduce")
 COLLECTIVE_KINDS = (*GROUP_KINDS, "collective_permute")
 MATCHINGS = ("xla", "spec")
+
+
+def parse_external_channels(value) -> frozenset[int]:
+    """The `external-channels` option: `-O external-channels=1,3` (the string
+    "1,3"), a config list `[1, 3]`, or one integer. ValueError for anything else."""
+    if value is None or value == "" or value == []:
+        return frozenset()
+    if isinstance(value, bool):
+        items: list = [value]
+    elif isinstance(value, int):
+        items = [value]
+    elif isinstance(value, str):
+        items = value.replace(",", " ").split()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+    else:
+        items = [value]
+    out = set()
+    for v in items:
+        ok = not isinstance(v, bool) and isinstance(v, (int, str))
+        if ok and isinstance(v, str):
+            ok = v.strip().lstrip("-").isdigit()
+        if not ok:
+            raise ValueError(f"option external-channels = {value!r}: {v!r} is not a channel id (an integer); "
+                             "write e.g. -O external-channels=1,3 or, in [tool.shlo-lint.options], "
+                             "external-channels = [1, 3]")
+        out.add(int(v))
+    return frozenset(out)
 
 
 def result_tensor_types(op: Operation) -> list:
@@ -137,6 +173,21 @@ class MessageWait(Wait):
 
 
 @dataclass(eq=False)
+class HostQueueWait(Wait):
+    """Inside interpreter.run_parallel: a host-transfer recv waiting for a host send on its channel."""
+
+    queue: list
+    channel: int | None
+    op: Operation | None = None
+
+    def ready(self) -> bool:
+        return bool(self.queue)
+
+    def waits_for(self, world, me) -> str:
+        return f"a host-transfer send on channel {self.channel}"
+
+
+@dataclass(eq=False)
 class DeliveryWait(Wait):
     """A process at its end, waiting for one of its sends to be received."""
 
@@ -158,12 +209,12 @@ class DeliveryWait(Wait):
 
 
 # ----------------------------------------------------------------------------- ops
+@register
 class CommunicationFunctions(OpFunctions):
     """Collectives, collective_permute, send/recv, and the async forms that wrap them."""
 
     def __init__(self, interp):
         super().__init__(interp)
-        self._one_sided: set | None = None
         self._groups: dict[int, dict] = {}
         self._pairs_cache: dict[int, tuple] = {}
 
@@ -271,6 +322,10 @@ class CommunicationFunctions(OpFunctions):
                 for k, m in enumerate(members):
                     res[m] = [self.cast(rv.ops[m], xp.split(r, len(members), axis=dim)[k], i)
                               for i, r in enumerate(reduced)]
+            elif kind == "collective_reduce":  # only the group's root (its first member) keeps the result
+                for m in members:
+                    res[m] = [self.cast(rv.ops[m], r, i) for i, r in enumerate(reduced)] if m == members[0] \
+                        else self.zeros(rv.ops[m])
             else:
                 for m in members:
                     res[m] = [self.cast(rv.ops[m], r, i) for i, r in enumerate(reduced)]
@@ -440,15 +495,11 @@ class CommunicationFunctions(OpFunctions):
         return out
 
     # -- send / recv --------------------------------------------------------------------
-    def one_sided(self) -> set:
-        """(kind, channel) of sends no recv in the program takes and recvs no send feeds."""
-        if self._one_sided is None:
-            sends, recvs = set(), set()
-            for o in self.interp.module.walk():
-                if o.name in ("stablehlo.send", "stablehlo.recv") and not flag(o, "is_host_transfer"):
-                    (sends if o.name.endswith("send") else recvs).add(channel_id(o))
-            self._one_sided = {("send", c) for c in sends - recvs} | {("recv", c) for c in recvs - sends}
-        return self._one_sided
+    def external(self, op: Operation) -> bool:
+        """A send/recv that talks to something outside this program: a host transfer,
+        or a channel the user declared external (`-O external-channels=...`: an MPMD
+        pipeline's other stages). Every other send/recv pairs with its peers here."""
+        return flag(op, "is_host_transfer") or channel_id(op) in self.interp.external_channels
 
     def _pairs(self, op: Operation):
         maps = self._pairs_cache.get(id(op))
@@ -456,7 +507,7 @@ class CommunicationFunctions(OpFunctions):
             return maps
         pairs = source_target_pairs(op)
         if pairs is None or not pairs:
-            if flag(op, "is_host_transfer"):
+            if self.external(op):
                 return None
             raise ExecutionError(f"cannot execute: {op.name} without source_target_pairs (undefined behaviour)", op)
         return self.pair_maps(op)
@@ -464,10 +515,14 @@ class CommunicationFunctions(OpFunctions):
     @impl("stablehlo.send")
     def send(self, frame, op, args):
         payload = [a for a in args if a is not TOKEN]
-        pairs = self._pairs(op)
         ch = channel_id(op)
-        if pairs is None or ("send", ch) in self.one_sided():  # to the host / another program
+        if self.interp.harness and flag(op, "is_host_transfer") and source_target_pairs(op) is None:
+            # interpreter.run_parallel: its host queues carry host transfers between its processes
+            self.world.mailboxes.setdefault(("host", ch), []).append(payload)
             return [TOKEN]
+        if self.external(op):  # to the host / another program: delivered outside this run
+            return [TOKEN]
+        pairs = self._pairs(op)
         strat = strategy(op)
         me = frame.proc.pid
         world = self.world
@@ -483,14 +538,18 @@ class CommunicationFunctions(OpFunctions):
 
     @impl("stablehlo.recv", blocking=True)
     def recv(self, frame, op, args):
-        pairs = self._pairs(op)
         ch = channel_id(op)
-        if pairs is None:
-            raise ExecutionError("cannot execute: recv from the host (is_host_transfer): the checker has no host "
-                                 "to receive from", op)
-        if ("recv", ch) in self.one_sided():
-            raise ExecutionError(f"cannot execute: recv on channel {ch}, which no send in this program feeds "
-                                 "(its sender is another program)", op)
+        if self.interp.harness and flag(op, "is_host_transfer") and source_target_pairs(op) is None:
+            queue = self.world.mailboxes.setdefault(("host", ch), [])
+            if not queue:
+                yield HostQueueWait(queue, ch, op)
+            payload = queue.pop(0)
+            return list(payload) + [TOKEN]
+        if self.external(op):
+            why = "from the host (is_host_transfer)" if flag(op, "is_host_transfer") else \
+                f"on channel {ch}, declared external (external-channels)"
+            raise ExecutionError(f"cannot execute: recv {why}: its sender is outside this program", op)
+        pairs = self._pairs(op)
         strat = strategy(op)
         me = frame.proc.pid
         world = self.world
@@ -516,5 +575,3 @@ class CommunicationFunctions(OpFunctions):
                 f"{self.interp.where(msg.op)} (process {fmt_pid(source)}) sent ({', '.join(got)})", op)
         return list(msg.payload) + [TOKEN]
 
-
-FUNCTION_CLASSES = (CommunicationFunctions,)

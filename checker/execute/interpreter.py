@@ -9,10 +9,11 @@ so on, and goes round again while anything moved. When a whole round moves
 nothing and some process is unfinished, every unfinished process is blocked: the
 report names each one, the op it is blocked at (file:line) and what it waits for.
 
-Op semantics live in classes with `@impl(op_name)` methods, one class per
-dialect (ops.py: stablehlo compute and control flow, func, sdy and the sharding
-custom_calls; comm.py: collectives, send/recv, async start/done), as in xDSL's
-interpreter.
+Op semantics live in classes with `@impl(op_name)` methods, one class per op
+family (ops/: compute, indexing, reductions, control flow, sdy and the sharding
+custom_calls, the check dialect; comm.py: collectives, send/recv, async
+start/done), registered in registry.py. This module imports them (to fill the
+registry); they never import it.
 """
 from __future__ import annotations
 
@@ -26,153 +27,10 @@ from ..ir import Block, Module, Operation, Region, Value, func_type
 from ..semantics import Grid, grid_of
 from ..types import TensorType
 from .backends import NumpyBackend
+from .registry import bind_impls, function_classes
+from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, Wait,  # noqa: F401
+                      _compress, _ranges, custom_call_target, fmt_pid, program_mode)
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
-
-TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
-
-# Custom calls the checker executes: the sharding annotations JAX's GSPMD lowering
-# emits. Anything else would mean running native code the checker does not know.
-KNOWN_CUSTOM_CALLS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
-
-
-def custom_call_target(op: Operation) -> str | None:
-    from ..attributes import StringAttr, SymbolRefAttr
-
-    a = op.attr("call_target_name")
-    if isinstance(a, StringAttr):
-        return a.value
-    if isinstance(a, SymbolRefAttr):
-        return a.root
-    return None
-
-
-def program_mode(module: Module) -> str:
-    """"global" when the entry takes global arrays that a shard_map region
-    (sdy.manual_computation, or GSPMD's @SPMDFullToShardShape) splits per device;
-    "per_device" for a hand-written program every process runs on its own inputs."""
-    for op in module.walk():
-        if op.name == "sdy.manual_computation":
-            return "global"
-        if op.name == "stablehlo.custom_call" and custom_call_target(op) in (
-                "SPMDFullToShardShape", "SPMDShardToFullShape"):
-            return "global"
-    return "per_device"
-
-
-# ----------------------------------------------------------------------------- registry
-def impl(*names: str, blocking: bool = False):
-    """Mark a method as the implementation of ops `names`. A blocking impl is a
-    generator (it may `yield` Waits, or `yield from` regions that do)."""
-
-    def mark(fn):
-        fn._impl_names = names
-        fn._impl_blocking = blocking
-        return fn
-
-    return mark
-
-
-class OpFunctions:
-    """Base of the per-dialect implementation classes."""
-
-    def __init__(self, interp: "Interpreter"):
-        self.interp = interp
-
-    @property
-    def xp(self):
-        return self.interp.backend.xp
-
-    @property
-    def backend(self):
-        return self.interp.backend
-
-
-# ----------------------------------------------------------------------------- waits
-class Wait:
-    """Something a blocked process waits for."""
-
-    op: Operation | None = None
-
-    def ready(self) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def waits_for(self, world: "World", me: tuple[int, int]) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def peers(self, me: tuple[int, int]) -> list[tuple[int, int]]:
-        """The processes whose progress would release this wait."""
-        return []
-
-
-@dataclass(eq=False)
-class Slot:
-    """The shards of the results of one sdy.manual_computation (or one
-    @SPMDShardToFullShape) invocation, published by each process of the mesh."""
-
-    op: Operation
-    members: dict[int, tuple[int, int]]
-    """device id → process."""
-    tilings: list
-    shards: dict[int, list] = field(default_factory=dict)
-    """device id → its local results."""
-    assembled: list | None = None
-
-    @property
-    def complete(self) -> bool:
-        return len(self.shards) == len(self.members)
-
-    def value(self, index: int):
-        if self.assembled is None:
-            self.assembled = [None] * len(self.tilings)
-        if self.assembled[index] is None:
-            parts = {d: np.asarray(vals[index]) for d, vals in self.shards.items()}
-            self.assembled[index] = self.tilings[index].assemble(parts)
-        return self.assembled[index]
-
-
-@dataclass(eq=False)
-class SlotWait(Wait):
-    slot: Slot
-    op: Operation | None = None
-
-    def ready(self) -> bool:
-        return self.slot.complete
-
-    def peers(self, me):
-        return [p for d, p in self.slot.members.items() if d not in self.slot.shards]
-
-    def waits_for(self, world, me) -> str:
-        where = world.interp.where(self.slot.op)
-        return (f"the shards of the global result of {self.slot.op.name} ({where}) from "
-                f"{world.describe_peers(self.peers(me))}")
-
-
-# ----------------------------------------------------------------------------- processes
-@dataclass(eq=False)
-class Process:
-    pid: tuple[int, int]
-    flat: int
-    coroutine: Iterator | None = None
-    state: str = "ready"
-    """ready | blocked | finished | error"""
-    wait: Wait | None = None
-    op: Operation | None = None
-    """The op being executed (or blocked at)."""
-    stack: list = field(default_factory=list)
-    """The ops (func.call, while, case, manual_computation, ...) the current op is nested in."""
-    outputs: list | None = None
-    steps: int = 0
-    obligations: list = field(default_factory=list)
-    """Messages this process sent; it finishes only once each has been received."""
-
-
-@dataclass
-class Frame:
-    """One function invocation's values."""
-
-    proc: Process
-    env: dict = field(default_factory=dict)
-    bytes: int = 0
 
 
 @dataclass
@@ -225,44 +83,6 @@ class World:
         return _compress(parts)
 
 
-def fmt_pid(p: tuple[int, int]) -> str:
-    return f"({p[0]},{p[1]})"
-
-
-def _compress(parts: list[str]) -> str:
-    """Join peer descriptions, folding neighbours that share a state:
-    "processes (0,1)..(0,3), (0,5) (finished)"."""
-    groups: list[tuple[str, list[str]]] = []
-    for part in parts:
-        _, pid, rest = part.split(" ", 2)
-        if groups and groups[-1][0] == rest:
-            groups[-1][1].append(pid)
-        else:
-            groups.append((rest, [pid]))
-    out = []
-    for state, pids in groups:
-        out.append(f"process{'es' if len(pids) > 1 else ''} {_ranges(pids)} {state}")
-    return "; ".join(out)
-
-
-def _ranges(pids: list[str]) -> str:
-    """"(0,1)", "(0,2)", "(0,3)", "(0,5)" → "(0,1)..(0,3), (0,5)" (runs of consecutive partitions)."""
-    tuples = [tuple(int(x) for x in p.strip("()").split(",")) for p in pids]
-    runs: list[list[tuple[int, int]]] = []
-    for t in tuples:
-        if runs and runs[-1][-1][0] == t[0] and runs[-1][-1][1] + 1 == t[1]:
-            runs[-1].append(t)
-        else:
-            runs.append([t])
-    text = []
-    for run in runs:
-        if len(run) > 2:
-            text.append(f"{fmt_pid(run[0])}..{fmt_pid(run[-1])}")
-        else:
-            text += [fmt_pid(t) for t in run]
-    return ", ".join(text)
-
-
 # ----------------------------------------------------------------------------- results
 @dataclass
 class Blocked:
@@ -301,6 +121,44 @@ class InterpResult:
     """process (or None for shared global inputs) → list of input arrays."""
     notes: list[str] = field(default_factory=list)
     """Things worth knowing about a run (collectives XLA's matching paired)."""
+    checks: dict | None = None
+    """{"passed": n, "failed": [{"op", "path", "line", "column", "message"}]} when the
+    program asserts with the check dialect (outcome "failed" when one fails)."""
+
+
+# Ops that make a program need a grid: without grid attributes and without any
+# of these a module runs as one process, as the reference interpreter does.
+_NEEDS_GRID = frozenset({
+    *(f"stablehlo.{k}{s}" for k in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                                     "collective_permute", "collective_broadcast", "collective_reduce")
+      for s in ("", "_start", "_done")),
+    "stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "sdy.manual_computation"})
+
+
+def single_process_grid(module: Module, grid: Grid) -> Grid:
+    """`grid`, or 1x1 for a module with no grid attributes that neither
+    communicates nor splits arrays over devices (a test driver whose processes
+    `interpreter.run_parallel` starts counts as one process)."""
+    if grid.known:
+        return grid
+    ops = list(module.walk())
+    if any(op.name == "interpreter.run_parallel" for op in ops):
+        return Grid(1, 1, "run_parallel")
+    for op in ops:
+        if op.name in _NEEDS_GRID or (op.name == "stablehlo.custom_call" and custom_call_target(op) in (
+                "SPMDFullToShardShape", "SPMDShardToFullShape")):
+            return grid
+    return Grid(1, 1, "default")
+
+
+class ParallelDeadlock(Exception):
+    """The processes an interpreter.run_parallel started deadlocked: the run
+    reports them (the child interpreter's world)."""
+
+    def __init__(self, child: "Interpreter", message: str):
+        super().__init__(message)
+        self.child = child
+        self.message = message
 
 
 # ----------------------------------------------------------------------------- interpreter
@@ -308,7 +166,8 @@ class Interpreter:
     """Runs one module for every process of its grid."""
 
     def __init__(self, module: Module, grid: Grid | None = None, backend=None, limits: Limits | None = None,
-                 schedule: list[tuple[int, int]] | None = None, matching: str = "xla"):
+                 schedule: list[tuple[int, int]] | None = None, matching: str = "xla",
+                 parent: "Interpreter | None" = None, external_channels: frozenset[int] = frozenset()):
         if matching not in ("xla", "spec"):
             raise ExecutionError(f"matching must be xla or spec, not {matching!r}")
         self.matching = matching
@@ -318,6 +177,17 @@ class Interpreter:
         self.notes: list[str] = []
         self.module = module
         self.grid = grid or grid_of(module)
+        if parent is None:
+            self.grid = single_process_grid(module, self.grid)
+        self.parent = parent
+        """The interpreter whose interpreter.run_parallel started this one (shares checks and probes)."""
+        self.checks: dict = parent.checks if parent else {"passed": 0, "failed": []}
+        self.probes: dict = parent.probes if parent else {}
+        self.infeeds: list[str] = []
+        self.external_channels = parent.external_channels if parent else frozenset(external_channels)
+        """Channels whose send/recv talk to another program (the `external-channels` option)."""
+        self.harness = parent is not None
+        """Inside interpreter.run_parallel: host transfers travel between its processes by channel."""
         self.backend = backend or NumpyBackend()
         self.limits = limits or Limits()
         self.schedule = schedule
@@ -330,19 +200,10 @@ class Interpreter:
         self.vectorized = 0
         self.total_steps = 0
         """>0 while a scalar reduction body runs on whole arrays (element-wise)."""
-        from . import comm, ops
+        from . import comm, ops  # noqa: F401 - importing them registers their op classes
 
-        for cls in (*ops.FUNCTION_CLASSES, *comm.FUNCTION_CLASSES):
-            self.register(cls(self))
-
-    def register(self, functions: OpFunctions) -> None:
-        for attr in dir(type(functions)):
-            fn = getattr(type(functions), attr)
-            names = getattr(fn, "_impl_names", None)
-            if names:
-                bound = getattr(functions, attr)
-                for n in names:
-                    self.impls[n] = (bound, fn._impl_blocking)
+        for cls in function_classes():
+            self.impls.update(bind_impls(cls(self)))
 
     # -- locations --------------------------------------------------------------
     def where(self, op: Operation | None) -> str:
@@ -389,11 +250,12 @@ class Interpreter:
             for op in func.walk():
                 if op.name == "stablehlo.custom_call":
                     target = custom_call_target(op)
-                    if target not in KNOWN_CUSTOM_CALLS:
+                    if f"custom_call@{target}" not in self.impls:
+                        known = sorted(k.split("@", 1)[1] for k in self.impls if k.startswith("custom_call@"))
                         raise ExecutionError(
                             f"refused: custom_call @{target} at {self.where(op)}: the execution checker runs only "
-                            f"the sharding annotations JAX emits (@Sharding, @SPMDFullToShardShape, "
-                            f"@SPMDShardToFullShape); it does not call native code it does not know", op)
+                            f"the custom_calls it implements (@{', @'.join(known)}); it does not call native code "
+                            f"it does not know", op)
         if self.module.syntax_errors:  # headers parsed lazily above may have failed
             msg, _span = self.module.syntax_errors[0]
             raise ExecutionError(f"the module does not parse: {msg}")
@@ -424,6 +286,11 @@ class Interpreter:
                 proc.coroutine = self._main(proc, entry, [self._to_backend(a) for a in args])
                 self.world.procs[pid] = proc
             outcome, message = self._schedule()
+        except ParallelDeadlock as e:
+            child = e.child
+            res = child._result("deadlock", mode, t0, e.message, None, result_inputs)
+            res.checks = self._checks_json()
+            return res
         except ExecutionError as e:
             return self._result("error", mode, t0, e.message, e.op, result_inputs)
         except LimitExceeded as e:
@@ -494,7 +361,47 @@ class Interpreter:
                                                [f"{s.name} at {self.where(s)}" for s in p.stack if s is not p.op]))
         if outcome == "completed":
             res.outputs = self._outputs(mode)
+        res.checks = self._checks_json()
+        if outcome == "completed" and res.checks and res.checks["failed"]:
+            failed = res.checks["failed"]
+            res.outcome = "failed"
+            res.message = (f"{len(failed)} of {len(failed) + res.checks['passed']} checks failed: " +
+                           "; ".join(f"{f['op']} at {f['path']}:{f['line']}:{f['column']}: {f['message']}"
+                                     for f in failed[:5]) + (" ..." if len(failed) > 5 else ""))
+            first = failed[0]
+            res.error_at = (first["path"], first["line"], first["column"])
         return res
+
+    # -- the check dialect and interpreter.run_parallel ------------------------------
+    def check_passed(self, op: Operation) -> None:
+        self.checks["passed"] += 1
+
+    def check_failed(self, op: Operation, message: str) -> None:
+        path, line, col = self.location(op)
+        self.checks["failed"].append({"op": op.name, "path": path, "line": line, "column": col, "message": message})
+
+    def _checks_json(self) -> dict | None:
+        c = self.checks
+        return c if (c["passed"] or c["failed"]) else None
+
+    def run_programs(self, op: Operation, grid: Grid, funcs: dict, inputs: dict, infeeds: list[str]) -> dict:
+        """interpreter.run_parallel: run `funcs[pid]` on `inputs[pid]` as the processes
+        of `grid` to completion; their results by process. A deadlock among them
+        ends the whole run (ParallelDeadlock)."""
+        child = Interpreter(self.module, grid, self.backend, self.limits, matching=self.matching, parent=self)
+        child._deadline = self._deadline
+        child.infeeds = list(infeeds)
+        for pid in grid.processes():
+            proc = Process(pid, grid.flat(*pid))
+            proc.coroutine = child._main(proc, funcs[pid], list(inputs[pid]))
+            child.world.procs[pid] = proc
+        outcome, message = child._schedule()
+        self.total_steps += child.total_steps
+        self.notes += child.notes
+        if outcome != "completed":
+            raise ParallelDeadlock(child, f"the processes interpreter.run_parallel ({self.where(op)}) started: "
+                                          f"{message}")
+        return {pid: p.outputs for pid, p in child.world.procs.items()}
 
     def _outputs(self, mode: str) -> dict:
         out: dict = {}
@@ -589,7 +496,7 @@ class Interpreter:
                 if e.op is None:
                     e.op = op
                 raise
-            except LimitExceeded:
+            except (LimitExceeded, ParallelDeadlock):
                 raise
             except Exception as e:  # a numpy/jax error on odd data: located, never a traceback
                 raise ExecutionError(f"cannot execute: op {op.name} failed: {type(e).__name__}: {e}", op) from None

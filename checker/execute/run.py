@@ -3,7 +3,7 @@
 
 JSON (one object per program):
 
-    {"outcome": "completed" | "deadlock" | "aborted" | "unsupported" | "error" | "timeout",
+    {"outcome": "completed" | "failed" | "deadlock" | "aborted" | "unsupported" | "error" | "timeout",
      "engine": "interp" | "xla" | "both", "path", "grid": [replicas, partitions],
      "mode": "global" | "per_device", "device", "inputs", "message",
      "blocked": [{"process": [r, p], "op", "path", "line", "column", "waits_for", "stack"}],
@@ -14,7 +14,8 @@ JSON (one object per program):
      "cross_check": {"status": "match" | "mismatch" | "skipped", "reason", "max_abs_diff", "mismatches"}}
 
 Exit status of `shlo-lint run`: 0 completed (and, with both engines, agreeing);
-1 deadlock, aborted or a cross-check mismatch; 2 error, unsupported or timeout.
+1 a failed check-dialect assertion, deadlock, aborted or a cross-check mismatch;
+2 error, unsupported or timeout.
 """
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ class RunOptions:
     """xla-distributed: the processes this machine runs (None: all)."""
     dist_stuck_s: float = 10.0
     """xla-distributed: no progress for this long while all processes run = a hang."""
+    external_channels: frozenset = frozenset()
+    """Channels whose send/recv talk to another program (`-O external-channels=1,3`)."""
 
 
 @dataclass
@@ -73,10 +76,12 @@ class EngineReport:
     message: str | None = None
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    checks: dict | None = None
+    """The check dialect's assertions: {"passed": n, "failed": [{"op", "path", "line", "column", "message"}]}."""
 
     def to_json(self, names: list[str | None]) -> dict:
         return {"outcome": self.outcome, "engine": self.engine, "device": self.device, "message": self.message,
-                "notes": self.notes,
+                "notes": self.notes, **({"checks": self.checks} if self.checks else {}),
                 "blocked": [b.to_json() for b in self.blocked],
                 "processes": [{"process": list(p), "state": s} for p, s in sorted(self.states.items())],
                 "outputs": _outputs_json(self.outputs, names), "elapsed_s": round(self.elapsed_s, 4)}
@@ -105,7 +110,7 @@ class RunReport:
         outcomes = {r.outcome for r in self.reports.values()}
         if self.cross_check and self.cross_check["status"] == "mismatch":
             return 1
-        if outcomes & {"deadlock", "aborted"}:
+        if outcomes & {"deadlock", "aborted", "failed"}:
             return 1
         if self.primary.outcome == "completed":
             return 0
@@ -116,6 +121,7 @@ class RunReport:
         out = {"outcome": p.outcome, "engine": self.engine, "path": self.path,
                "grid": [self.grid.num_replicas, self.grid.num_partitions] if self.grid and self.grid.known else None,
                "mode": self.mode, "device": p.device, "inputs": self.inputs, "message": p.message, "notes": p.notes,
+               **({"checks": p.checks} if p.checks else {}),
                "blocked": [b.to_json() for b in p.blocked],
                "processes": [{"process": list(q), "state": s} for q, s in sorted(p.states.items())],
                "outputs": _outputs_json(p.outputs, self.result_names), "elapsed_s": round(p.elapsed_s, 4)}
@@ -205,7 +211,9 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
     options = options or RunOptions()
     if options.engine not in ENGINES:
         raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla, both or xla-distributed)")
-    grid = grid_of(module, options.num_replicas, options.num_partitions)
+    from .interpreter import single_process_grid
+
+    grid = single_process_grid(module, grid_of(module, options.num_replicas, options.num_partitions))
     try:
         mode = program_mode(module)
     except Exception:  # noqa: BLE001 - a broken module: the engines report it
@@ -233,12 +241,13 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
         return EngineReport("unsupported", "interp", options.device, message=e.message)
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
-                             schedule=options.schedule, matching=options.matching)
+                             schedule=options.schedule, matching=options.matching,
+                             external_channels=options.external_channels)
     except ExecutionError as e:
         return EngineReport("error", "interp", backend.describe(), message=e.message)
     r = interp.run(options.inputs)
     return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
-                        r.notes)
+                        r.notes, r.checks)
 
 
 def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
@@ -343,8 +352,14 @@ def render_text(report: RunReport) -> str:
     for name, r in report.reports.items():
         head = f"{report.path}: {r.outcome} [{name}: {r.device}; {g}; inputs {report.inputs}; {r.elapsed_s:.2f} s]"
         lines.append(head)
-        if r.message:
+        if r.checks and r.checks["failed"]:
+            lines.append(f"  {len(r.checks['failed'])} of {len(r.checks['failed']) + r.checks['passed']} checks failed")
+            for f in r.checks["failed"]:
+                lines.append(f"  {f['path']}:{f['line']}:{f['column']}: {f['op']} failed: {f['message']}")
+        elif r.message:
             lines.append(f"  {r.message}")
+        elif r.checks:
+            lines.append(f"  {r.checks['passed']} checks passed")
         for note in r.notes:
             lines.append(f"  note: {note}")
         for b in r.blocked:

@@ -48,7 +48,9 @@ def _ml_dtype(name: str):
     except ImportError:  # pragma: no cover - ml_dtypes ships with jax
         return None
     table = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
-             "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz"}
+             "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz",
+             "f8E4M3": "float8_e4m3", "f8E3M4": "float8_e3m4", "f8E8M0FNU": "float8_e8m0fnu",
+             "f4E2M1FN": "float4_e2m1fn", "f6E2M3FN": "float6_e2m3fn", "f6E3M2FN": "float6_e3m2fn"}
     attr = table.get(name)
     return np.dtype(getattr(ml_dtypes, attr)) if attr and hasattr(ml_dtypes, attr) else None
 
@@ -79,7 +81,7 @@ def tensor_type(t: Type | None, what: str = "value") -> TensorType:
 
 
 def is_float(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt.name in ("bfloat16",) or dt.name.startswith("float8")
+    return dt.kind == "f" or dt.name in ("bfloat16",) or dt.name.startswith(("float8", "float4", "float6"))
 
 
 # ----------------------------------------------------------------------------- runtime objects
@@ -122,39 +124,61 @@ class PendingGlobal:
 _HEX_TOKEN = re.compile(r"^-?0x[0-9A-Fa-f]+$")
 
 
+_TOKEN = re.compile(r"[^\s,\[\]()]+")
+
+
 def constant_array(attr, t: TensorType) -> np.ndarray:
-    """A dense constant as an array of its declared element type. Float literals
-    written as bit patterns (`dense<0xFF800000>`: -inf) are reinterpreted, which the
-    shared decoder (made for integer groups) does not do."""
+    """A dense constant as an array of its declared element type, read exactly:
+    integers as Python ints (64-bit extremes included), float bit patterns like
+    `0xFF800000` (-inf) reinterpreted at the element's width, complex numbers
+    written as `(re, im)` pairs. The hex-blob form `"0x..."` goes through the
+    shared decoder."""
     from ..attributes import DenseDecodeError
 
     dt = dtype_of(t.element)
     text = attr.literal.strip()
     shape = tuple(t.shape)
-    if is_float(dt) and not text.startswith('"') and "0x" in text:
-        toks = re.findall(r"-?0x[0-9A-Fa-f]+|[^\s,\[\]]+", text)
-        width = {2: np.uint16, 4: np.uint32, 8: np.uint64}.get(dt.itemsize, np.uint32)
-        vals = []
-        for tok in toks:
-            if _HEX_TOKEN.match(tok):
-                vals.append(np.array(int(tok, 16), dtype=width).view(dt if dt.itemsize in (2, 4, 8) else np.float32))
-            else:
-                vals.append(np.array(float(tok)).astype(dt))
-        arr = np.array([v.item() if hasattr(v, "item") else v for v in vals]).astype(dt)
-        return np.full(shape, arr[0], dtype=dt) if arr.size == 1 else arr.reshape(shape)
-    try:
-        raw = attr.array
-    except DenseDecodeError as e:
-        raise ExecutionError(str(e)) from None
-    if dt.name == "bfloat16" and text.startswith('"0x'):
-        raw = np.asarray(raw, dtype=np.float32)
-    arr = np.asarray(raw)
+    if text.startswith('"'):
+        try:
+            raw = attr.array
+        except DenseDecodeError as e:
+            raise ExecutionError(str(e)) from None
+        if dt.name == "bfloat16":
+            raw = np.asarray(raw, dtype=np.float32)
+        arr = np.asarray(raw)
+    else:
+        try:
+            arr = _literal_values(_TOKEN.findall(text), dt)
+        except (ValueError, OverflowError) as e:
+            raise ExecutionError(f"malformed dense literal dense<{text[:60]}>: {e}") from None
     if arr.size == 1 and shape and arr.shape != shape:
-        arr = np.full(shape, arr.reshape(()).item())
+        arr = np.full(shape, arr.reshape(()).item(), dtype=arr.dtype)
     try:
         return np.array(arr, dtype=dt).reshape(shape)
     except ValueError as e:
         raise ExecutionError(f"constant does not fit its type {t}: {e}") from None
+
+
+def _literal_values(tokens: list[str], dt: np.dtype) -> np.ndarray:
+    if dt.kind == "c":
+        part = np.dtype(np.float64 if dt.itemsize == 16 else np.float32)
+        vals = _literal_values(tokens, part)
+        return (vals[0::2].astype(np.complex128) + 1j * vals[1::2]).astype(dt)
+    if dt == np.bool_:
+        return np.array([t == "true" or (t not in ("false",) and int(t, 0) != 0) for t in tokens], dtype=bool)
+    if dt.kind in "iu":
+        return np.array([1 if t == "true" else 0 if t == "false" else int(t, 0) for t in tokens], dtype=dt)
+    if any("0x" in t for t in tokens):
+        width = np.dtype(f"u{dt.itemsize}")
+        out = []
+        for tok in tokens:
+            if _HEX_TOKEN.match(tok):
+                out.append(np.array(int(tok, 16), dtype=width).view(dt).item())
+            else:
+                out.append(float(tok))
+        return np.array(out, dtype=np.float64).astype(dt) if dt.itemsize > 1 else \
+            np.array([np.array(v).astype(dt) for v in out], dtype=dt)
+    return np.array(tokens, dtype=np.float64).astype(dt)
 
 
 # ----------------------------------------------------------------------------- inputs

@@ -1,0 +1,165 @@
+"""What op implementations and the interpreter share at run time: the process
+and frame an op runs in, the waits a blocked process yields, the slots that
+assemble global values, and how processes are named in reports. Op modules
+import this (and registry.py), never the interpreter."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from ..ir import Module, Operation
+
+TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
+
+def custom_call_target(op: Operation) -> str | None:
+    from ..attributes import StringAttr, SymbolRefAttr
+
+    a = op.attr("call_target_name")
+    if isinstance(a, StringAttr):
+        return a.value
+    if isinstance(a, SymbolRefAttr):
+        return a.root
+    return None
+
+
+def program_mode(module: Module) -> str:
+    """"global" when the entry takes global arrays that a shard_map region
+    (sdy.manual_computation, or GSPMD's @SPMDFullToShardShape) splits per device;
+    "per_device" for a hand-written program every process runs on its own inputs."""
+    for op in module.walk():
+        if op.name == "sdy.manual_computation":
+            return "global"
+        if op.name == "stablehlo.custom_call" and custom_call_target(op) in (
+                "SPMDFullToShardShape", "SPMDShardToFullShape"):
+            return "global"
+    return "per_device"
+
+
+# ----------------------------------------------------------------------------- waits
+class Wait:
+    """Something a blocked process waits for."""
+
+    op: Operation | None = None
+
+    def ready(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def waits_for(self, world: "World", me: tuple[int, int]) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def peers(self, me: tuple[int, int]) -> list[tuple[int, int]]:
+        """The processes whose progress would release this wait."""
+        return []
+
+
+@dataclass(eq=False)
+class Slot:
+    """The shards of the results of one sdy.manual_computation (or one
+    @SPMDShardToFullShape) invocation, published by each process of the mesh."""
+
+    op: Operation
+    members: dict[int, tuple[int, int]]
+    """device id → process."""
+    tilings: list
+    shards: dict[int, list] = field(default_factory=dict)
+    """device id → its local results."""
+    assembled: list | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.shards) == len(self.members)
+
+    def value(self, index: int):
+        if self.assembled is None:
+            self.assembled = [None] * len(self.tilings)
+        if self.assembled[index] is None:
+            parts = {d: np.asarray(vals[index]) for d, vals in self.shards.items()}
+            self.assembled[index] = self.tilings[index].assemble(parts)
+        return self.assembled[index]
+
+
+@dataclass(eq=False)
+class SlotWait(Wait):
+    slot: Slot
+    op: Operation | None = None
+
+    def ready(self) -> bool:
+        return self.slot.complete
+
+    def peers(self, me):
+        return [p for d, p in self.slot.members.items() if d not in self.slot.shards]
+
+    def waits_for(self, world, me) -> str:
+        where = world.interp.where(self.slot.op)
+        return (f"the shards of the global result of {self.slot.op.name} ({where}) from "
+                f"{world.describe_peers(self.peers(me))}")
+
+
+# ----------------------------------------------------------------------------- processes
+@dataclass(eq=False)
+class Process:
+    pid: tuple[int, int]
+    flat: int
+    coroutine: Iterator | None = None
+    state: str = "ready"
+    """ready | blocked | finished | error"""
+    wait: Wait | None = None
+    op: Operation | None = None
+    """The op being executed (or blocked at)."""
+    stack: list = field(default_factory=list)
+    """The ops (func.call, while, case, manual_computation, ...) the current op is nested in."""
+    outputs: list | None = None
+    steps: int = 0
+    obligations: list = field(default_factory=list)
+    """Messages this process sent; it finishes only once each has been received."""
+
+
+@dataclass
+class Frame:
+    """One function invocation's values."""
+
+    proc: Process
+    env: dict = field(default_factory=dict)
+    bytes: int = 0
+
+
+def fmt_pid(p: tuple[int, int]) -> str:
+    return f"({p[0]},{p[1]})"
+
+
+def _compress(parts: list[str]) -> str:
+    """Join peer descriptions, folding neighbours that share a state:
+    "processes (0,1)..(0,3), (0,5) (finished)"."""
+    groups: list[tuple[str, list[str]]] = []
+    for part in parts:
+        _, pid, rest = part.split(" ", 2)
+        if groups and groups[-1][0] == rest:
+            groups[-1][1].append(pid)
+        else:
+            groups.append((rest, [pid]))
+    out = []
+    for state, pids in groups:
+        out.append(f"process{'es' if len(pids) > 1 else ''} {_ranges(pids)} {state}")
+    return "; ".join(out)
+
+
+def _ranges(pids: list[str]) -> str:
+    """"(0,1)", "(0,2)", "(0,3)", "(0,5)" → "(0,1)..(0,3), (0,5)" (runs of consecutive partitions)."""
+    tuples = [tuple(int(x) for x in p.strip("()").split(",")) for p in pids]
+    runs: list[list[tuple[int, int]]] = []
+    for t in tuples:
+        if runs and runs[-1][-1][0] == t[0] and runs[-1][-1][1] + 1 == t[1]:
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    text = []
+    for run in runs:
+        if len(run) > 2:
+            text.append(f"{fmt_pid(run[0])}..{fmt_pid(run[-1])}")
+        else:
+            text += [fmt_pid(t) for t in run]
+    return ", ".join(text)
+
+

@@ -1,0 +1,156 @@
+"""`shlo-lint run` on programs that assert their own results with the `check`
+dialect and start processes with `interpreter.run_parallel` (the form of
+StableHLO's interpreter tests), and modules that run as one process."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import shlo_lint
+from shlo_lint.checker.execute.interpreter import Interpreter
+from shlo_lint.checker.execute.values import Inputs
+
+from conftest import CORPUS, run_cli
+
+EXE = CORPUS / "execute"
+
+
+def run_text(text: str):
+    return Interpreter(shlo_lint.parse(text, "t.mlir")).run(Inputs("zeros"))
+
+
+def prog(body: str) -> str:
+    return "func.func @main() {\n" + body + "\n  func.return\n}\n"
+
+
+def test_checks_hold_exit_0():
+    proc = run_cli("run", str(EXE / "checks.mlir"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "completed" in proc.stdout and "3 checks passed" in proc.stdout
+
+
+def test_a_wrong_expected_value_exits_1_at_the_check():
+    proc = run_cli("run", str(EXE / "checks.buggy_expect.mlir"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "checks.buggy_expect.mlir:15:3: check.expect_eq failed" in proc.stdout
+    assert "first at [1, 2]: 10 (actual) vs 11 (expected)" in proc.stdout
+
+
+def test_failed_checks_in_json():
+    proc = run_cli("run", "-f", "json", str(EXE / "checks.buggy_expect.mlir"))
+    data = json.loads(proc.stdout)
+    assert data["outcome"] == "failed"
+    assert data["checks"]["passed"] == 2
+    (failed,) = data["checks"]["failed"]
+    assert (failed["op"], failed["line"], failed["column"]) == ("check.expect_eq", 15, 3)
+
+
+@pytest.mark.parametrize("flip", [
+    # custom form, generic form, almost-equal with tolerance, bool
+    ('check.expect_eq_const %x, dense<[1, 2]> : tensor<2xi64>', 'check.expect_eq_const %x, dense<[1, 3]> : tensor<2xi64>'),
+    ('"check.expect_eq_const"(%x) {value = dense<[1, 2]> : tensor<2xi64>} : (tensor<2xi64>) -> ()',
+     '"check.expect_eq_const"(%x) {value = dense<[0, 2]> : tensor<2xi64>} : (tensor<2xi64>) -> ()'),
+    ('check.expect_almost_eq_const %f, dense<[0.5, 1.0]> : tensor<2xf32>',
+     'check.expect_almost_eq_const %f, dense<[0.5, 1.01]> : tensor<2xf32>'),
+    ('"check.expect_eq"(%x, %y) : (tensor<2xi64>, tensor<2xi64>) -> ()',
+     '"check.expect_eq"(%x, %x2) : (tensor<2xi64>, tensor<2xi64>) -> ()'),
+])
+def test_flipping_an_expected_value_fails_that_check(flip):
+    good, bad = flip
+    body = """  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %y = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %x2 = stablehlo.add %x, %x : tensor<2xi64>
+  %f0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %h = stablehlo.constant dense<0.5> : tensor<2xf32>
+  %f = stablehlo.multiply %f0, %h : tensor<2xf32>
+  CHECK"""
+    ok = run_text(prog(body.replace("CHECK", good)))
+    assert ok.outcome == "completed" and ok.checks == {"passed": 1, "failed": []}, ok.message
+    ko = run_text(prog(body.replace("CHECK", bad)))
+    assert ko.outcome == "failed" and ko.error_at == ("t.mlir", 8, 3), ko.message
+
+
+def test_tolerance_and_ulps():
+    body = """  %a = stablehlo.constant dense<5.0> : tensor<f64>
+  %b = stablehlo.constant dense<5.0001> : tensor<f64>
+  "check.expect_almost_eq"(%a, %b) : (tensor<f64>, tensor<f64>) -> ()
+  "check.expect_almost_eq"(%a, %b) {tolerance = 1.0e-5 : f64} : (tensor<f64>, tensor<f64>) -> ()
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %d = stablehlo.constant dense<1.00000012> : tensor<f32>
+  "check.expect_close"(%c, %d) {max_ulp_difference = 1 : ui64} : (tensor<f32>, tensor<f32>) -> ()
+  "check.expect_close"(%c, %d) {max_ulp_difference = 0 : ui64} : (tensor<f32>, tensor<f32>) -> ()"""
+    res = run_text(prog(body))
+    assert res.outcome == "failed"
+    assert res.checks["passed"] == 2
+    assert [f["line"] for f in res.checks["failed"]] == [5, 9]
+
+
+def test_probe_and_serialized_eq():
+    body = """  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %p = "interpreter.probe"(%a) {probe_id = "a"} : (tensor<2xi32>) -> tensor<2xi32>
+  "check.expect_serialized_eq"(%a) {probe_id = "a"} : (tensor<2xi32>) -> ()
+  "check.expect_serialized_eq"(%a) {probe_id = "b"} : (tensor<2xi32>) -> ()"""
+    res = run_text(prog(body))
+    assert res.checks["passed"] == 1 and "no value was probed as 'b'" in res.checks["failed"][0]["message"]
+
+
+def test_run_parallel_grid_and_flattening():
+    proc = run_cli("run", "-f", "json", str(EXE / "run_parallel.mlir"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout
+    assert data["checks"] == {"passed": 4, "failed": []}
+
+
+def test_run_parallel_deadlock_names_the_blocked_process():
+    proc = run_cli("run", "-f", "json", str(EXE / "run_parallel.buggy_deadlock.mlir"))
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["outcome"] == "deadlock"
+    (blocked,) = data["blocked"]
+    assert blocked["process"] == [0, 0] and blocked["op"] == "stablehlo.all_reduce" and blocked["line"] == 13
+
+
+def test_module_without_grid_runs_as_one_process():
+    text = """func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %p = stablehlo.partition_id : tensor<ui32>
+  %y = stablehlo.exponential %x : tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}"""
+    res = run_text(text)
+    assert res.outcome == "completed" and res.grid.size == 1
+
+
+def test_unsupported_op_is_named_not_a_traceback():
+    res = run_text(prog('  %q = "stablehlo.uniform_quantize"() : () -> tensor<2xf32>'))
+    assert res.outcome == "error" and res.message.startswith("cannot execute: op stablehlo.uniform_quantize at t.mlir:2:")
+
+
+def test_bad_scatter_dimension_numbers_are_located():
+    body = """  %x = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %i = stablehlo.constant dense<[[1]]> : tensor<1x1xi64>
+  %v = stablehlo.constant dense<[9]> : tensor<1xi64>
+  %s = "stablehlo.scatter"(%x, %i, %v) ({
+  ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+    stablehlo.return %b : tensor<i64>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<2x2xi64>, tensor<1x1xi64>, tensor<1xi64>) -> tensor<2x2xi64>"""
+    res = run_text(prog(body))
+    assert res.outcome == "error" and "window dimensions" in res.message and "t.mlir:5:" in res.message
+
+
+def test_index_vector_dim_defaults_to_zero():
+    """`index_vector_dim` is printed only when it is not 0."""
+    body = """  %x = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %i = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %g = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [0, 1]>, slice_sizes = array<i64: 1, 1>} : (tensor<2x3xi64>, tensor<2xi64>) -> tensor<i64>
+  check.expect_eq_const %g, dense<6> : tensor<i64>
+  %v = stablehlo.constant dense<[7, 8]> : tensor<2xi64>
+  %j = stablehlo.constant dense<[0, 0]> : tensor<2xi64>
+  %s = "stablehlo.scatter"(%x, %j, %v) ({
+  ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+    %t = stablehlo.add %a, %b : tensor<i64>
+    stablehlo.return %t : tensor<i64>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [0, 1]>} : (tensor<2x3xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xi64>
+  check.expect_eq_const %s, dense<[[8, 2, 3], [12, 5, 6]]> : tensor<2x3xi64>"""
+    res = run_text(prog(body))
+    assert res.outcome == "completed" and res.checks == {"passed": 2, "failed": []}, (res.message, res.checks)
