@@ -609,12 +609,17 @@ class Tracer:
     def run(self, entry: str) -> Trace:
         func = self.struct.funcs[entry]
         everyone = np.ones(self.n, dtype=bool)
-        self.entry_func = func
+        self.enter(func)
         if func.regions and func.regions[0].blocks:
-            self.entry_block = func.regions[0].blocks[0]
             frame = _Frame(func.regions[0], None)
             self._exec_region(func.regions[0], frame, everyone)
         return self._finish(entry)
+
+    def enter(self, func: Operation) -> None:
+        """Make `func` the entry function (its arguments are the program's inputs)."""
+        self.entry_func = func
+        if func.regions and func.regions[0].blocks:
+            self.entry_block = func.regions[0].blocks[0]
 
     def _finish(self, entry: str) -> Trace:
         masks = list(self._masks.values())

@@ -301,10 +301,10 @@ def entry_arg(func: Operation, index: int, name: str, module: Module, grid: Grid
     d = attrs.elements[index] if isinstance(attrs, ArrayAttr) and index < len(attrs.elements) else None
     sharding = d.get("mhlo.sharding") if isinstance(d, DictAttr) else None
     if sharding is not None and "manual" in sharding_text(sharding):
-        return per_process(grid.size, f"the argument {name} (sharding {{manual}}: each process is passed its own)")
+        return per_process(grid.size, f"the block argument {name} (sharding {{manual}}: each process is passed its own)")
     if partitioned(module):
         return UNIFORM  # one logical array; per-device shards appear at manual regions
-    return per_process(grid.size, f"the argument {name} (a per-device program: each process is passed its own "
+    return per_process(grid.size, f"the block argument {name} (a per-device program: each process is passed its own "
                                   f"buffer)")
 
 
