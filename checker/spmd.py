@@ -1016,6 +1016,22 @@ class Tracer:
         out = table[tuple(idx)].astype(np.int64)
         return out
 
+    def _table_gather(self, op: Operation, table: np.ndarray, index):
+        """`gather` of one element of a constant table at a per-process index (what
+        `jnp.take(table, i)` lowers to): the index vector has one component, mapped
+        to one table dimension by start_index_map; other dimensions start at 0."""
+        dn = op.attr("dimension_numbers")
+        params = dict(getattr(dn, "params", ()) or ())
+        sim = params.get("start_index_map")
+        dims = [e.value for e in getattr(sim, "elements", ())] if sim is not None else []
+        if len(dims) != 1 or not (0 <= dims[0] < table.ndim) or table.size == 0:
+            return None
+        starts = [np.zeros(self.n, dtype=np.int64)] * table.ndim
+        d = dims[0]
+        starts = list(starts)
+        starts[d] = np.broadcast_to(np.clip(_as_np(index), 0, table.shape[d] - 1), (self.n,))
+        return table[tuple(starts)].astype(np.int64)
+
     def value(self, v: Value, frame: _Frame, _depth: int = 0):
         region = _region_of(v)
         f: _Frame | None = frame
@@ -1075,6 +1091,11 @@ class Tracer:
         if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
                 and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
             got = self._table_slice(op, args)
+            if got is not None:
+                return [_norm(wrap(got, elem))]
+        if name == "stablehlo.gather" and len(args) == 2 and isinstance(args[0], Table) and elem is not None \
+                and isinstance(args[1], (int, np.ndarray)):
+            got = self._table_gather(op, args[0].array, args[1])
             if got is not None:
                 return [_norm(wrap(got, elem))]
         if elem is None or any(isinstance(a, (Uni, Table)) for a in args):

@@ -228,6 +228,16 @@ def test_constant_table_indexed_by_partition_id_is_folded():
     assert isinstance(v, Uni) and v.classes is not None
 
 
+def test_constant_table_gather_is_folded():
+    # jnp.take(jnp.array([...]), axis_index("x")) lowers to a gather
+    body = """    %t = stablehlo.constant dense<[3, 1, 2, 0, 3, 1, 2, 0]> : tensor<8xi32>
+    %p = stablehlo.partition_id : tensor<ui32>
+    %i = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>
+    %iv = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+    %g = "stablehlo.gather"(%t, %iv) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = false, slice_sizes = array<i64: 1>}> : (tensor<8xi32>, tensor<1xi32>) -> tensor<i32>"""
+    assert value_of(body, "%g") == [3, 1, 2, 0, 3, 1, 2, 0]
+
+
 @pytest.mark.parametrize("variant", ["", ".gspmd"])
 def test_constant_table_branch_deadlock_is_found(variant):
     v = verdict((CORPUS / "deadlock" / f"uniform_table_switch{variant}.mlir").read_text())
@@ -250,8 +260,11 @@ REAL = [
 ]
 
 
-@pytest.mark.parametrize("variant", ["", ".gspmd"])
-@pytest.mark.parametrize("name,status,warns", REAL, ids=[r[0] for r in REAL])
+DEBUG = ("pmax_loop", "local_loop", "table_switch")  # also exported with debug info
+CASES = [(n, s, w, v) for n, s, w in REAL for v in ("", ".gspmd", ".debug") if v != ".debug" or n in DEBUG]
+
+
+@pytest.mark.parametrize("name,status,warns,variant", CASES, ids=[f"{c[0]}{c[3]}" for c in CASES])
 def test_real_exports(name, status, warns, variant):
     path = CORPUS / "deadlock" / f"uniform_{name}{variant}.mlir"
     text = path.read_text()
