@@ -343,9 +343,11 @@ class Table:
 
 TABLE_LIMIT = 1 << 16
 """Largest constant (elements) kept as a Table."""
-UNIFORM_TRIPS = 2
-"""Iterations traced for a loop whose trip count is uniform but unknown: the
-representative count (docs/uniformity.md says why two)."""
+UNIFORM_WIDEN = 6
+"""Iterations a loop whose trip count is uniform but unknown may take for its
+carried values to settle: the first runs on the values it enters with, the
+next ones on the *widened* values (what is the same over every iteration so
+far), until widening changes nothing (docs/uniformity.md)."""
 
 NONCOMM_FUTURE = FutureVal(-1)
 """The future of an async op that does not communicate (a slice, seed 002's
@@ -835,6 +837,7 @@ class Tracer:
         uniform: Uni | None = None
         uniform_trips = 0
         seen: list[list] = []
+        widened: list | None = None
         while active is not None:
             cframe = _Frame(cond, frame)
             if cond.blocks:
@@ -845,7 +848,9 @@ class Tracer:
             pred = ret[0] if ret else Unknown("a cond region without a predicate")
             if isinstance(pred, Uni):
                 # The same trip count on every member of each guarded communicator:
-                # follow UNIFORM_TRIPS iterations for all as the representative.
+                # iteration 1 on the values the loop enters with, then iterations on
+                # the widened values (standing for every later iteration) until they
+                # settle; every process is taken through all of them.
                 if uniform is None:
                     if not self._uniform_guard(op, pred, active, "trip count"):
                         carried = [Unknown("a loop on per-device data", op)] * len(carried)
@@ -853,8 +858,15 @@ class Tracer:
                     uniform = pred
                     self.uniform.append(UniformDecision(op, "trip count", pred))
                 seen.append(carried)
-                if uniform_trips >= UNIFORM_TRIPS:
-                    break
+                if uniform_trips:
+                    wide = [_join([w, c], uniform) for w, c in zip(widened or seen[-2], carried)]
+                    if widened is not None and all(_same(a, b) for a, b in zip(wide, widened)):
+                        break
+                    if uniform_trips >= UNIFORM_WIDEN:
+                        self._unresolved(op, active, f"its carried values do not settle in {UNIFORM_WIDEN} "
+                                                     f"iterations of a uniform trip count")
+                        break
+                    widened = carried = wide
                 uniform_trips += 1
                 pred = 1
             if isinstance(pred, (Unknown, FutureVal, Table)):
@@ -1228,17 +1240,18 @@ class Tracer:
         """A loop's results when its trip count is unknown but uniform: what the
         carried values are the same over, after 0, 1 or 2 iterations."""
         body = op.regions[1]
-        seen = [carried]
-        for _ in range(UNIFORM_TRIPS):
+        for _ in range(UNIFORM_WIDEN):
             bframe = _Frame(body, frame)
             if body.blocks:
                 self._bind(body.blocks[0], bframe, carried)
             new = self._returned(body, bframe)
             if len(new) != len(carried):
                 return [Unknown("a malformed while")] * op.num_results
-            seen.append(new)
-            carried = new
-        return [_join([s[i] for s in seen], pred) for i in range(op.num_results)]
+            wide = [_join([c, v], pred) for c, v in zip(carried, new)]
+            if all(_same(a, b) for a, b in zip(wide, carried)):
+                return wide
+            carried = wide
+        return [Unknown(f"a while at line {_line(op)} whose carried values do not settle", op)] * op.num_results
 
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))
@@ -1266,6 +1279,21 @@ def _name_of(v: Value | None) -> str:
     if isinstance(owner, Block):
         return f"the argument {v.name}"
     return f"the {_short(owner.name)} at line {_line(owner)}"
+
+
+def _same(a, b) -> bool:
+    """Whether two tracer values are the same (for widening to a fixpoint)."""
+    if a is b:
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and bool(np.all(a == b))
+    if isinstance(a, Uni) and isinstance(b, Uni):
+        if a.classes is None or b.classes is None:
+            return a.classes is None and b.classes is None
+        return bool(np.array_equal(a.classes, b.classes))
+    return False
 
 
 def _join(vals: list, decided_by: Uni):

@@ -83,10 +83,16 @@ def per_process(n: int, text: str, op: Operation | None = None) -> Uni:
 
 
 def labels(values: np.ndarray) -> np.ndarray | None:
-    """A concrete per-process array as a partition (None when it is the same everywhere)."""
-    _u, inv = np.unique(values, return_inverse=True)
+    """A concrete per-process array as a partition (None when it is the same
+    everywhere). Canonical: classes are numbered by first occurrence, so equal
+    partitions get equal arrays."""
+    _u, first, inv = np.unique(values, return_index=True, return_inverse=True)
     inv = np.asarray(inv, dtype=np.int64).reshape(-1)
-    return None if inv.size == 0 or inv.max() == 0 else inv
+    if inv.size == 0 or inv.max() == 0:
+        return None
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size, dtype=np.int64)
+    return rank[inv]
 
 
 def meet(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

@@ -191,6 +191,38 @@ def test_loop_counter_after_a_uniform_loop_stays_uniform():
     assert [d.what for d in v.trace.uniform] == ["trip count", "branch index"]
 
 
+def test_communication_that_depends_on_the_iteration_is_not_proven():
+    # a uniform trip count, but in iteration 6 only partition 0 enters a psum:
+    # the counter is widened after the first iteration, so this is never proven
+    pmax = psum("%err", "%m", reduce=MAX, ty="tensor<f32>")
+    inner = ("%p = stablehlo.partition_id : tensor<ui32>\n"
+             "      %pi = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>\n"
+             "      %five = stablehlo.constant dense<5> : tensor<i32>\n"
+             "      %at5 = stablehlo.compare EQ, %i, %five, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+             "      %zero = stablehlo.constant dense<0> : tensor<i32>\n"
+             "      %p0 = stablehlo.compare EQ, %pi, %zero, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+             "      %both = stablehlo.and %at5, %p0 : tensor<i1>\n")
+    branch = case("%both", psum(), res="%r").replace("\n", "\n  ")
+    body = f"""    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i0 = stablehlo.constant dense<0> : tensor<i32>
+    %e0 = stablehlo.constant dense<1.0> : tensor<f32>
+    %w:2 = stablehlo.while(%i = %i0, %err = %e0) : tensor<i32>, tensor<f32>
+    cond {{
+      {pmax}
+      %go = stablehlo.compare GT, %m, %e0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    }} do {{
+      {inner}  {branch.strip()}
+      %j = stablehlo.add %i, %one : tensor<i32>
+      %h = stablehlo.constant dense<0.5> : tensor<f32>
+      %e = stablehlo.multiply %err, %h : tensor<f32>
+      stablehlo.return %j, %e : tensor<i32>, tensor<f32>
+    }}"""
+    v = verdict(program(body))
+    assert v.status != "deadlock-free"
+    assert v.trace.divergent and "the process id" in v.trace.divergent[0].text()
+
+
 # ----------------------------------------------------------------------------- constant tables
 def value_of(body: str, result: str, n: int = 8):
     m = mod(program(body, n=n))
