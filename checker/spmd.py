@@ -706,10 +706,16 @@ class Tracer:
         idx = self._branch_index(op, frame)
         results: list[list] = []
         if isinstance(idx, Uni):
-            if self._uniform_guard(op, idx, mask, "branch index"):
-                self._case_uniform(op, frame, mask, idx)
-            else:
+            if not self._uniform_guard(op, idx, mask, "branch index"):
                 self._bind_results(op, frame, [Unknown("a branch on per-device data", op)] * op.num_results)
+            elif len(op.regions) > 1 and any(comm_role(c) in ("send", "recv") for c, _g in self._guarded_comm(op)):
+                # Followed one after the other, a branch's sends would meet another
+                # branch's recvs, which no process ever pairs.
+                self._unresolved(op, mask, "its branch index is the same on every process, but send/recv under "
+                                           "such a branch are not followed")
+                self._bind_results(op, frame, [Unknown("a branch with send/recv", op)] * op.num_results)
+            else:
+                self._case_uniform(op, frame, mask, idx)
             return
         if isinstance(idx, Unknown):
             self._unresolved(op, mask, f"its branch index depends on {idx.reason}")

@@ -110,6 +110,22 @@ def test_each_branch_of_a_uniform_decision_is_checked():
     assert "branch 0 (if taken" in v.deadlocks[0].blocked[0].step.where()
 
 
+def test_send_and_recv_in_different_branches_of_a_uniform_branch_are_not_matched():
+    # every process takes the same branch: the send of branch 0 is never
+    # received, the recv of branch 1 never gets a send; neither is "proven"
+    ch = "#stablehlo.channel_handle<handle = 2, type = 1>"
+    send = (f'%t = stablehlo.after_all : !stablehlo.token\n      %k = "stablehlo.send"(%x, %t) <{{channel_handle = {ch}, '
+            f'source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}}> : (tensor<4xf32>, !stablehlo.token) -> '
+            f'!stablehlo.token\n      %s = stablehlo.add %x, %x : tensor<4xf32>')
+    recv = (f'      %t = stablehlo.after_all : !stablehlo.token\n      %s, %k = "stablehlo.recv"(%t) <{{channel_handle = '
+            f'{ch}, source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}}> : (!stablehlo.token) -> '
+            f'(tensor<4xf32>, !stablehlo.token)\n      stablehlo.return %s : tensor<4xf32>')
+    text = program(case("%flag", send, recv), n=2,
+                   args='%x: tensor<4xf32>, %flag: tensor<i1> {mhlo.sharding = "{replicated}"}')
+    v = verdict(text)
+    assert v.status == "unknown" and "send/recv under such a branch" in v.reason
+
+
 def test_pmax_predicate_loop_is_proven_and_local_predicate_is_not():
     def loop(pred_from: str) -> str:
         return f"""    %e0 = stablehlo.constant dense<1.0> : tensor<f32>
