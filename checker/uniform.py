@@ -232,6 +232,8 @@ def hlo_sharding_classes(text: str, grid: Grid) -> np.ndarray | None | str:
         tiling = hlo_tiling(text, rank, grid.num_partitions)
     except ExecutionError as e:
         return str(e)
+    except (ValueError, IndexError, TypeError):  # a device list that does not fit its tile shape
+        return f"sharding {text} not read"
     if isinstance(tiling, str):
         return "manual"
     dev = _process_device(grid, len(tiling.device_coords))
@@ -251,8 +253,8 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     from .execute.sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
 
     shardings = _sdy_list(op.attr("in_shardings"))
-    if shardings is None or index >= len(shardings):
-        return "in_shardings not read"
+    if shardings is None or len(shardings) != len(op.operands):
+        return "in_shardings not read (not one per operand)"
     sh = shardings[index]
     dims = sdy_dims(sh)
     if dims is None:
@@ -260,8 +262,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     manual = op.attr("manual_axes")
     manual_axes = {e.value for e in manual.elements if isinstance(e, StringAttr)} \
         if isinstance(manual, ArrayAttr) else set()
-    used = [a for axes in dims for a in axes if a in manual_axes]
-    if not used:
+    if not any(a for axes in dims for a in axes):
         return None
     name = sdy_mesh_name(sh)
     mesh = None
@@ -271,10 +272,18 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
             break
     if mesh is None:
         return f"mesh @{name} not found"
+    sizes = dict(mesh.axes)
+    unknown = [a for axes in dims for a in axes if a not in sizes]
+    if unknown:
+        return f"the in_sharding names axis {unknown[0]!r}, which mesh @{name} does not have"
+    used = [a for axes in dims for a in axes if a in manual_axes]
+    if not used:
+        return None
+    if len(set(mesh.device_ids)) != mesh.size:
+        return f"mesh @{name} lists {len(mesh.device_ids)} device ids for {mesh.size} devices"
     dev = _process_device(grid, mesh.size)
     if dev is None:
         return f"mesh @{name} has {mesh.size} devices"
-    sizes = dict(mesh.axes)
     lab = np.zeros(grid.size, dtype=np.int64)
     for i, d in enumerate(dev.tolist()):
         c = mesh.coords(int(d)) if int(d) in mesh.device_ids else {}

@@ -337,3 +337,26 @@ def test_no_false_warning_on_the_real_corpus():
     for path in sorted((CORPUS / "real").glob("*.mlir")):
         got = [c for c, _ in codes(path.read_text())]
         assert "SHLO504" not in got, path.name
+
+
+@pytest.mark.parametrize("old,new", [
+    ("{devices=[8]<=[8]}", "{devices=[3]0,1}"),
+    ("{devices=[8]<=[8]}", "{maximal device=0}"),
+    ("{devices=[8]<=[8]}", "garbage"),
+])
+def test_an_unreadable_gspmd_sharding_is_per_device_data_never_a_proof(old, new):
+    text = (CORPUS / "deadlock" / "uniform_local_loop.gspmd.mlir").read_text().replace(old, new, 1)
+    got = dict(codes(text))
+    assert "SHLO504" in got and "taken as per-device data" in got["SHLO504"] and "SHLO003" not in got
+
+
+@pytest.mark.parametrize("old,new", [
+    ('<["x"=8]>', '<["x"=4]>'),                                  # mesh smaller than the grid
+    ('<["x"=8]>', '<["x"=8], device_ids=[0,1]>'),                # device ids that do not fit
+    ('[{"x"}]>] out', '[{"y"}]>] out'),                          # an axis the mesh does not have
+    ("in_shardings=[", "in_shardings=[<@mesh, []>, "),           # not one sharding per operand
+])
+def test_an_unreadable_shardy_sharding_is_per_device_data_never_a_proof(old, new):
+    text = (CORPUS / "deadlock" / "uniform_local_loop.mlir").read_text().replace(old, new, 1)
+    got = dict(codes(text))
+    assert "SHLO504" in got and "taken as per-device data" in got["SHLO504"] and "SHLO003" not in got
