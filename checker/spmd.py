@@ -343,9 +343,11 @@ class Table:
 
 TABLE_LIMIT = 1 << 16
 """Largest constant (elements) kept as a Table."""
-UNIFORM_TRIPS = 2
-"""Iterations traced for a loop whose trip count is uniform but unknown: the
-representative count (docs/uniformity.md says why two)."""
+UNIFORM_WIDEN = 6
+"""Iterations a loop whose trip count is uniform but unknown may take for its
+carried values to settle: the first runs on the values it enters with, the
+next ones on the *widened* values (what is the same over every iteration so
+far), until widening changes nothing (docs/uniformity.md)."""
 
 NONCOMM_FUTURE = FutureVal(-1)
 """The future of an async op that does not communicate (a slice, seed 002's
@@ -615,12 +617,17 @@ class Tracer:
     def run(self, entry: str) -> Trace:
         func = self.struct.funcs[entry]
         everyone = np.ones(self.n, dtype=bool)
-        self.entry_func = func
+        self.enter(func)
         if func.regions and func.regions[0].blocks:
-            self.entry_block = func.regions[0].blocks[0]
             frame = _Frame(func.regions[0], None)
             self._exec_region(func.regions[0], frame, everyone)
         return self._finish(entry)
+
+    def enter(self, func: Operation) -> None:
+        """Make `func` the entry function (its arguments are the program's inputs)."""
+        self.entry_func = func
+        if func.regions and func.regions[0].blocks:
+            self.entry_block = func.regions[0].blocks[0]
 
     def _finish(self, entry: str) -> Trace:
         masks = list(self._masks.values())
@@ -714,10 +721,16 @@ class Tracer:
         idx = self._branch_index(op, frame)
         results: list[list] = []
         if isinstance(idx, Uni):
-            if self._uniform_guard(op, idx, mask, "branch index"):
-                self._case_uniform(op, frame, mask, idx)
-            else:
+            if not self._uniform_guard(op, idx, mask, "branch index"):
                 self._bind_results(op, frame, [Unknown("a branch on per-device data", op)] * op.num_results)
+            elif len(op.regions) > 1 and any(comm_role(c) in ("send", "recv") for c, _g in self._guarded_comm(op)):
+                # Followed one after the other, a branch's sends would meet another
+                # branch's recvs, which no process ever pairs.
+                self._unresolved(op, mask, "its branch index is the same on every process, but send/recv under "
+                                           "such a branch are not followed")
+                self._bind_results(op, frame, [Unknown("a branch with send/recv", op)] * op.num_results)
+            else:
+                self._case_uniform(op, frame, mask, idx)
             return
         if isinstance(idx, Unknown):
             self._unresolved(op, mask, f"its branch index depends on {idx.reason}")
@@ -845,6 +858,7 @@ class Tracer:
         uniform: Uni | None = None
         uniform_trips = 0
         seen: list[list] = []
+        widened: list | None = None
         while active is not None:
             cframe = _Frame(cond, frame)
             if cond.blocks:
@@ -855,7 +869,9 @@ class Tracer:
             pred = ret[0] if ret else Unknown("a cond region without a predicate")
             if isinstance(pred, Uni):
                 # The same trip count on every member of each guarded communicator:
-                # follow UNIFORM_TRIPS iterations for all as the representative.
+                # iteration 1 on the values the loop enters with, then iterations on
+                # the widened values (standing for every later iteration) until they
+                # settle; every process is taken through all of them.
                 if uniform is None:
                     if not self._uniform_guard(op, pred, active, "trip count"):
                         carried = [Unknown("a loop on per-device data", op)] * len(carried)
@@ -863,8 +879,15 @@ class Tracer:
                     uniform = pred
                     self.uniform.append(UniformDecision(op, "trip count", pred))
                 seen.append(carried)
-                if uniform_trips >= UNIFORM_TRIPS:
-                    break
+                if uniform_trips:
+                    wide = [_join([w, c], uniform) for w, c in zip(widened or seen[-2], carried)]
+                    if widened is not None and all(_same(a, b) for a, b in zip(wide, widened)):
+                        break
+                    if uniform_trips >= UNIFORM_WIDEN:
+                        self._unresolved(op, active, f"its carried values do not settle in {UNIFORM_WIDEN} "
+                                                     f"iterations of a uniform trip count")
+                        break
+                    widened = carried = wide
                 uniform_trips += 1
                 pred = 1
             if isinstance(pred, (Unknown, FutureVal, Table)):
@@ -1026,6 +1049,22 @@ class Tracer:
         out = table[tuple(idx)].astype(np.int64)
         return out
 
+    def _table_gather(self, op: Operation, table: np.ndarray, index):
+        """`gather` of one element of a constant table at a per-process index (what
+        `jnp.take(table, i)` lowers to): the index vector has one component, mapped
+        to one table dimension by start_index_map; other dimensions start at 0."""
+        dn = op.attr("dimension_numbers")
+        params = dict(getattr(dn, "params", ()) or ())
+        sim = params.get("start_index_map")
+        dims = [e.value for e in getattr(sim, "elements", ())] if sim is not None else []
+        if len(dims) != 1 or not (0 <= dims[0] < table.ndim) or table.size == 0:
+            return None
+        starts = [np.zeros(self.n, dtype=np.int64)] * table.ndim
+        d = dims[0]
+        starts = list(starts)
+        starts[d] = np.broadcast_to(np.clip(_as_np(index), 0, table.shape[d] - 1), (self.n,))
+        return table[tuple(starts)].astype(np.int64)
+
     def value(self, v: Value, frame: _Frame, _depth: int = 0):
         region = _region_of(v)
         f: _Frame | None = frame
@@ -1085,6 +1124,11 @@ class Tracer:
         if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
                 and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
             got = self._table_slice(op, args)
+            if got is not None:
+                return [_norm(wrap(got, elem))]
+        if name == "stablehlo.gather" and len(args) == 2 and isinstance(args[0], Table) and elem is not None \
+                and isinstance(args[1], (int, np.ndarray)):
+            got = self._table_gather(op, args[0].array, args[1])
             if got is not None:
                 return [_norm(wrap(got, elem))]
         if elem is None or any(isinstance(a, (Uni, Table)) for a in args):
@@ -1217,17 +1261,18 @@ class Tracer:
         """A loop's results when its trip count is unknown but uniform: what the
         carried values are the same over, after 0, 1 or 2 iterations."""
         body = op.regions[1]
-        seen = [carried]
-        for _ in range(UNIFORM_TRIPS):
+        for _ in range(UNIFORM_WIDEN):
             bframe = _Frame(body, frame)
             if body.blocks:
                 self._bind(body.blocks[0], bframe, carried)
             new = self._returned(body, bframe)
             if len(new) != len(carried):
                 return [Unknown("a malformed while")] * op.num_results
-            seen.append(new)
-            carried = new
-        return [_join([s[i] for s in seen], pred) for i in range(op.num_results)]
+            wide = [_join([c, v], pred) for c, v in zip(carried, new)]
+            if all(_same(a, b) for a, b in zip(wide, carried)):
+                return wide
+            carried = wide
+        return [Unknown(f"a while at line {_line(op)} whose carried values do not settle", op)] * op.num_results
 
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))
@@ -1255,6 +1300,21 @@ def _name_of(v: Value | None) -> str:
     if isinstance(owner, Block):
         return f"the argument {v.name}"
     return f"the {_short(owner.name)} at line {_line(owner)}"
+
+
+def _same(a, b) -> bool:
+    """Whether two tracer values are the same (for widening to a fixpoint)."""
+    if a is b:
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and bool(np.all(a == b))
+    if isinstance(a, Uni) and isinstance(b, Uni):
+        if a.classes is None or b.classes is None:
+            return a.classes is None and b.classes is None
+        return bool(np.array_equal(a.classes, b.classes))
+    return False
 
 
 def _join(vals: list, decided_by: Uni):

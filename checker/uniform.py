@@ -83,10 +83,16 @@ def per_process(n: int, text: str, op: Operation | None = None) -> Uni:
 
 
 def labels(values: np.ndarray) -> np.ndarray | None:
-    """A concrete per-process array as a partition (None when it is the same everywhere)."""
-    _u, inv = np.unique(values, return_inverse=True)
+    """A concrete per-process array as a partition (None when it is the same
+    everywhere). Canonical: classes are numbered by first occurrence, so equal
+    partitions get equal arrays."""
+    _u, first, inv = np.unique(values, return_index=True, return_inverse=True)
     inv = np.asarray(inv, dtype=np.int64).reshape(-1)
-    return None if inv.size == 0 or inv.max() == 0 else inv
+    if inv.size == 0 or inv.max() == 0:
+        return None
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size, dtype=np.int64)
+    return rank[inv]
 
 
 def meet(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
@@ -226,6 +232,8 @@ def hlo_sharding_classes(text: str, grid: Grid) -> np.ndarray | None | str:
         tiling = hlo_tiling(text, rank, grid.num_partitions)
     except ExecutionError as e:
         return str(e)
+    except (ValueError, IndexError, TypeError):  # a device list that does not fit its tile shape
+        return f"sharding {text} not read"
     if isinstance(tiling, str):
         return "manual"
     dev = _process_device(grid, len(tiling.device_coords))
@@ -245,8 +253,8 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     from .execute.sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
 
     shardings = _sdy_list(op.attr("in_shardings"))
-    if shardings is None or index >= len(shardings):
-        return "in_shardings not read"
+    if shardings is None or len(shardings) != len(op.operands):
+        return "in_shardings not read (not one per operand)"
     sh = shardings[index]
     dims = sdy_dims(sh)
     if dims is None:
@@ -254,8 +262,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     manual = op.attr("manual_axes")
     manual_axes = {e.value for e in manual.elements if isinstance(e, StringAttr)} \
         if isinstance(manual, ArrayAttr) else set()
-    used = [a for axes in dims for a in axes if a in manual_axes]
-    if not used:
+    if not any(a for axes in dims for a in axes):
         return None
     name = sdy_mesh_name(sh)
     mesh = None
@@ -265,10 +272,18 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
             break
     if mesh is None:
         return f"mesh @{name} not found"
+    sizes = dict(mesh.axes)
+    unknown = [a for axes in dims for a in axes if a not in sizes]
+    if unknown:
+        return f"the in_sharding names axis {unknown[0]!r}, which mesh @{name} does not have"
+    used = [a for axes in dims for a in axes if a in manual_axes]
+    if not used:
+        return None
+    if len(set(mesh.device_ids)) != mesh.size:
+        return f"mesh @{name} lists {len(mesh.device_ids)} device ids for {mesh.size} devices"
     dev = _process_device(grid, mesh.size)
     if dev is None:
         return f"mesh @{name} has {mesh.size} devices"
-    sizes = dict(mesh.axes)
     lab = np.zeros(grid.size, dtype=np.int64)
     for i, d in enumerate(dev.tolist()):
         c = mesh.coords(int(d)) if int(d) in mesh.device_ids else {}
@@ -301,10 +316,10 @@ def entry_arg(func: Operation, index: int, name: str, module: Module, grid: Grid
     d = attrs.elements[index] if isinstance(attrs, ArrayAttr) and index < len(attrs.elements) else None
     sharding = d.get("mhlo.sharding") if isinstance(d, DictAttr) else None
     if sharding is not None and "manual" in sharding_text(sharding):
-        return per_process(grid.size, f"the argument {name} (sharding {{manual}}: each process is passed its own)")
+        return per_process(grid.size, f"the block argument {name} (sharding {{manual}}: each process is passed its own)")
     if partitioned(module):
         return UNIFORM  # one logical array; per-device shards appear at manual regions
-    return per_process(grid.size, f"the argument {name} (a per-device program: each process is passed its own "
+    return per_process(grid.size, f"the block argument {name} (a per-device program: each process is passed its own "
                                   f"buffer)")
 
 

@@ -22,6 +22,21 @@ from conftest import CORPUS, run_cli
 sys.path.insert(0, str(CORPUS / "deadlock"))
 from generate_grids import corpus_files, permute_loop, sendrecv  # noqa: E402
 
+# Uniformity cases (real JAX exports, corpus/deadlock/generate_uniform.py; tests/test_uniform.py
+# checks them in depth): what XLA:CPU did with each is the verdict.
+UNIFORM_CASES = {
+    f"uniform_{name}{variant}.mlir": verdict
+    for name, verdict in {
+        "pmax_loop": ("deadlock-free", None, 0),            # completed
+        "replicated_cond": ("deadlock-free", None, 0),      # completed
+        "table_switch_same": ("deadlock-free", None, 0),    # completed
+        "table_switch": ("deadlock", None, 0),              # aborted: all_reduce / all_gather rendezvous
+        "local_loop": ("unknown", None, 0),                 # aborted (SHLO504: may deadlock)
+    }.items()
+    for variant in ("", ".gspmd", ".debug")
+    if variant != ".debug" or name in ("pmax_loop", "local_loop", "table_switch")
+}
+
 
 def verdict_of(path_or_text, **options):
     text = path_or_text.read_text() if hasattr(path_or_text, "read_text") else path_or_text
@@ -59,6 +74,7 @@ EXPECTED = {
     "grid_2048_branch_half_psum.mlir": ("deadlock", "missing-peer", 1024),
     "grid_2x1024_branch_whole_replica.mlir": ("deadlock-free", None, 0),
 }
+EXPECTED |= UNIFORM_CASES
 
 
 def test_every_corpus_case_has_an_expected_verdict():

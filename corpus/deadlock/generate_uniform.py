@@ -4,7 +4,8 @@
     python corpus/deadlock/generate_uniform.py [--run] [--only NAME ...]
 
 Each program is a `jax.shard_map` over 8 CPU devices (mesh axis "x"), written as
-`uniform_<name>.mlir` (Shardy) and `uniform_<name>.gspmd.mlir` (GSPMD). With
+`uniform_<name>.mlir` (Shardy), `uniform_<name>.gspmd.mlir` (GSPMD) and, for
+three of them, `uniform_<name>.debug.mlir` (Shardy with debug info). With
 `--run` each is also executed by JAX on XLA:CPU (8 virtual devices, one
 subprocess per program, shortened rendezvous timeouts) and the outcome printed:
 that outcome is the verdict the analysis must give (docs/uniformity.md).
@@ -120,12 +121,21 @@ def table_switch_same():
 PROGRAMS = {f.__name__: f for f in (pmax_loop, local_loop, replicated_cond, table_switch, table_switch_same)}
 
 
+DEBUG = ("pmax_loop", "local_loop", "table_switch")
+"""Also written with debug info (`loc(...)` on every op), Shardy only."""
+
+
 def export(name: str) -> None:
-    for mode in ("shardy", "gspmd"):
+    variants = [("shardy", "")] + ([("shardy", ".debug")] if name in DEBUG else []) + [("gspmd", ".gspmd")]
+    for mode, suffix in variants:
         jax.config.update("jax_use_shardy_partitioner", mode == "shardy")
         fn, args = PROGRAMS[name]()
-        text = jax.jit(fn).trace(*args).lower().as_text()
-        suffix = "" if mode == "shardy" else ".gspmd"
+        lowered = jax.jit(fn).trace(*args).lower()
+        if suffix == ".debug":
+            text = lowered.compiler_ir("stablehlo").operation.get_asm(enable_debug_info=True)
+            text = text.replace(str(HERE.parent.parent) + os.sep, "")  # repo-relative locations
+        else:
+            text = lowered.as_text()
         path = HERE / f"uniform_{name}{suffix}.mlir"
         path.write_text(text if text.endswith("\n") else text + "\n")
         print(f"wrote {path.relative_to(HERE.parent.parent)}")

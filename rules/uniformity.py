@@ -1,0 +1,96 @@
+"""Per-device data guarding communication (uniformity, docs/uniformity.md).
+
+SHLO504 reads the deadlock analysis' trace (rules/deadlock.py computes it once
+per module): the branches and loops whose index or trip count the tracer found
+to be per-device data that can split a communicator they guard
+(`checker.uniform.Divergence`).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from shlo_lint.checker.context import Context
+from shlo_lint.checker.deadlock import Verdict
+from shlo_lint.checker.diagnostics import Diagnostic
+from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.registry import rule
+
+from .deadlock import MODULE_OPS, verdict
+
+MAX_REPORTS = 16
+"""Findings per module (one per branch / loop op)."""
+
+
+def _kind(op: Operation) -> str:
+    return op.name.rsplit(".", 1)[-1]
+
+
+def _procs(ids, grid, limit: int = 4) -> str:
+    names = [f"({r}, {p})" for r, p in (grid.unflat(int(i)) for i in ids)]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
+
+
+@rule("SHLO504", "communication-guarded-by-per-device-data", category="deadlock", severity="warning",
+      on=MODULE_OPS)
+def communication_guarded_by_per_device_data(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """A branch or loop that guards communication decides on per-device data: it may deadlock.
+
+    ## What it does
+    Follows which values are the same on every process of a group: constants,
+    inputs replicated across it (a JAX argument outside `shard_map`, a
+    `shard_map` input not split along the mapped axes), the results of
+    all_reduce / all_gather / collective_broadcast, and anything computed only
+    from those. Reports a `case`/`if` index or a `while` predicate that is not
+    the same on every member of a process group (or send/recv pair) it guards,
+    and names where the per-device data comes from: the argument and its
+    sharding, or the op. A branch or loop decided by a value that *is* uniform
+    over every group it guards is proven deadlock-free for every value instead
+    (every member takes the same branch, runs the same trip count).
+
+    ## Why is this bad?
+    When the data differs between devices, some members of the group enter the
+    collective and others do not: the ones inside wait forever. XLA:CPU aborts
+    ("Expected 8 threads to join the rendezvous, but not all of them arrived");
+    NCCL hangs. Whether it happens depends on the data, so tests pass until it
+    does.
+
+    ## Example
+    ```python
+    def body(x):                       # x: this device's shard
+        def cond(c):
+            return c[1] > tol          # this device's own error
+        def step(c):
+            y = lax.psum(c[0], "x")    # every device must get here
+            return y, jnp.max(jnp.abs(y))
+        return lax.while_loop(cond, step, (x, jnp.max(jnp.abs(x))))[0]
+    ```
+
+    ## Use instead
+    Decide on a value every device shares: reduce it first
+    (`lax.pmax(err, "x") > tol`), or pass the predicate replicated
+    (`in_specs=P()`).
+    """
+    v = verdict(ctx, op)
+    if not isinstance(v, Verdict) or v.trace is None:
+        return
+    grid = v.trace.grid
+    seen: set[int] = set()
+    for d in v.trace.divergent:
+        if id(d.op) in seen or len(seen) >= MAX_REPORTS:
+            continue
+        seen.add(id(d.op))
+        comm = d.guarded
+        verb = "leave the loop at different iterations" if d.what == "trip count" else "take different branches"
+        msg = (f"this {_kind(d.op)} may deadlock: its {d.what} depends on {d.text()}, which can differ between "
+               f"processes {_procs(d.group, grid)} of the {_kind(comm)} it guards; if they {verb}, the ones "
+               f"inside wait forever")
+        diag = ctx.warning(d.op, msg, help=("decide on a value every process of the group shares: reduce it "
+                                            "first (lax.pmax(err, axis) > tol) or pass it replicated"))
+        diag = diag.note(ctx.loc(comm), f"processes {_procs(d.group, grid)} meet here only if all of them get here")
+        for o in d.origins:
+            if o.op is not None and o.op is not d.op:
+                diag = diag.note(ctx.loc(o.op), f"the per-device data: {o.text}")
+                break
+        yield diag
