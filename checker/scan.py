@@ -22,7 +22,7 @@ from .source import SourceFile, Span
 
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
 # After a `{`: does an attribute dictionary start here (rather than a region)?
-_DICT_START = re.compile(r'\s*(?:\}|(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))')
+_DICT_START = re.compile(r'(?:\s|//[^\n]*\n)*(?:\}|(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))')
 _ALIAS = re.compile(r'([#!][\w$.\-]+)[ \t]*=[ \t]*')
 # One line: indentation, then (when it starts an op) results and the op name.
 _LINE = re.compile(
@@ -31,7 +31,27 @@ _LINE = re.compile(
 _BARE_NAMES = {"module": "builtin.module", "return": "func.return", "call": "func.call",
                "call_indirect": "func.call_indirect", "constant": "func.constant"}
 _BLOCK_LABEL = re.compile(r'[ \t]*(\^[\w$.\-]+)')
-_OPEN_ENDS = frozenset("{([,<")
+_LABEL_COLON = re.compile(r'[ \t]*:')
+# The general walk's view of a statement: strings, brackets, comments, values,
+# `#attr` / `!type` / `@sym` / `^block` names and bare words (for op starts).
+_STMT_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//|[%#!@^][\w$.\-#]*|[A-Za-z_][\w$.\-]*')
+# At a statement start: results `%a, %b:2 =`, then a quoted or bare op name.
+_STMT_START = re.compile(
+    r'(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
+    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?')
+# Inside a complete statement, these begin the next op.
+_RESULTS_EQ = re.compile(r'%[\w$.\-#]+(?::\d+)?(?:\s*,\s*%[\w$.\-#]+(?::\d+)?)*\s*=[ \t]*(?=["A-Za-z_])')
+_GENERIC_NAME = re.compile(r'"[\w$\-]+\.[\w$.\-]+"\(')
+_OP_NAME_AFTER = re.compile(r'(?=\s|\(|$)')
+_INLINE_OPS = frozenset({"return", "call", "call_indirect", "br", "cond_br", "yield"})
+# What a region can start with (a per-axis `{0.1:-30, ...}` inside a type cannot).
+_REGION_BODY = re.compile(r'(?:\s|//[^\n]*\n)*(?:[%^"}]|[A-Za-z_]|\Z)')
+_REGION_RETURN = re.compile(r'\s*(?:return|func\.return|stablehlo\.return)\b')
+# A `{` the fast path must leave to the walk: one that opens a region (not an
+# attribute dict `{key = ...}` / `{"x"}`), or an empty `{}` (either).
+_REGION_BRACE = re.compile(
+    r'\{(?!\s*(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))|\{\s*\}')
+_OPEN_ENDS = frozenset("{}([,<")  # `}`: a region may close on an op's line
 _BARE_OPS = frozenset({"return", "call", "module", "call_indirect", "constant", "yield", "br", "cond_br"})
 
 
@@ -124,100 +144,147 @@ class _Scanner:
                     end -= 1
             if end <= pos:
                 continue
-            if self.stmt is not None:
-                self.continue_stmt(m.end(1), end)
-                continue
-            results, qname, bname = m.group(2, 3, 4)
-            name = qname or bname
-            if name is not None and (qname is not None or "." in name or name in bare) \
-                    and text[end - 1] not in ops_fast:
-                # Fast path: a whole op on one line.
-                if bname is not None and "." not in name:
-                    name = _BARE_NAMES.get(name, name)
-                block = self.frames[-1][0].blocks[-1]
-                op = Operation(name, Span(m.end(1), end),
-                               ((results, 1),) if results is not None and "," not in results and ":" not in results
-                               else (_result_names(results) if results else ()), self.module, block)
-                block.operations.append(op)
-                self.last_op = op
-                self.last_generic = qname is not None
-                continue
-            resume = self.line(m, end)
+            if self.stmt is None:
+                results, qname, bname = m.group(2, 3, 4)
+                name = qname or bname
+                if name is not None and (qname is not None or "." in name or name in bare) \
+                        and text[end - 1] not in ops_fast and _one_op(text, m.end(3) if qname else m.end(4), end):
+                    # Fast path: a whole op on one line (no region brace, no second op).
+                    if bname is not None and "." not in name:
+                        name = _BARE_NAMES.get(name, name)
+                    block = self.frames[-1][0].blocks[-1]
+                    op = Operation(name, Span(m.end(1), end),
+                                   ((results, 1),) if results is not None and "," not in results and ":" not in results
+                                   else (_result_names(results) if results else ()), self.module, block)
+                    block.operations.append(op)
+                    self.last_op = op
+                    self.last_generic = qname is not None
+                    continue
+            resume = self.walk(m.end(1), end)
             if resume is not None:
                 skip_to = resume
         self.finish()
         return self.module
 
-    def line(self, m: re.Match, end: int) -> int | None:
-        """Handle a line at op level (`m`: its _LINE match, already read for the fast
-        path); returns where to resume when it skips ahead."""
+    # ------------------------------------------------------------------ the general walk
+    def walk(self, pos: int, end: int) -> int | None:
+        """Read text[pos:end] (the rest of one line) whatever its layout: several ops,
+        regions opened and closed, block labels. Returns where to resume when a
+        construct (an alias, a resource block) runs past the line."""
         text = self.text
-        start = m.end(1)
-        c = text[start]
-        if c == "/" and text.startswith("//", start):
-            return None
-        if c == "}":
-            self.close_region(start, end)
-            return None
-        if c == "^":
-            self.block_label(start, end)
-            return None
-        if c in "#!" and len(self.frames) == 1:
-            self.alias(start, end)
-            return None
-        if c == "{" and text.startswith("{-#", start):
-            close = text.find("#-}", start)
-            if close < 0:
-                self.error("unterminated dialect resources block `{-# ... #-}`", start, end)
-                return len(text)
-            return close + 3
-        results, qname, bname = m.group(2, 3, 4)
-        if self.last_op is not None and (c == "{" or (c.isalpha() and self.is_continuation(bname, m.end(4), end))):
-            # `cond {`, `} do {`, `reducer(...) {`, or an attr dict on its own line.
-            self.stmt = _Stmt(self.last_op, self.last_generic)
-            self.continue_stmt(start, end)
-            return None
-        name = qname or bname
-        if name is None:
-            self.error(f"expected an operation, got {text[start:min(end, start + 20)]!r}", start, end)
-            return None
-        generic = qname is not None
-        name_end = m.end(3) + 1 if generic else m.end(4)  # after a quoted name's closing quote
-        if not generic and "." not in name and name not in _BARE_OPS:
-            self.error(f"expected an operation, got {name!r}", start, name_end)
-        if not generic and "." not in name:
-            name = _BARE_NAMES.get(name, name)
-        block = self.frames[-1][0].blocks[-1]
-        op = Operation(name, Span(start, end), _result_names(results) if results else (), self.module, block)
-        block.operations.append(op)
-        self.last_op = op
-        self.last_generic = generic
-        if text[end - 1] not in _OPEN_ENDS:
-            return None
-        self.stmt = _Stmt(op, generic)
-        self.continue_stmt(name_end, end)
-        return None
+        resume = None
+        while True:
+            while pos < end and text[pos] in " \t\r":
+                pos += 1
+            if pos >= end:
+                break
+            if self.stmt is not None:
+                pos = self.stmt_tokens(pos, end)
+                continue
+            c = text[pos]
+            if c == "/" and text.startswith("//", pos):
+                break
+            if c == "}":
+                if len(self.frames) == 1:
+                    self.error("unbalanced '}': no region is open", pos)
+                    pos += 1
+                    continue
+                _region, stmt = self.frames.pop()
+                self.stmt = stmt
+                pos = self.stmt_tokens(pos, end)  # pops the region's "R", then the op goes on
+                continue
+            if c == "^":
+                pos = self.block_label(pos, end)
+                if pos > end:  # the label ran over lines: go on after it, on its last line
+                    nl = text.find("\n", pos)
+                    end = len(text) if nl < 0 else nl
+                    while end > pos and text[end - 1] in " \t\r":
+                        end -= 1
+                    resume = end
+                continue
+            if c in "#!" and len(self.frames) == 1:
+                return self.alias(pos, end)
+            if c == "{" and text.startswith("{-#", pos):
+                close = text.find("#-}", pos)
+                if close < 0:
+                    self.error("unterminated dialect resources block `{-# ... #-}`", pos, end)
+                    return len(text)
+                return close + 3
+            m = _STMT_START.match(text, pos, end)
+            results, qname, bname = m.group(1, 2, 3)
+            name = qname or bname
+            if name is not None and (qname is not None or "." in name or name in _BARE_OPS):
+                generic = qname is not None
+                name_end = m.end(2) + 1 if generic else m.end(3)
+                if not generic and "." not in name:
+                    name = _BARE_NAMES.get(name, name)
+                block = self.frames[-1][0].blocks[-1]
+                op = Operation(name, Span(pos, name_end), _result_names(results) if results else (),
+                               self.module, block)
+                block.operations.append(op)
+                self.last_op = op
+                self.last_generic = generic
+                self.stmt = _Stmt(op, generic)
+                pos = name_end
+                continue
+            if self.last_op is not None and results is None:
+                # Not an op of its own: the previous op goes on (`cond {`, `} do {`,
+                # `reducer(...) {`, `: (T) -> T` or an attr dict on the next line).
+                self.stmt = _Stmt(self.last_op, self.last_generic)
+                continue
+            if name is None:
+                self.error(f"expected an operation, got {text[pos:min(end, pos + 20)]!r}", pos, end)
+            else:
+                self.error(f"expected an operation, got {name!r}", pos, m.end(3))
+            break
+        stmt = self.stmt
+        if stmt is not None and not stmt.stack:
+            self.stmt = None
+            self.last_op = stmt.op
+        return resume
 
-    def is_continuation(self, word: str | None, word_end: int, end: int) -> bool:
-        """A bare keyword line that continues the previous op (pretty `cond {`, `reducer(...) {`):
-        a dot-free word that is not an op of its own."""
-        if word is None or "." in word or word in _BARE_OPS:
-            return False
-        rest = self.text[word_end:word_end + 1]
-        return self.text[end - 1] == "{" or rest in ("(", " ")
-
-    # ------------------------------------------------------------------ statements
-    def continue_stmt(self, pos: int, end: int) -> None:
-        """Walk brackets of the open statement over [pos, end); close it if balanced at `end`."""
+    def stmt_tokens(self, pos: int, end: int) -> int:
+        """Walk the open statement's tokens from `pos`; returns where it stopped: `end`,
+        just after a region's `{` (the region's ops follow), or where a new op or a
+        closing `}` begins after the statement is complete."""
         stmt = self.stmt
         assert stmt is not None
         text = self.text
         stack = stmt.stack
-        for m in _TOKENS.finditer(text, pos, end):
+        op = stmt.op
+        last = pos
+        prev_word = None
+        for m in _STMT_TOKENS.finditer(text, pos, end):
             tok = m.group(0)
             t0 = tok[0]
-            if t0 == '"':
+            if not stack and m.start() > op.span.start:
+                new = None
+                if t0 == "%":
+                    new = _RESULTS_EQ.match(text, m.start(), end)
+                elif t0 == '"':
+                    new = _GENERIC_NAME.match(text, m.start(), end)
+                elif t0 == "}":
+                    new = m
+                elif (t0.isalpha() or t0 == "_") and prev_word != "applies" and (
+                        tok in _INLINE_OPS or ("." in tok and _OP_NAME_AFTER.match(text, m.end(), end))):
+                    new = m
+                if new is not None:
+                    stop = m.start()
+                    while stop > op.span.start and text[stop - 1] in " \t\r\n":
+                        stop -= 1
+                    op.span = Span(op.span.start, stop)
+                    self.stmt = None
+                    self.last_op = op
+                    return m.start()
+            if t0 == '"' or t0 == "%" or t0 == "#" or t0 == "!" or t0 == "@" or t0 == "^":
+                last = m.end()
+                prev_word = None
                 continue
+            if t0.isalpha() or t0 == "_":
+                prev_word = tok
+                last = m.end()
+                continue
+            prev_word = None
             if tok == "//":
                 break
             if t0 in "([":
@@ -230,31 +297,26 @@ class _Scanner:
                     self.error(f"unbalanced {t0!r}: no matching {want!r}", m.start())
             elif t0 == "{":
                 top = stack[-1] if stack else ""
-                is_region = (top == "(" and stmt.generic) or (
-                    top in ("", "(") and not _DICT_START.match(text, m.end()))
+                after = m.end()
+                is_region = ((top == "(" and stmt.generic) or (
+                    top in ("", "(") and (not _DICT_START.match(text, after) or _REGION_RETURN.match(text, after)))) \
+                    and _REGION_BODY.match(text, after) is not None
                 if is_region:
-                    if m.end() < end and text[m.end():end].strip() and not text[m.end():end].strip().startswith("//"):
-                        # A region with content on its own line (`({ ^bb0 ... })` inline):
-                        # uncommon; treat as opaque brace text.
-                        stack.append("{")
-                        continue
                     self.open_region(stmt, m.start())
-                    return  # the rest of the op resumes when the region closes
+                    return after  # the region's ops follow; the op resumes at its `}`
                 stack.append("{")
-            else:  # "}"
+            elif t0 == "}":
                 if stack and stack[-1] == "{":
                     stack.pop()
                 elif stack and stack[-1] == "R":
                     stack.pop()
-                    stmt.op.region_spans[-1] = Span(stmt.op.region_spans[-1].start, m.end())
-                    stmt.op.regions[-1].span = stmt.op.region_spans[-1]
-                else:
+                    op.region_spans[-1] = Span(op.region_spans[-1].start, m.end())
+                    op.regions[-1].span = op.region_spans[-1]
+                else:  # pragma: no cover - caught as a statement end above
                     self.error("unbalanced '}': nothing is open here", m.start())
-        op = stmt.op
-        op.span = Span(op.span.start, max(end, op.span.start))
-        if not stack:
-            self.stmt = None
-            self.last_op = op
+            last = m.end()
+        op.span = Span(op.span.start, max(last if last > end else end, op.span.start))
+        return end
 
     def open_region(self, stmt: _Stmt, brace: int) -> None:
         op = stmt.op
@@ -271,33 +333,56 @@ class _Scanner:
         self.stmt = None
         self.last_op = None
 
-    def close_region(self, start: int, end: int) -> None:
-        if len(self.frames) == 1:
-            self.error("unbalanced '}': no region is open", start)
-            return
-        _region, stmt = self.frames.pop()
-        self.stmt = stmt
-        self.continue_stmt(start, end)
-
-    def block_label(self, start: int, end: int) -> None:
+    def block_label(self, start: int, end: int) -> int:
+        """`^bb0(%a: T, ...):` at `start`; returns where the label ends (its `:`)."""
         region = self.frames[-1][0]
-        m = _BLOCK_LABEL.match(self.text, start, end)
-        label = m.group(1) if m else self.text[start:end]
+        text = self.text
+        m = _BLOCK_LABEL.match(text, start, end)
+        label = m.group(1) if m else text[start:end]
+        stop = m.end() if m else end
+        if stop < end and text[stop] == "(":
+            # The arguments may run over several lines: up to the matching `)`.
+            depth = 0
+            for t in _TOKENS.finditer(text, stop):
+                tok = t.group(0)
+                if tok == "//":
+                    continue
+                if tok in "([":
+                    depth += 1
+                elif tok in ")]":
+                    depth -= 1
+                    if depth == 0:
+                        stop = t.end()
+                        break
+            else:
+                stop = end
+        colon = _LABEL_COLON.match(text, stop)
+        stop = colon.end() if colon else stop
         block = region.blocks[-1]
         if block.label is not None or block.operations:
             block = Block(region)
             region.blocks.append(block)
         block.label = label
-        block.label_span = Span(start, end)
+        block.label_span = Span(start, stop)
         self.last_op = None
+        return stop
 
-    def alias(self, start: int, end: int) -> None:
-        m = _ALIAS.match(self.text, start, end)
+    def alias(self, start: int, end: int) -> int | None:
+        """`#name = ...` / `!name = ...` at top level; the definition may run over
+        several lines (a `#sparse_tensor.encoding<{...}>` written out): it ends where
+        its brackets balance. Returns where to resume when it ran past this line."""
+        text = self.text
+        m = _ALIAS.match(text, start, end)
         if m is None:
-            self.error(f"expected an alias definition `#name = ...`, got {self.text[start:end][:20]!r}", start, end)
-            return
-        self.module.alias_texts[m.group(1)] = (self.text[m.end():end], m.end())
-        self.module.loc_alias_spans[m.group(1)] = Span(start, end)
+            self.error(f"expected an alias definition `#name = ...`, got {text[start:end][:20]!r}", start, end)
+            return None
+        stop = _balanced_end(text, m.end(), end)
+        value_end = stop
+        while value_end > m.end() and text[value_end - 1] in " \t\r\n":
+            value_end -= 1
+        self.module.alias_texts[m.group(1)] = (text[m.end():value_end], m.end())
+        self.module.loc_alias_spans[m.group(1)] = Span(start, value_end)
+        return stop if stop > end else None
 
     # ------------------------------------------------------------------ end
     def finish(self) -> None:
@@ -334,6 +419,43 @@ class _Scanner:
         else:
             root = self.implicit_root
         self.module.root = root
+
+
+def _one_op(text: str, pos: int, end: int) -> bool:
+    """Is text[pos:end] (after an op name) the rest of one whole op? Its parentheses
+    balance and no brace opens or closes a region; C-speed string searches first,
+    the regex only on lines with a `{` (generic ops' `<{...}>`). Two ops on one line
+    with no brace between them are not looked for (MLIR allows it; printers never
+    write it; the header parse then reports the second as a syntax error)."""
+    if text.count("(", pos, end) != text.count(")", pos, end):
+        return False
+    b = text.find("{", pos, end)
+    if b < 0:
+        return text.find("}", pos, end) < 0
+    return _REGION_BRACE.search(text, b, end) is None and text.count("{", b, end) == text.count("}", b, end)
+
+
+def _balanced_end(text: str, pos: int, line_end: int) -> int:
+    """End of an alias value starting at `pos`: the end of its line once `<{([`
+    balance (`->` is not a closer); the file's end if they never do."""
+    depth = 0
+    n = len(text)
+    i = pos
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"' and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+        elif c in "<{([":
+            depth += 1
+        elif c in ">})]":
+            if not (c == ">" and i > pos and text[i - 1] == "-"):
+                depth -= 1
+        elif c == "\n" and depth <= 0:
+            return i
+        i += 1
+    return n
 
 
 def _result_names(text: str) -> tuple[tuple[str, int], ...]:

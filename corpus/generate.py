@@ -153,43 +153,6 @@ def b_fori_pipeline():
     return f, (sds((8, 16, 16)), sds((n_micro, 2, 16)))
 
 
-def b_gpipe_at_set():
-    """GPipe as JAX's shard_map documentation writes it, with the schedule in a
-    fori_loop: each stage keeps a state buffer, writes a microbatch in with
-    `.at[i].set(...)` (scatter with a traced index), reads with `jnp.take`
-    (gather), runs its layers, and shifts the last layer's output one stage to
-    the right with a ppermute every step."""
-    n_stages, n_micro, layers_per_stage, mb, feat = 8, 4, 2, 2, 16
-
-    def stage_fn(ws, state):
-        for k in range(layers_per_stage):
-            state = state.at[k].set(jnp.tanh(state[k] @ ws[k]))
-        return state
-
-    def body(ws, inputs):
-        ws = ws[0]                                   # [layers_per_stage, F, F]
-        stage = lax.axis_index("x")
-        state = lax.pcast(jnp.zeros((layers_per_stage, mb, feat)), "x", to="varying")
-        outputs = lax.pcast(jnp.zeros_like(inputs), "x", to="varying")
-
-        def step(i, carry):
-            state, outputs = carry
-            mb_in = jnp.take(inputs, i % n_micro, axis=0)
-            state = state.at[0].set(jnp.where(stage == 0, mb_in, state[0]))
-            state = stage_fn(ws, state)
-            j = (i - n_stages + 1) % n_micro
-            outputs = outputs.at[j].set(
-                jnp.where(stage == n_stages - 1, state[-1], jnp.take(outputs, j, axis=0)))
-            last = lax.ppermute(state[-1], "x", RING)
-            state = jnp.roll(state, 1, axis=0).at[0].set(last)
-            return state, outputs
-
-        _, outputs = lax.fori_loop(0, n_micro + n_stages - 1, step, (state, outputs))
-        return outputs[None]
-    f = shard_map(body, mesh1d(), (P("x"), P()), P("x"))
-    return f, (sds((n_stages, layers_per_stage, feat, feat)), sds((n_micro, mb, feat)))
-
-
 def b_tp_mlp_grad():
     """Megatron MLP: W1 column-sharded, W2 row-sharded, psum; grads wrt W1, W2, x."""
     mesh = mesh1d()
@@ -358,6 +321,43 @@ def b_probe_async_loop_carried_future():
         return _par.ppermute_done_p.bind(fx) + acc
     f = shard_map(body, mesh1d(), P("x"), P("x"))
     return f, (sds((32, 8)),)
+
+
+def b_gpipe_at_set():
+    """GPipe as JAX's shard_map documentation writes it, with the schedule in a
+    fori_loop: each stage keeps a state buffer, writes a microbatch in with
+    `.at[i].set(...)` (scatter with a traced index), reads with `jnp.take`
+    (gather), runs its layers, and shifts the last layer's output one stage to
+    the right with a ppermute every step."""
+    n_stages, n_micro, layers_per_stage, mb, feat = 8, 4, 2, 2, 16
+
+    def stage_fn(ws, state):
+        for k in range(layers_per_stage):
+            state = state.at[k].set(jnp.tanh(state[k] @ ws[k]))
+        return state
+
+    def body(ws, inputs):
+        ws = ws[0]                                   # [layers_per_stage, F, F]
+        stage = lax.axis_index("x")
+        state = lax.pcast(jnp.zeros((layers_per_stage, mb, feat)), "x", to="varying")
+        outputs = lax.pcast(jnp.zeros_like(inputs), "x", to="varying")
+
+        def step(i, carry):
+            state, outputs = carry
+            mb_in = jnp.take(inputs, i % n_micro, axis=0)
+            state = state.at[0].set(jnp.where(stage == 0, mb_in, state[0]))
+            state = stage_fn(ws, state)
+            j = (i - n_stages + 1) % n_micro
+            outputs = outputs.at[j].set(
+                jnp.where(stage == n_stages - 1, state[-1], jnp.take(outputs, j, axis=0)))
+            last = lax.ppermute(state[-1], "x", RING)
+            state = jnp.roll(state, 1, axis=0).at[0].set(last)
+            return state, outputs
+
+        _, outputs = lax.fori_loop(0, n_micro + n_stages - 1, step, (state, outputs))
+        return outputs[None]
+    f = shard_map(body, mesh1d(), (P("x"), P()), P("x"))
+    return f, (sds((n_stages, layers_per_stage, feat, feat)), sds((n_micro, mb, feat)))
 
 
 # (name, builder, options).  options: platforms, extras (extra variants of the
