@@ -175,11 +175,10 @@ class Structure:
     opaque: list[Operation]
     """Communication ops inside regions the analysis does not model (reduce bodies, ...)."""
     p2p: list[Operation]
-    """send / recv ops this program matches itself: not host transfers, on
-    channels it both sends and receives on."""
+    """send / recv ops this program matches itself: every one that is not a host
+    transfer (a channel declared external is the deadlock model's business)."""
     external: list[Operation] = field(default_factory=list)
-    """send / recv ops that talk to another program or the host (a host transfer,
-    or a channel this program only sends on or only receives on)."""
+    """send / recv ops that talk to the host (host transfers)."""
 
     @property
     def uniform(self) -> bool:
@@ -295,17 +294,17 @@ def structure(module: Module) -> Structure:
 
 
 def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operation]]:
-    """(matched, external) send/recv ops: host transfers and one-sided channels
-    are external (their peer is another program or the host)."""
-    from .semantics import channel_id, flag
+    """(matched, external) send/recv ops: host transfers are external (their peer
+    is the host). Every other send/recv names devices of this program in its
+    source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
+    another program are declared with the `external-channels` option, which the
+    deadlock model applies (checker/deadlock/model.py)."""
+    from .semantics import flag
 
-    device = [op for op in p2p if not flag(op, "is_host_transfer")]
-    sends = {channel_id(op) for op in device if op.name == "stablehlo.send"}
-    recvs = {channel_id(op) for op in device if op.name == "stablehlo.recv"}
-    both = sends & recvs
-    matched = [op for op in device if channel_id(op) in both]
-    ids = {id(op) for op in matched}
-    return matched, [op for op in p2p if id(op) not in ids]
+    matched, external = [], []
+    for op in p2p:
+        (external if flag(op, "is_host_transfer") else matched).append(op)
+    return matched, external
 
 
 # --------------------------------------------------------------------------- values

@@ -10,9 +10,10 @@ rules reading its verdict:
 * SHLO503: the analysis could not decide (a value it could not resolve, a limit).
 
 Options (`-O key=value` or `[tool.shlo-lint.options]`): `deadlock-matching`
-(`xla`, the default, or `spec`), `z3-timeout-ms`, `deadlock-timeout-ms`,
-`deadlock-max-trips`, `deadlock-max-steps`, `deadlock-max-events`,
-`deadlock-core-limit` (see docs/deadlock.md).
+(`xla`, the default, or `spec`), `external-channels`, `z3-timeout-ms`,
+`deadlock-timeout-ms`, `deadlock-max-trips`, `deadlock-max-steps`,
+`deadlock-max-events`, `deadlock-core-limit`, `max-processes` (see
+docs/deadlock.md).
 """
 from __future__ import annotations
 
@@ -157,6 +158,10 @@ def _traces(ctx: Context, d: Deadlock) -> tuple[list[ProcessTrace], int]:
 
 def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Diagnostic:
     seen = {id(primary.op)}
+    if primary.hint is not None:  # the near miss first: it says more than "blocked here"
+        op, text = primary.hint
+        diag = diag.note(ctx.loc(op), text)
+        seen.add(id(op))
     for b in d.blocked:
         if id(b.op) in seen:
             continue
@@ -164,10 +169,6 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
         diag = diag.note(ctx.loc(b.op), f"process {_proc(b.process)} is blocked here, at {b.what}")
         if len(seen) > 4:
             break
-    if primary.hint is not None:
-        op, text = primary.hint
-        diag = diag.note(ctx.loc(op), text)
-        seen.add(id(op))
     branch = _branch_note(ctx, primary)
     if branch is not None:
         diag = diag.note(*branch)
@@ -274,9 +275,16 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
             missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
             who = _procs([w.process for w in missing]) or "a peer"
             one = len(missing) <= 1
-            why = ("finishes without reaching it" if one else "finish without reaching it") \
-                if all(w.state == "finished" for w in missing) else \
-                ("never executes a matching op" if one else "never execute a matching op")
+            noun = "recv" if primary.at_end else "send" if _kind(primary.op) == "recv" else ""
+            if noun:  # point-to-point: name the op the peer lacks
+                why = (f"{'has' if one else 'have'} no matching {noun} (the n-th {noun} of the pair on that "
+                       f"channel)" + (f"; {'it finishes' if one else 'they finish'} without one"
+                                      if all(w.state == "finished" for w in missing) else ""))
+                who = ("process " if one else "processes ") + who if missing else who
+            else:
+                why = ("finishes without reaching it" if one else "finish without reaching it") \
+                    if all(w.state == "finished" for w in missing) else \
+                    ("never executes a matching op" if one else "never execute a matching op")
             if primary.at_end:
                 msg = (f"deadlock: process {_proc(primary.process)} cannot finish: this {primary.what}{where}; "
                        f"{who} {why}")
@@ -315,7 +323,13 @@ def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     run to completion. Reports a set of processes each blocked at a
     communication op waiting for another member of the set: a recv-before-send
     ring, collectives reached in different orders by different processes, async
-    starts and dones in crossed orders. The text output prints each process's
+    collectives started in different orders. XLA issues every collective a
+    process runs, synchronous or the start of an async one, in program order,
+    and the k-th collective of each member of a group meets the k-th of the
+    others (the default `deadlock-matching = "xla"`): the message then shows
+    both issue orders. Where the order is XLA's scheduler's choice (two starts
+    in a branch that do not depend on each other), it reports a deadlock for an
+    order the scheduler may choose and names the two ops. The text output prints each process's
     trace (what it completed, where it is blocked, what it waits for); JSON and
     SARIF carry the same trace, one SARIF thread flow per process.
 
@@ -377,8 +391,13 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
     Run the collective on every process and select its result:
     `jnp.where(axis_index == 0, psum(x), x)`.
 
-    A channel that this program only sends on (or only receives on) is taken to
-    talk to another program or the host and is not matched.
+    Device-to-device sends and recvs name devices of this program in their
+    `source_target_pairs`, so their peers are matched here: a send no recv
+    takes, a recv no send feeds, a pair written on different channels are
+    each reported. Host transfers (`is_host_transfer = true`) talk to the host,
+    and channels declared with `external-channels` (`-O external-channels=1,3`,
+    or `external-channels = [1, 3]` under `[tool.shlo-lint.options]`) talk to
+    another program (an MPMD pipeline stage): neither is matched.
     """
     v = verdict(ctx, op)
     if isinstance(v, Verdict):

@@ -52,7 +52,7 @@ EXPECTED = {
     "send_without_recv.mlir": ("deadlock", "missing-peer", 1),
     "recv_without_send.mlir": ("deadlock", "missing-peer", 1),
     "mismatched_pairs.mlir": ("deadlock", "missing-peer", 4),
-    "channel_mismatch.mlir": ("deadlock", "missing-peer", 1),
+    "channel_mismatch.mlir": ("deadlock", "missing-peer", 2),  # the recv on 1, and the send on 2 never received
     "branch_on_partition_collective.mlir": ("deadlock", "missing-peer", 1),
     "branch_whole_group.mlir": ("deadlock-free", None, 0),
     "collectives_different_order.mlir": ("deadlock", "cycle", 4),
@@ -62,6 +62,9 @@ EXPECTED = {
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
+    "send_recv_different_channels.mlir": ("deadlock", "missing-peer", 2),
+    "jax_psend_without_precv.mlir": ("deadlock", "missing-peer", 7),
+    "jax_precv_without_psend.mlir": ("deadlock", "missing-peer", 7),
     "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
     "jax_cond_async_starts_scheduler_order.mlir": ("deadlock", "cycle", 8),
     "pipeline_sendrecv_loop.mlir": ("deadlock-free", None, 0),
@@ -183,7 +186,7 @@ def test_unmatched_send_blocks_the_sender_at_its_end():
 
 def test_channel_mismatch_points_at_the_send_on_the_other_channel():
     v = verdict_of(CORPUS / "deadlock" / "channel_mismatch.mlir")
-    b, = v.deadlocks[0].blocked
+    b = next(b for b in v.deadlocks[0].blocked if not b.at_end)
     op, text = b.hint
     assert op.name == "stablehlo.send" and "channel 2" in text
 
@@ -253,6 +256,47 @@ def test_completes_on_xla_claims_hold_on_xla_cpu(name):
     assert "SHLO502" in codes
     r = _xla_outcome(CORPUS / "deadlock" / name)
     assert r.outcome == "completed", (r.outcome, r.message)
+
+
+# ----------------------------------------------------------------------------- peers inside the program
+def test_external_channels_option_both_forms():
+    from shlo_lint.checker.deadlock.decide import external_channels
+
+    assert external_channels("1,3") == {1, 3} == external_channels([1, 3]) == external_channels(" 3 , 1 ")
+    assert external_channels("") == frozenset() == external_channels([])
+    assert external_channels(2) == {2}
+    for bad in ("1,x", ["a"], [1.5], [True], "-1"):
+        with pytest.raises(ValueError, match="external-channels"):
+            external_channels(bad)
+    assert options_of({"external-channels": "2"})["external-channels"] == {2}
+
+
+@pytest.mark.parametrize("name, channels", [("send_recv_different_channels.mlir", "1,2"),
+                                            ("jax_psend_without_precv.mlir", "1"),
+                                            ("jax_precv_without_psend.mlir", [1])])
+def test_declared_external_channels_are_not_matched(name, channels):
+    path = CORPUS / "deadlock" / name
+    assert verdict_of(path, **{"external-channels": channels}).status == "deadlock-free"
+    codes = [d.code for d in lint_text(path.read_text(), "t.mlir", Config(options={"external-channels": channels}))
+             if d.category == "deadlock"]
+    assert codes == []
+
+
+def test_one_external_channel_leaves_the_other_matched():
+    path = CORPUS / "deadlock" / "send_recv_different_channels.mlir"
+    v = verdict_of(path, **{"external-channels": "2"})  # the recv talks to another program; the send still hangs
+    d, = v.deadlocks
+    b, = d.blocked
+    assert b.at_end and b.process == (0, 0) and b.waits_for[0].process == (0, 1)
+
+
+def test_unmatched_device_send_names_waiting_process_and_missing_peer():
+    diags = lint_text((CORPUS / "deadlock" / "jax_psend_without_precv.mlir").read_text(), "t.mlir")
+    d, = [d for d in diags if d.code == "SHLO501"]
+    assert "process (0, 0) cannot finish" in d.message and "process (0, 1) has no matching recv" in d.message
+    diags = lint_text((CORPUS / "deadlock" / "jax_precv_without_psend.mlir").read_text(), "t.mlir")
+    d, = [d for d in diags if d.code == "SHLO501"]
+    assert "process (0, 1) waits forever" in d.message and "process (0, 0) has no matching send" in d.message
 
 
 # ----------------------------------------------------------------------------- limits

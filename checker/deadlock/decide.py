@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "deadlock-max-steps": 200_000,
     "deadlock-max-events": 4_000_000,
     "deadlock-core-limit": 64,
+    "external-channels": "",
 }
 """Options (`-O key=value`, `[tool.shlo-lint.options]`) and their defaults."""
 
@@ -39,12 +40,40 @@ def options_of(options: dict[str, Any] | None) -> dict[str, Any]:
             raise ValueError(f"option {k} = {out[k]!r} is not an integer") from None
         if out[k] < 0:
             raise ValueError(f"option {k} = {out[k]} is negative")
+    out["external-channels"] = external_channels(out["external-channels"])
     m = str(out["deadlock-matching"]).lower()
     if m not in MATCHING:
         raise ValueError(f"option deadlock-matching = {out['deadlock-matching']!r} is not one of "
                          f"{', '.join(MATCHING)}")
     out["deadlock-matching"] = m
     return out
+
+
+def external_channels(value: Any) -> frozenset[int]:
+    """The `external-channels` option: "1,3" (command line) or [1, 3] (config) or
+    one integer; raises ValueError for anything that is not a channel id."""
+    if value is None:
+        return frozenset()
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value)
+    if isinstance(value, str):
+        items: list[Any] = [t for t in value.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = [value]
+    out = set()
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise ValueError(f"option external-channels: {item!r} is not a channel id (an integer)")
+        try:
+            ch = int(item.strip()) if isinstance(item, str) else item
+        except ValueError:
+            raise ValueError(f"option external-channels: {item!r} is not a channel id (an integer)") from None
+        if ch < 0:
+            raise ValueError(f"option external-channels: {ch} is negative")
+        out.add(ch)
+    return frozenset(out)
 
 
 def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *,
@@ -75,7 +104,7 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        stats=_stats(t0))
     except KeyError:
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
-    facts = _Facts(grid, struct)
+    facts = _Facts(grid, struct, opts["external-channels"])
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":

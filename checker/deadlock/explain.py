@@ -219,7 +219,9 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
         spos = unmet[0][3] if unmet else (len(ev) - 2)
         send_step = tr.steps[ev[spos][1]]
         op = send_step.op
-        what = (f"{send_step.op.name.rsplit('.', 1)[-1]} to {_pl(model, unmet[0][1]) if unmet else '?'}, "
+        sent = ev[spos]
+        channel = f" on channel {sent[3]}" if sent[0] == SEND else ""
+        what = (f"{send_step.op.name.rsplit('.', 1)[-1]} to {_pl(model, unmet[0][1]) if unmet else '?'}{channel}, "
                 f"never received")
         step = send_step
     else:
@@ -230,7 +232,19 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
 
 
 def _hint(model: Model, p: int, e: tuple, need) -> tuple[Operation, str] | None:
-    """A recv with no send: a send from the same source to p on another channel."""
+    """A recv with no send: a send from the same source to p on another channel;
+    a send never received: a recv at its target from p on another channel."""
+    if e[0] == EXIT:
+        for kind, tgt, key, _pos in e[2]:
+            if kind != SEND or model.recv_pos[tgt].get(key) is not None:
+                continue
+            ch = key[1]
+            for info in model.facts.cache.values():
+                if info.kind == "recv" and info.source is not None and info.channel != ch \
+                        and int(info.source[tgt]) == p:
+                    return (info.op, f"process {_pl(model, tgt)} receives from {_pl(model, p)} here, on channel "
+                                     f"{info.channel}: the channels differ")
+        return None
     if e[0] != RECV or not any(j is None for _q, j in need):
         return None
     _k, _i, s, ch, _n = e

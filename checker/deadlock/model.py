@@ -54,7 +54,8 @@ class CommInfo:
     target: np.ndarray | None = None
     source: np.ndarray | None = None
     external: bool = False
-    """Talks to something outside this program (host transfer, a one-sided channel)."""
+    """Talks to something outside this program (a host transfer, a channel declared
+    in `external-channels`)."""
     problem: str | None = None
     """Why the model cannot use this op (a form it does not read)."""
     invalid: str | None = None
@@ -63,12 +64,15 @@ class CommInfo:
 
 
 class _Facts:
-    def __init__(self, grid: Grid, struct: Structure):
+    def __init__(self, grid: Grid, struct: Structure, external_channels: frozenset[int] = frozenset()):
         self.grid = grid
         self.n = grid.size
         self.cache: dict[int, CommInfo] = {}
         self.partitions: dict[tuple, int] = {}
         self.external = {id(op) for op in struct.external}
+        self.external_channels = external_channels
+        """Channels declared (`external-channels`) to talk to another program: their
+        sends and recvs are not matched here."""
 
     def info(self, op: Operation) -> CommInfo:
         got = self.cache.get(id(op))
@@ -85,7 +89,9 @@ class _Facts:
             if flag(inner, "is_host_transfer"):
                 info.external = True
                 return info
-            info.external = id(op) in self.external
+            info.external = id(op) in self.external or ch in self.external_channels
+            if info.external:
+                return info
             self._pairs(inner, info)
         elif kind == "collective_permute":
             self._pairs(inner, info)

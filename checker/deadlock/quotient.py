@@ -156,6 +156,8 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
         keys, cs, ps = tab
         if len(q) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), True
+        if len(keys) == 0:  # nothing to match with (a send-only or recv-only channel)
+            return np.zeros(len(q), np.int64), np.zeros(len(q), np.int64), False
         at = np.searchsorted(keys, q)
         at_c = np.minimum(at, max(len(keys) - 1, 0))
         found = (at < len(keys)) & (keys[at_c] == q) if len(keys) else np.zeros(len(q), bool)

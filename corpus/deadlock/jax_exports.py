@@ -50,7 +50,23 @@ def programs():
     def same_order(x, y):  # the same order in both branches; the scheduler picks its own
         return lax.cond(lax.axis_index("x") < 4, psum_first, psum_first_heavy_psum, x, y)
 
+    chain = [(i, i + 1) for i in range(7)]
+
+    def send_only(x, y):  # lax.psend with no lax.precv
+        lax.psend(x, "x", chain)
+        return jnp.tanh(x), y
+
+    def recv_only(x, y):  # lax.precv with no lax.psend
+        got = lax.precv(lax.create_token(), jax.ShapeDtypeStruct(x.shape, x.dtype), "x", chain)
+        return x + got, y
+
     return {
+        "jax_psend_without_precv": (send_only,
+            "lowered for cuda (XLA:CPU has no send/recv): a psend on the chain i -> i+1 that no precv receives; "
+            "on a GPU each sender waits at its send-done forever"),
+        "jax_precv_without_psend": (recv_only,
+            "lowered for cuda (XLA:CPU has no send/recv): a precv on the chain i -> i+1 that no psend feeds; "
+            "on a GPU each receiver waits forever"),
         "jax_cond_async_starts_crossed": (crossed,
             "aborted on XLA:CPU (expected 8 participants, 4 arrived): each branch starts a psum and an "
             "all_gather, in opposite orders"),
@@ -69,7 +85,9 @@ def main() -> int:
     for name, (body, note) in progs.items():
         f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P("x"), P("x")), out_specs=(P("x"), P("x")),
                                   check_vma=False))
-        text = f.trace(x, x).lower().as_text()
+        traced = f.trace(x, x)
+        text = (traced.lower(lowering_platforms=("cuda",)) if "psend" in name or "precv" in name
+                else traced.lower()).as_text()
         (HERE / f"{name}.mlir").write_text(f"// JAX export (corpus/deadlock/jax_exports.py): {note}.\n{text}")
         print(name)
     return 0
