@@ -516,6 +516,9 @@ def test_github_escaping():
 def test_formats_and_dispatch(src):
     assert set(report.FORMATS) == {"text", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab",
                                    "junit", "html"}
+    from shlo_lint.checker.config import FORMAT_NAMES
+
+    assert set(FORMAT_NAMES) == set(report.FORMATS)  # what -f and `output-format` accept
     for name in report.FORMATS:
         out = report.render(name, [dup_source(src)], {"prog.mlir": src}, rules, summary={}, color=False)
         assert isinstance(out, str) and out.endswith("\n")
