@@ -375,6 +375,26 @@ def _rule_json(r) -> dict:
             "spec": r.spec, "ops": list(r.ops), "status": r.status, "summary": r.summary, "doc": r.doc}
 
 
+@main.command("options")
+@click.option("--output-format", "-f", type=click.Choice(["text", "json", "markdown"]), default="text")
+def options_cmd(output_format) -> None:
+    """List the options `-O KEY=VALUE` and [tool.shlo-lint.options] accept."""
+    specs = _options.declared()
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps([{"key": s.key, "type": s.describe_type(), "default": s.default,
+                                "choices": list(s.choices), "rules": list(s.rules), "doc": s.doc}
+                               for s in specs], indent=2))
+    elif output_format == "markdown":
+        click.echo(_options.table_markdown())
+    else:
+        for s in specs:
+            default = "none" if s.default is None else s.default
+            click.echo(f"{s.key:<26} {s.describe_type():<28} default {default!s:<10} {', '.join(s.rules)}")
+            click.echo(f"{'':<26} {s.doc}")
+
+
 @main.command("lsp")
 @click.option("--debounce-ms", type=click.IntRange(min=0), default=150, show_default=True,
               help="Quiet time after an edit before the document is re-linted.")

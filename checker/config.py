@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import options as _options
+from .paths import matches
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,8 +60,6 @@ class Config:
 
     def ignores_for(self, path: str) -> tuple[str, ...]:
         """ignore + extend-ignore + the per-file ignores whose glob matches `path`."""
-        from .paths import matches
-
         extra = tuple(s for glob, sels in self.per_file_ignores if matches(path, glob) for s in sels)
         return self.ignore + self.extend_ignore + extra
 

@@ -329,11 +329,10 @@ def test_statistics_with_json(write):
 
 def _fixable() -> str:
     """A program with one safe fix (the first corpus file whose JSON says so)."""
-    for path in sorted((CORPUS / "invalid").glob("*.mlir")):
-        code, out = run_json(str(path), "--select", "SHLO")
-        if any(d["fix"] and d["fix"]["applicability"] == "safe" for d in out["diagnostics"]):
-            return path.read_text()
-    pytest.skip("no corpus file has a safe fix")
+    _, out = run_json(str(CORPUS / "invalid"))
+    fixable = sorted({d["path"] for d in out["diagnostics"] if d["fix"] and d["fix"]["applicability"] == "safe"})
+    assert fixable, "no corpus file has a safe fix"
+    return open(fixable[0], encoding="utf-8").read()  # (absolute: the CLI was given an absolute path)
 
 
 def test_fix_summary_and_fix_to_stdout(write):
@@ -362,3 +361,11 @@ def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(mo
     monkeypatch.setattr(rules_deadlock, "MAX_TRACES", 0)
     (diag,) = lint_text(ring.read_text(), str(ring))
     assert diag.trace == () and any(n.message == "and 1024 more processes not shown in the trace" for n in diag.notes)
+
+
+def test_options_command_lists_the_declared_options():
+    proc = run_cli("options", "-f", "json")
+    table = {o["key"]: o for o in json.loads(proc.stdout)}
+    assert table["deadlock-matching"]["choices"] == ["xla", "spec"] and table["z3-timeout-ms"]["default"] == 5000
+    assert "SHLO500" in table["deadlock-matching"]["rules"] and table["external-channels"]["default"] == []
+    assert "z3-timeout-ms" in run_cli("options").stdout

@@ -136,3 +136,11 @@ def test_report_renders_in_headless_chromium(tmp_path, programs, lanes, colors):
     drawn = [c for c in LANE_COLORS if _rgb(c) in seen]
     assert drawn == list(LANE_COLORS[:colors]), (drawn, len(seen))  # each lane's colour is on screen
     assert _rgb("#dc2626") in seen  # the blocked ops' red
+
+
+def test_boxes_name_the_branch_or_iteration_where_processes_split(tmp_path):
+    _, page = html_report(tmp_path, CORPUS / "deadlock" / "collectives_different_order.mlir",
+                          CORPUS / "deadlock" / "while_partition_trip_count.mlir")
+    assert "branch 0 of case :12" in page and "branch 1 of case :12" in page
+    assert "iteration 2 of while :11" in page
+    assert "this case sends (0, 0), (0, 2) to branch 0" in page  # the note saying how they split

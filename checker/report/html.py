@@ -13,8 +13,8 @@ right, the communication ops the process completed, then the op it is blocked at
 (red) or where it finished (grey). An arrow goes from a blocked op to the lane of
 the process it waits for ("waits for"); a class waiting on its own members (a
 ring) gets a loop. Where the processes split (a branch or loop whose outcome
-depends on the process id) the step labels name the branch, and the note saying
-so is printed above the diagram. 1,024 processes draw as their few classes.
+depends on the process id) each box names its branch or iteration underneath, and
+the note saying how the processes split is printed above the diagram. 1,024 processes draw as their few classes.
 
 The page's own script counts the lanes it finds and writes the number into the
 title and `<body data-lanes=...>` (what a headless-browser test reads back).
@@ -116,6 +116,16 @@ def _step_label(message: str) -> str:
     return _short(_DETAIL.sub("", message).replace(" on channel ", " ch "), 24)
 
 
+_WHERE = re.compile(r"\((?:branch|iteration) \d+ of the \w+ at line \d+\)")
+
+
+def _where(message: str) -> str:
+    """`(branch 0 of the case at line 12)` → `branch 0 of case :12`: where the
+    processes split, shown under the box."""
+    m = _WHERE.search(message)
+    return re.sub(r" of the (\w+) at line (\d+)", r" of \1 :\2", m.group(0)[1:-1]) if m else ""
+
+
 def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "\u2026"
 
@@ -167,7 +177,10 @@ def swimlanes(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
             out.append(f'<g class="{"step blocked" if step.blocked else "step"}"><title>{html.escape(tip)}</title>'
                        f'<rect x="{x}" y="{y + 5}" width="{BOX_W}" height="{BOX_H}" rx="5" fill="{fill}" '
                        f'stroke="{stroke}" stroke-width="{3 if step.blocked else 1.5}"/>'
-                       f'<text x="{x + 6}" y="{y + 26}">{html.escape(_step_label(step.message) + line)}</text></g>')
+                       f'<text x="{x + 6}" y="{y + 26}">{html.escape(_step_label(step.message) + line)}</text>'
+                       + (f'<text class="where" x="{x + 4}" y="{y + 50}" font-size="10" fill="#7c2d12">'
+                          f'{html.escape(_short(_where(step.message), 34))}</text>' if _where(step.message) else "")
+                       + "</g>")
             if j + 1 < len(t.steps):
                 out.append(f'<line x1="{x + BOX_W}" y1="{y + 22}" x2="{x + BOX_W + GAP}" y2="{y + 22}" '
                            f'stroke="{DONE}" stroke-width="1.5"/>')
