@@ -305,6 +305,8 @@ REAL = [
     ("table_switch_same", "deadlock-free", False),  # completed
     ("table_switch", "deadlock", False),            # aborted: rendezvous, 8 expected
     ("local_loop", "unknown", True),                # aborted: rendezvous, 8 expected
+    ("row_loop_psum_row", "deadlock-free", False),  # completed (2x4 mesh: pmax over "y", psum over "y")
+    ("row_loop_psum_all", "unknown", True),         # aborted: rendezvous, 8 expected (psum over both axes)
 ]
 
 
