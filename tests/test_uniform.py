@@ -97,6 +97,14 @@ def test_unsharded_argument_of_a_per_device_program_may_deadlock():
     assert "may deadlock" in got[1][1] and "%flag" in got[1][1]
 
 
+def test_only_the_annotated_argument_is_replicated():
+    # %x is declared replicated; %flag, in a per-device program, is not
+    text = program(case("%flag", psum()), args='%x: tensor<4xf32> {mhlo.sharding = "{replicated}"}, %flag: tensor<i1>')
+    assert [c for c, _ in codes(text)] == ["SHLO503", "SHLO504"]
+    manual = program(case("%flag", psum()), args='%x: tensor<4xf32>, %flag: tensor<i1> {mhlo.sharding = "{manual}"}')
+    assert [c for c, _ in codes(manual)] == ["SHLO503", "SHLO504"]
+
+
 def test_each_branch_of_a_uniform_decision_is_checked():
     # every process takes the same branch, but branch 0 itself runs a psum on
     # partition 0 only: a deadlock whichever value the flag has... when it is true
