@@ -428,6 +428,7 @@ class Tracer(ValueFolding):
         self.uniform: list[UniformDecision] = []
         self.divergent: list[Divergence] = []
         self._guarded: dict[int, list] = {}
+        self._recorded: set = set()
         self.entry_block: Block | None = None
         self.entry_func: Operation | None = None
 
@@ -607,7 +608,7 @@ class Tracer(ValueFolding):
         """Every member of each guarded communicator takes the same branch, whichever
         it is: each branch is followed by all of them, one after the other (a
         branch's communication stays inside the classes that take it)."""
-        self.uniform.append(UniformDecision(op, "branch index", idx))
+        self._decided(UniformDecision(op, "branch index", idx))
         results = []
         for b, region in enumerate(op.regions):
             live = self._live(mask)
@@ -624,6 +625,12 @@ class Tracer(ValueFolding):
         self._bind_results(op, frame, [_join([r[i] if i < len(r) else Unknown("no value returned") for r in results],
                                              idx) for i in range(op.num_results)])
 
+    def _decided(self, d: UniformDecision) -> None:
+        """Record a uniform decision once per op (a loop body runs it many times)."""
+        if id(d.op) not in self._recorded:
+            self._recorded.add(id(d.op))
+            self.uniform.append(d)
+
     def _uniform_guard(self, op: Operation, u: Uni, mask: np.ndarray, what: str) -> bool:
         """True when `u` splits no communicator `op` guards; otherwise records why
         (an unresolved step, and a Divergence for SHLO504)."""
@@ -631,7 +638,9 @@ class Tracer(ValueFolding):
         if got is None:
             return True
         if isinstance(got, Divergence):
-            self.divergent.append(got)
+            if ("divergent", id(op)) not in self._recorded:
+                self._recorded.add(("divergent", id(op)))
+                self.divergent.append(got)
             comm = got.guarded
             reason = (f"its {what} depends on {got.text()}, which can differ between the processes of the "
                       f"{collective_kind(comm)} at line {_line(comm)} it guards")
@@ -723,7 +732,7 @@ class Tracer(ValueFolding):
                         carried = [Unknown("a loop on per-device data", op)] * len(carried)
                         break
                     uniform = pred
-                    self.uniform.append(UniformDecision(op, "trip count", pred))
+                    self._decided(UniformDecision(op, "trip count", pred))
                 seen.append(carried)
                 if uniform_trips:
                     wide = [_join([w, c], uniform) for w, c in zip(widened or seen[-2], carried)]

@@ -247,6 +247,25 @@ def test_communication_that_depends_on_the_iteration_is_not_proven():
     assert v.trace.divergent and "the process id" in v.trace.divergent[0].text()
 
 
+def test_a_uniform_branch_inside_a_loop_is_recorded_once():
+    body = f"""    %i0 = stablehlo.constant dense<0> : tensor<i32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.constant dense<5> : tensor<i32>
+    %w:2 = stablehlo.while(%i = %i0, %acc = %x) : tensor<i32>, tensor<4xf32>
+    cond {{
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    }} do {{
+  {case("%flag", psum("%acc")).replace(chr(10), chr(10) + "  ")}
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %r : tensor<i32>, tensor<4xf32>
+    }}"""
+    v = verdict(program(body, args='%x: tensor<4xf32>, %flag: tensor<i1> {mhlo.sharding = "{replicated}"}',
+                        ret="%w#1"))
+    assert v.status == "deadlock-free", v.reason
+    assert len(v.trace.uniform) == 1 and len(v.trace.steps) == 5  # 5 iterations, one psum each
+
+
 # ----------------------------------------------------------------------------- constant tables
 def value_of(body: str, result: str, n: int = 8):
     m = mod(program(body, n=n))
