@@ -389,3 +389,19 @@ def test_an_unreadable_shardy_sharding_is_per_device_data_never_a_proof(old, new
     text = (CORPUS / "deadlock" / "uniform_local_loop.mlir").read_text().replace(old, new, 1)
     got = dict(codes(text))
     assert "SHLO504" in got and "taken as per-device data" in got["SHLO504"] and "SHLO003" not in got
+
+
+def test_hlo_sharding_classes():
+    from shlo_lint.checker.semantics import Grid
+    from shlo_lint.checker.uniform import hlo_sharding_classes
+
+    grid = Grid(1, 8)
+    assert hlo_sharding_classes("{replicated}", grid) is None
+    assert hlo_sharding_classes("{devices=[8]<=[8]}", grid).tolist() == list(range(8))
+    # split along the first mesh axis of a 2x4 mesh, replicated along the second:
+    # each row of four devices holds the same shard
+    assert hlo_sharding_classes("{devices=[2,4]<=[8] last_tile_dim_replicate}", grid).tolist() == [0] * 4 + [1] * 4
+    # split along the second axis (transposed device order): columns share a shard
+    assert hlo_sharding_classes("{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", grid).tolist() == \
+        [0, 1, 2, 3] * 2
+    assert hlo_sharding_classes("{manual}", grid) == "manual"
