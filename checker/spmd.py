@@ -817,7 +817,13 @@ class Tracer(ValueFolding):
     # -- values (on demand) ---------------------------------------------------------------
     def _received(self, op: Operation, role: str):
         """What a communication op's result is: the same on every member of its
-        group (all_reduce, all_gather, collective_broadcast), else per-device data."""
+        group (all_reduce, all_gather, collective_broadcast, also when done
+        asynchronously: a done whose future comes straight from its start), else
+        per-device data."""
+        if role == "done" and op.operands and op.operands[0] is not None:
+            start = op.operands[0].owner
+            if isinstance(start, Operation) and comm_role(start) == "start":
+                op, role = start, "collective"
         kind = collective_kind(op)
         where = f"the {kind} at line {_line(op)}"
         if role == "collective" and kind in U.SAME_VALUE_KINDS:

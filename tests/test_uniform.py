@@ -247,6 +247,21 @@ def test_communication_that_depends_on_the_iteration_is_not_proven():
     assert v.trace.divergent and "the process id" in v.trace.divergent[0].text()
 
 
+def test_an_async_all_reduce_result_is_uniform_too():
+    start = ('%f = "stablehlo.async_start"(%x) ({\n    ^bb0(%y: tensor<4xf32>):\n      '
+             + psum("%y", "%z", reduce=MAX).replace("\n", "\n  ")
+             + '\n      stablehlo.return %z : tensor<4xf32>\n    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>\n'
+             '    %m = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>\n'
+             "    %z0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "    %mm = stablehlo.reduce(%m init: %z0) applies stablehlo.maximum across dimensions = [0] : "
+             "(tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
+             "    %go = stablehlo.compare GT, %mm, %z0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n")
+    text = program("    " + start + case("%go", psum()))
+    v = verdict(text)
+    assert v.status == "deadlock-free", v.reason
+    assert [d.what for d in v.trace.uniform] == ["branch index"]
+
+
 def test_a_uniform_branch_inside_a_loop_is_recorded_once():
     body = f"""    %i0 = stablehlo.constant dense<0> : tensor<i32>
     %one = stablehlo.constant dense<1> : tensor<i32>
