@@ -248,7 +248,9 @@ def _merge(parts: Iterable[tuple[np.ndarray, object]]):
     if any(isinstance(v, (Uni, Table)) for v in firsts):
         # Different values on different (process-id dependent) parts: the same
         # only within a part, and within the part's own classes.
-        size = next(m.size for m, _v in live if m is not None)
+        if any(m is None for m, _v in live):
+            return U.combine([v for v in firsts if not isinstance(v, Table)])
+        size = live[0][0].size
         part = np.full(size, -1, dtype=np.int64)
         for i, (m, _v) in enumerate(live):
             part[m] = i
