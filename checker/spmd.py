@@ -643,7 +643,7 @@ class Tracer(ValueFolding):
                 self.divergent.append(got)
             comm = got.guarded
             reason = (f"its {what} depends on {got.text()}, which can differ between the processes of the "
-                      f"{collective_kind(comm)} at line {_line(comm)} it guards")
+                      f"{collective_kind(comm)} at line {_line(comm)} it guards (SHLO504)")
         else:
             reason = f"its {what} is the same only within some processes, and {got}"
         self._unresolved(op, mask, reason)
