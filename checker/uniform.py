@@ -152,7 +152,7 @@ def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> lis
     if kind in ("collective_permute", "send", "recv"):
         pairs = source_target_pairs(inner)
         if pairs is None:
-            return None if kind == "collective_permute" else []
+            return None
         R, P = grid.num_replicas, grid.num_partitions
         out = []
         for s, t in pairs:
