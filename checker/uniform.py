@@ -34,7 +34,7 @@ import numpy as np
 
 from .attributes import ArrayAttr, DictAttr, StringAttr
 from .ir import Module, Operation
-from .semantics import Grid, process_groups, replica_groups, source_target_pairs, strategy, CROSS_PARTITION
+from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
@@ -149,6 +149,8 @@ def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> lis
     """The sets of processes (flattened ids) that communicate at `op`: each process
     group of a collective, each (source, target) pair of a permute / send / recv.
     None when they cannot be read (the caller then cannot prove anything)."""
+    if kind in ("send", "recv") and flag(inner, "is_host_transfer"):
+        return []  # the host is no process of the grid
     if kind in ("collective_permute", "send", "recv"):
         pairs = source_target_pairs(inner)
         if pairs is None:
