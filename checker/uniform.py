@@ -34,7 +34,7 @@ import numpy as np
 
 from .attributes import ArrayAttr, DictAttr, StringAttr
 from .ir import Module, Operation
-from .semantics import Grid, process_groups, replica_groups, source_target_pairs, strategy, CROSS_PARTITION
+from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
@@ -149,10 +149,12 @@ def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> lis
     """The sets of processes (flattened ids) that communicate at `op`: each process
     group of a collective, each (source, target) pair of a permute / send / recv.
     None when they cannot be read (the caller then cannot prove anything)."""
+    if kind in ("send", "recv") and flag(inner, "is_host_transfer"):
+        return []  # the host is no process of the grid
     if kind in ("collective_permute", "send", "recv"):
         pairs = source_target_pairs(inner)
         if pairs is None:
-            return None if kind == "collective_permute" else []
+            return None
         R, P = grid.num_replicas, grid.num_partitions
         out = []
         for s, t in pairs:
@@ -188,13 +190,14 @@ _SPLIT = re.compile(r"devices=\[([\d,]+)\]")
 
 
 def partitioned(module: Module) -> bool:
-    """Whether the module is a JAX program the compiler still partitions (Shardy
-    meshes or GSPMD shardings): its top-level values are logical (global) arrays,
-    the same for every device; per-device data appears only inside manual regions."""
+    """Whether the module is a JAX program the compiler still partitions (a Shardy
+    mesh, GSPMD's shard_map markers): its top-level values are logical (global)
+    arrays, the same for every device; per-device data appears only inside
+    manual regions."""
     cached = getattr(module, "_uniform_partitioned", None)
     if cached is None:
         text = module.source.text
-        cached = "sdy.mesh" in text or "@SPMDFullToShardShape" in text or "mhlo.sharding" in text
+        cached = "sdy.mesh" in text or "@SPMDFullToShardShape" in text
         try:
             module._uniform_partitioned = cached  # type: ignore[attr-defined]
         except AttributeError:  # pragma: no cover - slotted module
@@ -314,11 +317,13 @@ def entry_arg(func: Operation, index: int, name: str, module: Module, grid: Grid
     """The uniformity of argument `index` of the entry function."""
     attrs = func.attr("arg_attrs")
     d = attrs.elements[index] if isinstance(attrs, ArrayAttr) and index < len(attrs.elements) else None
-    sharding = d.get("mhlo.sharding") if isinstance(d, DictAttr) else None
+    sharding = None
+    if isinstance(d, DictAttr):
+        sharding = d.get("mhlo.sharding") or d.get("sdy.sharding")
     if sharding is not None and "manual" in sharding_text(sharding):
         return per_process(grid.size, f"the block argument {name} (sharding {{manual}}: each process is passed its own)")
-    if partitioned(module):
-        return UNIFORM  # one logical array; per-device shards appear at manual regions
+    if sharding is not None or partitioned(module):
+        return UNIFORM  # one logical array (declared replicated, or split by the compiler and reassembled)
     return per_process(grid.size, f"the block argument {name} (a per-device program: each process is passed its own "
                                   f"buffer)")
 

@@ -57,20 +57,23 @@ def communication_guarded_by_per_device_data(op: Operation, ctx: Context) -> Ite
     does.
 
     ## Example
-    ```python
-    def body(x):                       # x: this device's shard
-        def cond(c):
-            return c[1] > tol          # this device's own error
-        def step(c):
-            y = lax.psum(c[0], "x")    # every device must get here
-            return y, jnp.max(jnp.abs(y))
-        return lax.while_loop(cond, step, (x, jnp.max(jnp.abs(x))))[0]
+    `lax.while_loop(lambda c: c[1] > tol, step, ...)` inside `shard_map`, where
+    `c[1]` is this device's own error and `step` runs a psum:
+    ```mlir
+    %w:2 = stablehlo.while(%it = %x, %err = %local_err) : tensor<4xf32>, tensor<f32>
+    cond {
+      %go = stablehlo.compare GT, %err, %tol, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %s = "stablehlo.all_reduce"(%it) ({...}) {replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, ...}
+      ...
+    }
     ```
 
     ## Use instead
     Decide on a value every device shares: reduce it first
-    (`lax.pmax(err, "x") > tol`), or pass the predicate replicated
-    (`in_specs=P()`).
+    (`lax.pmax(err, "x") > tol`, an all_reduce in the cond region), or pass the
+    predicate replicated (`in_specs=P()`).
     """
     v = verdict(ctx, op)
     if not isinstance(v, Verdict) or v.trace is None:

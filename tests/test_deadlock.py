@@ -32,6 +32,8 @@ UNIFORM_CASES = {
         "table_switch_same": ("deadlock-free", None, 0),    # completed
         "table_switch": ("deadlock", None, 0),              # aborted: all_reduce / all_gather rendezvous
         "local_loop": ("unknown", None, 0),                 # aborted (SHLO504: may deadlock)
+        "row_loop_psum_row": ("deadlock-free", None, 0),    # completed
+        "row_loop_psum_all": ("unknown", None, 0),          # aborted (SHLO504: may deadlock)
     }.items()
     for variant in ("", ".gspmd", ".debug")
     if variant != ".debug" or name in ("pmax_loop", "local_loop", "table_switch")

@@ -97,6 +97,14 @@ def test_unsharded_argument_of_a_per_device_program_may_deadlock():
     assert "may deadlock" in got[1][1] and "%flag" in got[1][1]
 
 
+def test_only_the_annotated_argument_is_replicated():
+    # %x is declared replicated; %flag, in a per-device program, is not
+    text = program(case("%flag", psum()), args='%x: tensor<4xf32> {mhlo.sharding = "{replicated}"}, %flag: tensor<i1>')
+    assert [c for c, _ in codes(text)] == ["SHLO503", "SHLO504"]
+    manual = program(case("%flag", psum()), args='%x: tensor<4xf32>, %flag: tensor<i1> {mhlo.sharding = "{manual}"}')
+    assert [c for c, _ in codes(manual)] == ["SHLO503", "SHLO504"]
+
+
 def test_each_branch_of_a_uniform_decision_is_checked():
     # every process takes the same branch, but branch 0 itself runs a psum on
     # partition 0 only: a deadlock whichever value the flag has... when it is true
@@ -239,6 +247,40 @@ def test_communication_that_depends_on_the_iteration_is_not_proven():
     assert v.trace.divergent and "the process id" in v.trace.divergent[0].text()
 
 
+def test_an_async_all_reduce_result_is_uniform_too():
+    start = ('%f = "stablehlo.async_start"(%x) ({\n    ^bb0(%y: tensor<4xf32>):\n      '
+             + psum("%y", "%z", reduce=MAX).replace("\n", "\n  ")
+             + '\n      stablehlo.return %z : tensor<4xf32>\n    }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>\n'
+             '    %m = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>\n'
+             "    %z0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "    %mm = stablehlo.reduce(%m init: %z0) applies stablehlo.maximum across dimensions = [0] : "
+             "(tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
+             "    %go = stablehlo.compare GT, %mm, %z0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n")
+    text = program("    " + start + case("%go", psum()))
+    v = verdict(text)
+    assert v.status == "deadlock-free", v.reason
+    assert [d.what for d in v.trace.uniform] == ["branch index"]
+
+
+def test_a_uniform_branch_inside_a_loop_is_recorded_once():
+    body = f"""    %i0 = stablehlo.constant dense<0> : tensor<i32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.constant dense<5> : tensor<i32>
+    %w:2 = stablehlo.while(%i = %i0, %acc = %x) : tensor<i32>, tensor<4xf32>
+    cond {{
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    }} do {{
+  {case("%flag", psum("%acc")).replace(chr(10), chr(10) + "  ")}
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %r : tensor<i32>, tensor<4xf32>
+    }}"""
+    v = verdict(program(body, args='%x: tensor<4xf32>, %flag: tensor<i1> {mhlo.sharding = "{replicated}"}',
+                        ret="%w#1"))
+    assert v.status == "deadlock-free", v.reason
+    assert len(v.trace.uniform) == 1 and len(v.trace.steps) == 5  # 5 iterations, one psum each
+
+
 # ----------------------------------------------------------------------------- constant tables
 def value_of(body: str, result: str, n: int = 8):
     m = mod(program(body, n=n))
@@ -305,6 +347,8 @@ REAL = [
     ("table_switch_same", "deadlock-free", False),  # completed
     ("table_switch", "deadlock", False),            # aborted: rendezvous, 8 expected
     ("local_loop", "unknown", True),                # aborted: rendezvous, 8 expected
+    ("row_loop_psum_row", "deadlock-free", False),  # completed (2x4 mesh: pmax over "y", psum over "y")
+    ("row_loop_psum_all", "unknown", True),         # aborted: rendezvous, 8 expected (psum over both axes)
 ]
 
 
@@ -360,3 +404,19 @@ def test_an_unreadable_shardy_sharding_is_per_device_data_never_a_proof(old, new
     text = (CORPUS / "deadlock" / "uniform_local_loop.mlir").read_text().replace(old, new, 1)
     got = dict(codes(text))
     assert "SHLO504" in got and "taken as per-device data" in got["SHLO504"] and "SHLO003" not in got
+
+
+def test_hlo_sharding_classes():
+    from shlo_lint.checker.semantics import Grid
+    from shlo_lint.checker.uniform import hlo_sharding_classes
+
+    grid = Grid(1, 8)
+    assert hlo_sharding_classes("{replicated}", grid) is None
+    assert hlo_sharding_classes("{devices=[8]<=[8]}", grid).tolist() == list(range(8))
+    # split along the first mesh axis of a 2x4 mesh, replicated along the second:
+    # each row of four devices holds the same shard
+    assert hlo_sharding_classes("{devices=[2,4]<=[8] last_tile_dim_replicate}", grid).tolist() == [0] * 4 + [1] * 4
+    # split along the second axis (transposed device order): columns share a shard
+    assert hlo_sharding_classes("{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", grid).tolist() == \
+        [0, 1, 2, 3] * 2
+    assert hlo_sharding_classes("{manual}", grid) == "manual"

@@ -118,7 +118,42 @@ def table_switch_same():
     return smap(body, P("x"), P("x")), (np.arange(32, dtype=np.float32),)
 
 
-PROGRAMS = {f.__name__: f for f in (pmax_loop, local_loop, replicated_cond, table_switch, table_switch_same)}
+def mesh2x4():
+    return Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ("x", "y"))
+
+
+def _row_loop(reduce_axes):
+    """2x4 mesh: the error is reduced over "y" only (the same within each row of
+    four devices); the loop body psums over `reduce_axes`. Row 0 starts at 0.0
+    (below the tolerance: it never enters the loop), row 1 at 1000.0."""
+    def body(x):
+        def cond(c):
+            return lax.pmax(c[1], "y") > 1.0e-3
+
+        def step(c):
+            y = lax.psum(c[0], reduce_axes) * (0.5 / 8)
+            y = lax.pcast(y, reduce_axes, to="varying")  # the carry stays per-device data
+            return y, jnp.max(jnp.abs(y))
+        return lax.while_loop(cond, step, (x, jnp.max(jnp.abs(x))))[0]
+    x0 = np.zeros((8, 4), dtype=np.float32)
+    x0[4:] = 1000.0
+    return jax.shard_map(body, mesh=mesh2x4(), in_specs=P(("x", "y")), out_specs=P(("x", "y"))), (x0,)
+
+
+def row_loop_psum_row():
+    """`while pmax(err, "y") > tol` around a psum over "y": each row decides for
+    itself and only talks within itself: safe."""
+    return _row_loop(("y",))
+
+
+def row_loop_psum_all():
+    """The same predicate around a psum over both axes: the rows run different
+    trip counts, and the psum over all 8 devices waits for the row that left."""
+    return _row_loop(("x", "y"))
+
+
+PROGRAMS = {f.__name__: f for f in (pmax_loop, local_loop, replicated_cond, table_switch, table_switch_same,
+                                     row_loop_psum_row, row_loop_psum_all)}
 
 
 DEBUG = ("pmax_loop", "local_loop", "table_switch")
