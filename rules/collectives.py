@@ -31,9 +31,9 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
 from shlo_lint.checker.types import QuantizedType, ScalarType
 
-from ._shapes import (attr_where, check_arity, check_groups_form, computation, data_operand_types, defining_constants,
-                      dim_out_of_range, fmt_dims, group_size, has_dynamic_root, op_label, pairs, result_types,
-                      tensor, which)
+from ._groups import (check_groups_form, group_size)
+from ._shapes import (attr_where, check_arity, computation, data_operand_types, defining_constants, dim_out_of_range,
+                      fmt_dims, has_dynamic_root, op_label, pairs, result_types, tensor, which)
 
 
 def _on(kind: str) -> tuple[str, str]:
