@@ -142,10 +142,11 @@ def async_start_op_not_allowed(op: Operation, ctx: Context) -> Iterator[Diagnost
     """async_start runs an operation that is not a collective or a slice.
 
     ## What it does
-    Checks async_start C2 (seed 004): the body's operation is one of
-    `all_gather`, `all_reduce`, `all_to_all`, `collective_broadcast`,
+    Checks async_start C2 (seed 004, StableHLO spec 1.20): the body's operation
+    is one of `all_gather`, `all_reduce`, `all_to_all`, `collective_broadcast`,
     `collective_permute`, `reduce_scatter`, `slice`, `dynamic_slice`,
-    `dynamic_update_slice`.
+    `dynamic_update_slice`, or `collective_reduce`, which the spec's list omits
+    but the 1.20 verifier accepts (before 0.6 it was reported here).
 
     ## Why is this bad?
     Only these have an asynchronous decomposition in XLA; anything else is

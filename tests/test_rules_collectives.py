@@ -355,3 +355,19 @@ def test_shlo200_mesh_axes_must_exist_in_the_mesh(axes, ok):
     src = module(reduce("all_reduce", f"{CH}, replica_groups = {g}, use_global_device_ids", "tensor<4xf32>",
                         "tensor<4xf32>"), grid(8), args="%x: tensor<4xf32>", ret="tensor<4xf32>", extra=mesh)
     assert codes(src) == ([] if ok else ["SHLO200"])
+
+
+# Rules changed to follow StableHLO 1.20 say so in their documentation.
+CHANGED_FOR_1_20 = ["SHLO118", "SHLO140", "SHLO200", "SHLO205", "SHLO206", "SHLO207", "SHLO215", "SHLO227", "SHLO228",
+                    "SHLO238", "SHLO243", "SHLO244", "SHLO252", "SHLO253", "SHLO254", "SHLO255", "SHLO256", "SHLO302",
+                    "SHLO303", "SHLO307", "SHLO308", "SHLO404"]
+
+
+@pytest.mark.parametrize("code", CHANGED_FOR_1_20)
+def test_changed_rules_cite_the_spec_version(code):
+    from shlo_lint.checker import registry
+
+    spec = next(r for r in registry.all_rules() if r.code == code)
+    assert "1.20" in spec.doc, code
+    # SHLO200 names each op's own input label (all_gather I3, ...) in its messages.
+    assert spec.spec or code == "SHLO200", code
