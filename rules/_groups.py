@@ -13,7 +13,7 @@ from typing import Iterator
 
 from shlo_lint.checker.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
+from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
                                          FLATTENED_IDS, channel_id, flag, strategy)
@@ -44,6 +44,8 @@ class MeshAxes:
     """Each axis's sub_axis_info pre-size (None for the whole axis)."""
     inline: dict[str, int] | None = None
     """Axis name → size of an inlined `#stablehlo.mesh<...>` (None for a symbol)."""
+    old_spelling: Span | None = None
+    """Where the seed RFC's `mesh_name` keyword is written (StableHLO spells it `mesh`)."""
 
 
 @dataclass
@@ -135,7 +137,14 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
         inline = None
         if m is None and "mesh_axis<" in text:
             inline = {a: int(n) for a, n in _INLINE_MESH_AXIS.findall(text)}
-        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres, inline))
+        old = None
+        k = re.search(r"\bmesh_name\b", text)
+        base = getattr(attr, "span", None)
+        if k is not None and isinstance(base, Span) and ctx.source.text[base.start:base.end] == text:
+            old = Span(base.start + k.start(), base.start + k.end())
+        elif k is not None:
+            old = span
+        return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres, inline, old))
     if isinstance(attr, (DialectAttr, OpaqueAttr)):
         return None  # a form we do not know: say nothing
     return ReplicaGroups(span, problem="replica_groups is not a dense integer constant")
@@ -256,6 +265,13 @@ def check_groups_form(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
         yield ctx.error(groups.span, f"{op_label(op)}: {groups.problem} ({label})", op=op)
         return
     mesh = groups.mesh
+    if mesh is not None and mesh.old_spelling is not None:
+        d = ctx.error(groups.span, f"{op_label(op)}: replica_group_mesh_axes names its mesh with `mesh_name`, the "
+                                   f"seed RFC's spelling; StableHLO (1.20) writes `mesh = @...` and does not parse "
+                                   f"`mesh_name` ({label})", op=op)
+        if mesh.old_spelling != groups.span:
+            d = d.with_fix(Fix.safe("Write `mesh`", [Edit(mesh.old_spelling, "mesh")]))
+        yield d
     if mesh is not None and mesh.mesh_name is not None and not symbol_defined(ctx, mesh.mesh_name):
         yield ctx.error(groups.span, f"{op_label(op)}: replica_groups refers to mesh @{mesh.mesh_name}, which is "
                                      f"not defined in this module ({label})", op=op)

@@ -65,9 +65,11 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
     `#stablehlo.replica_group_mesh_axes<...>` form, whose axes must exist in the
     module's `sdy.mesh` (named once each; a sub-axis `(pre)size` must divide its
     axis) when that mesh is in the file. The mesh is written `mesh = @m` in the
-    current spec (1.20; the seed RFC wrote `mesh_name = @m`, also read) or
-    inlined as `#stablehlo.mesh<axes = [...]>`; a symbol that the module does not
-    define is reported, as the 1.20 verifier does ("mesh symbol ... not found").
+    current spec (1.20) or inlined as `#stablehlo.mesh<axes = [...]>`; a symbol
+    that the module does not define is reported, as the 1.20 verifier does
+    ("mesh symbol ... not found"). The seed RFC's `mesh_name = @m` is read (its
+    axes are checked) but reported, since StableHLO does not parse it; the fix
+    (safe) writes `mesh`.
 
     ## Why is this bad?
     The StableHLO verifier rejects the program ("replica groups should be a rank 2
