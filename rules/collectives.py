@@ -91,7 +91,7 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
 
 
 _PER_TENSOR_ONLY = ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + \
-    COLLECTIVE_REDUCE + ("stablehlo.collective_permute",)
+    COLLECTIVE_REDUCE + ("stablehlo.collective_permute", "stablehlo.async_start")
 
 
 @rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1")
@@ -100,9 +100,10 @@ def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagn
 
     ## What it does
     Checks the operand and result types of all_gather, all_reduce,
-    reduce_scatter, all_to_all, collective_broadcast, collective_reduce and
-    collective_permute: "tensors or per-tensor quantized tensors" (I1 of each
-    op in the StableHLO 1.20 spec; the verifier's `HLO_Tensor`). Per-tensor
+    reduce_scatter, all_to_all, collective_broadcast, collective_reduce,
+    collective_permute and async_start: "tensors or per-tensor quantized
+    tensors" (I1 of each op in the StableHLO 1.20 spec; the verifier's
+    `HLO_Tensor`). Per-tensor
     quantized types (`!quant.uniform<i8:f32, 0.5:3>`) are fine; per-axis ones
     (`!quant.uniform<i8:f32:0, {0.1:-30}>`) are not. send and recv do accept
     per-axis types.
