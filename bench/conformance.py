@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 import time
@@ -207,10 +208,17 @@ def _fmt(d) -> str:
     return f"{d.code} {d.message[:160]}"
 
 
-def testdata(root: Path, limit: int | None) -> dict:
+def testdata(root: Path, limit: int | None, order: str = "sorted", seed: int = 0) -> dict:
+    """Lint the JAX exports one after the other in this process, in `order`
+    (sorted, reversed or shuffled with `seed`): state that leaks from one file to
+    the next shows up as a difference between orders."""
     files = sorted((root / "stablehlo" / "testdata").rglob("*.mlir"))
     if limit:
         files = files[:limit]
+    if order == "reversed":
+        files.reverse()
+    elif order == "shuffled":
+        random.Random(seed).shuffle(files)
     n = parsed = rule_err = parse_err = crash = 0
     size = 0
     bad: list = []
@@ -231,7 +239,7 @@ def testdata(root: Path, limit: int | None) -> dict:
         if kind in ("crash", "rule", "parse"):
             bad.append((str(f.relative_to(root)), kind, [_fmt(d) for d in found][:2]))
     secs = time.perf_counter() - t0
-    return {"files": n, "parsed": parsed, "rule_error_files": rule_err, "parse_error_files": parse_err,
+    return {"order": order, "files": n, "parsed": parsed, "rule_error_files": rule_err, "parse_error_files": parse_err,
             "crash_files": crash, "megabytes": size / 1e6, "seconds": secs,
             "mb_per_s": size / 1e6 / secs if secs else 0.0, "bad": bad}
 
@@ -266,7 +274,7 @@ def report(tallies: dict[str, Tally], td: dict | None, show: bool) -> None:
             for where, found in t.false_errors:
                 print(f"  FALSE [{fam}] {where}: {found}")
     if td is not None:
-        print("\n(b) JAX exports (stablehlo/testdata)")
+        print(f"\n(b) JAX exports (stablehlo/testdata), {td['order']} order")
         print(f"  files {td['files']}, parsed {td['parsed']} ({_pct(td['parsed'], td['files']).strip()}), "
               f"with a rule error {td['rule_error_files']}, with SHLO001 {td['parse_error_files']}, "
               f"crash {td['crash_files']}")
@@ -283,13 +291,16 @@ def main() -> int:
     ap.add_argument("--list-misses", action="store_true", help="print every miss and false error")
     ap.add_argument("--no-testdata", action="store_true", help="skip part (b)")
     ap.add_argument("--testdata-limit", type=int, help="only the first N testdata files (sorted)")
+    ap.add_argument("--order", choices=("sorted", "reversed", "shuffled"), default="sorted",
+                    help="the order testdata files are linted in (one process)")
+    ap.add_argument("--seed", type=int, default=0, help="seed for --order shuffled")
     ap.add_argument("--json", type=Path, help="also write the numbers as JSON")
     args = ap.parse_args()
     if not (args.stablehlo / "stablehlo" / "tests").is_dir():
         print(f"{args.stablehlo}: not a stablehlo checkout (no stablehlo/tests/)", file=sys.stderr)
         return 2
     tallies = verifier_tests(args.stablehlo, set(args.family) if args.family else None)
-    td = None if args.no_testdata else testdata(args.stablehlo, args.testdata_limit)
+    td = None if args.no_testdata else testdata(args.stablehlo, args.testdata_limit, args.order, args.seed)
     report(tallies, td, args.list_misses)
     if args.json:
         out = {"verifier": {k: {f: getattr(v, f) for f in ("invalid", "detected", "located", "detected_parse", "valid",

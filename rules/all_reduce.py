@@ -1,7 +1,7 @@
 """Rules for `all_reduce` (and all_reduce_start): SHLO211-217.
 
 Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+checks in rules/_groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 
-from ._shapes import (check_computation, check_global_ids_channel, check_groups_cover, check_ids_in_range,
-                      check_unique_ids, data_operand_types)
+from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
+from ._shapes import (check_computation, data_operand_types)
 from .collectives import (ALL_REDUCE, element_is_e, same_shapes)
 
 

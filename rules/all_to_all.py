@@ -1,7 +1,7 @@
 """Rules for `all_to_all` (and all_to_all_start): SHLO231-239.
 
 Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+checks in rules/_groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
 
-from ._shapes import (attr_where, check_arity, check_groups_cover, check_ids_in_range, check_unique_ids,
-                      data_operand_types, dim_out_of_range, fmt_dims, group_size, op_label, pairs, replica_groups,
+from ._groups import (check_groups_cover, check_ids_in_range, check_unique_ids, group_size, replica_groups)
+from ._shapes import (attr_where, check_arity, data_operand_types, dim_out_of_range, fmt_dims, op_label, pairs,
                       result_types, tensor, which)
 from .collectives import (ALL_TO_ALL, dim_in_range, compatible)
 

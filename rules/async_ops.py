@@ -142,10 +142,11 @@ def async_start_op_not_allowed(op: Operation, ctx: Context) -> Iterator[Diagnost
     """async_start runs an operation that is not a collective or a slice.
 
     ## What it does
-    Checks async_start C2 (seed 004): the body's operation is one of
-    `all_gather`, `all_reduce`, `all_to_all`, `collective_broadcast`,
+    Checks async_start C2 (seed 004, StableHLO spec 1.20): the body's operation
+    is one of `all_gather`, `all_reduce`, `all_to_all`, `collective_broadcast`,
     `collective_permute`, `reduce_scatter`, `slice`, `dynamic_slice`,
-    `dynamic_update_slice`.
+    `dynamic_update_slice`, or `collective_reduce`, which the spec's list omits
+    but the 1.20 verifier accepts (before 0.6 it was reported here).
 
     ## Why is this bad?
     Only these have an asynchronous decomposition in XLA; anything else is
@@ -185,10 +186,11 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     RFC's example): the operation's operands are exactly the start's operands.
 
     The block-argument-free form is the example of the seed RFC and of the
-    current spec (1.20), but the StableHLO 1.20 verifier rejects it (one region
-    argument per operand, "number of operands ... must match number of region
-    arguments"): it is reported as a warning, not an error, since the spec and
-    the verifier disagree.
+    current spec (1.20), but StableHLO 1.20 declares async_start
+    `IsolatedFromAbove` and its verifier wants one region argument per operand
+    ("number of operands ... must match number of region arguments"): the body
+    cannot read a value from outside, so this form is an error. (shlo-lint
+    before 0.6 accepted it, following the seed RFC.)
 
     ## Why is this bad?
     The start hands its operands to the background operation; an operand that is
@@ -225,9 +227,11 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     else:
         expected = start_vals
         if start_vals:
-            yield ctx.warning(op, f"async_start: its {len(start_vals)} operand(s) are not passed as region "
-                                  f"arguments; the StableHLO 1.20 verifier needs a `^bb0` argument per operand "
-                                  f"(the spec's example omits them)")
+            # async_start is IsolatedFromAbove in StableHLO 1.20: the body cannot
+            # read an outer value, whatever the spec's example shows.
+            yield ctx.error(op, f"async_start: its {len(start_vals)} operand(s) are not passed as region "
+                                f"arguments; async_start is isolated from above, so its body needs a `^bb0` "
+                                f"argument per operand (the spec's example omits them; StableHLO 1.20 rejects it)")
     if len(used) == len(expected) and all(u is e for u, e in zip(used, expected)):
         return
     arg_ids = {id(a) for a in expected}
@@ -426,15 +430,16 @@ def future_element_not_ranked_tensor(module: Module, ctx: Context) -> Iterator[D
                                 f"ranked tensors", op=op)
 
 
-@rule("SHLO308", "async-multi-value-future", on=(ASYNC_START, ASYNC_DONE), spec="async_start C4")
+@rule("SHLO308", "async-multi-value-future", on=(ASYNC_START, ASYNC_DONE), spec="async_start C4, async_done C1")
 def async_multi_value_future(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An async_start or async_done carries more than one value.
 
     ## What it does
     Checks async_start C4 and async_done C1 as the StableHLO 1.20 verifier
     reads them: an async_start has one result, a `!stablehlo.future<T>` of one
-    tensor type `T`, and its body returns one value; an async_done takes a
-    future of one type. The seed RFC (004) allowed `future<A, B>` and one future
+    tensor type `T`, and its body returns one value; an async_done takes one
+    future, of one type (seed 004's `async_done(%f1, %f2)` completing several
+    futures at once is rejected too). The seed RFC (004) allowed `future<A, B>` and one future
     per value (shlo-lint before 0.6 accepted them); the current verifier
     rejects both ("region must return exactly one value", "future must have
     exactly one type parameter").
@@ -471,6 +476,9 @@ def async_multi_value_future(op: Operation, ctx: Context) -> Iterator[Diagnostic
                             op=ret)
         return
     types = list(op.operand_types)
+    if len(types) > 1:
+        yield ctx.error(op, f"{name}: {len(types)} operands; it completes one future (one async_done per future)")
+        return
     ft = types[0] if len(types) == 1 else None
     if isinstance(ft, FutureType) and len(ft.types) > 1:
         yield ctx.error(op, f"{name}: it takes a future of {len(ft.types)} values, {fmt_types(ft.types)}; a future "

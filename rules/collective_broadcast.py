@@ -1,7 +1,7 @@
 """Rules for `collective_broadcast` (and collective_broadcast_start): SHLO241-244.
 
 Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+checks in rules/_groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 
-from ._shapes import (check_ids_in_range, check_unique_ids)
+from ._groups import (check_ids_in_range, check_unique_ids)
 from .collectives import COLLECTIVE_BROADCAST, dynamic_root, needs_data_operand, same_types
 
 

@@ -1,7 +1,7 @@
 """Rules for `collective_reduce` (and collective_reduce_start): SHLO251-256.
 
 Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+checks in rules/_groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import flag
 
-from ._shapes import (check_computation, check_global_ids_channel, check_ids_in_range, check_unique_ids,
-                      data_operand_types, has_dynamic_root, replica_groups, result_types)
+from ._groups import (check_global_ids_channel, check_ids_in_range, check_unique_ids, replica_groups)
+from ._shapes import (check_computation, data_operand_types, has_dynamic_root, result_types)
 from .collectives import COLLECTIVE_REDUCE, dynamic_root, element_is_e, needs_data_operand, same_shapes
 
 

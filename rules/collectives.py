@@ -31,9 +31,9 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
 from shlo_lint.checker.types import QuantizedType, ScalarType
 
-from ._shapes import (attr_where, check_arity, check_groups_form, computation, data_operand_types, defining_constants,
-                      dim_out_of_range, fmt_dims, group_size, has_dynamic_root, op_label, pairs, result_types,
-                      tensor, which)
+from ._groups import (check_groups_form, group_size)
+from ._shapes import (attr_where, check_arity, computation, data_operand_types, defining_constants, dim_out_of_range,
+                      fmt_dims, has_dynamic_root, op_label, pairs, result_types, tensor, which)
 
 
 def _on(kind: str) -> tuple[str, str]:
@@ -65,9 +65,11 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
     `#stablehlo.replica_group_mesh_axes<...>` form, whose axes must exist in the
     module's `sdy.mesh` (named once each; a sub-axis `(pre)size` must divide its
     axis) when that mesh is in the file. The mesh is written `mesh = @m` in the
-    current spec (1.20; the seed RFC wrote `mesh_name = @m`, also read) or
-    inlined as `#stablehlo.mesh<axes = [...]>`; a symbol that the module does not
-    define is reported, as the 1.20 verifier does ("mesh symbol ... not found").
+    current spec (1.20) or inlined as `#stablehlo.mesh<axes = [...]>`; a symbol
+    that the module does not define is reported, as the 1.20 verifier does
+    ("mesh symbol ... not found"). The seed RFC's `mesh_name = @m` is read (its
+    axes are checked) but reported, since StableHLO does not parse it; the fix
+    (safe) writes `mesh`.
 
     ## Why is this bad?
     The StableHLO verifier rejects the program ("replica groups should be a rank 2
@@ -89,7 +91,7 @@ def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic
 
 
 _PER_TENSOR_ONLY = ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + \
-    COLLECTIVE_REDUCE + ("stablehlo.collective_permute",)
+    COLLECTIVE_REDUCE + ("stablehlo.collective_permute", "stablehlo.async_start")
 
 
 @rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1")
@@ -98,9 +100,10 @@ def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagn
 
     ## What it does
     Checks the operand and result types of all_gather, all_reduce,
-    reduce_scatter, all_to_all, collective_broadcast, collective_reduce and
-    collective_permute: "tensors or per-tensor quantized tensors" (I1 of each
-    op in the StableHLO 1.20 spec; the verifier's `HLO_Tensor`). Per-tensor
+    reduce_scatter, all_to_all, collective_broadcast, collective_reduce,
+    collective_permute and async_start: "tensors or per-tensor quantized
+    tensors" (I1 of each op in the StableHLO 1.20 spec; the verifier's
+    `HLO_Tensor`). Per-tensor
     quantized types (`!quant.uniform<i8:f32, 0.5:3>`) are fine; per-axis ones
     (`!quant.uniform<i8:f32:0, {0.1:-30}>`) are not. send and recv do accept
     per-axis types.

@@ -1,7 +1,7 @@
 """Rules for `reduce_scatter` (and reduce_scatter_start): SHLO221-229.
 
 Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_shapes.py. Labels are the current StableHLO spec's (see
+checks in rules/_groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -14,9 +14,8 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
 
-from ._shapes import (attr_where, check_computation, check_global_ids_channel, check_groups_cover,
-                      check_ids_in_range, check_unique_ids, data_operand_types, dim_out_of_range, group_size,
-                      op_label, tensor)
+from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
+from ._shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)
 from .collectives import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
 
 

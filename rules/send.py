@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic, Fix
+from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import channel_id, flag
-from shlo_lint.checker.types import Type
+from shlo_lint.checker.semantics import flag
 
 from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, SEND, DEVICE_TO_DEVICE, DEVICE_TO_HOST)

@@ -52,9 +52,11 @@ def test_overlap_window_bounds_the_search():
 
 def test_no_overlap_hint_when_nothing_could_move():
     # The seed examples: start, done, return. Nothing to overlap with, nothing to say.
-    for name in ("seed004_all_gather_start_done", "seed004_collective_permute_start_done",
-                 "seed004_async_start_all_gather_example", "tessera_seed003_before_example"):
-        assert found((CORPUS / "valid" / f"{name}.mlir").read_text()) == [], name
+    # (The seed-004 example without region arguments is invalid in StableHLO 1.20
+    # and lives in corpus/invalid/ now; the overlap rules still say nothing there.)
+    for name in ("valid/seed004_all_gather_start_done", "valid/seed004_collective_permute_start_done",
+                 "invalid/async_start_c3_outer_values", "valid/tessera_seed003_before_example"):
+        assert found((CORPUS / f"{name}.mlir").read_text()) == [], name
 
 
 def test_done_right_after_start_is_one_hint_not_two():

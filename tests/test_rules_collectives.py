@@ -196,7 +196,7 @@ def test_all_to_all_same_split_and_concat_keeps_the_shape():
 
 def test_all_to_all_mesh_axes_group_size_must_be_split_count():
     mesh = '  sdy.mesh @mesh = <["x"=2, "y"=4]>\n'
-    g = ('#stablehlo.replica_group_mesh_axes<mesh_name = @mesh, axes = [#stablehlo.axis_ref<name = "y">]>')
+    g = ('#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "y">]>')
     ok = module(a2a(1, 0, 4, "tensor<2x4xf32>", "tensor<8x1xf32>", g), grid(8), ret="tensor<8x1xf32>", extra=mesh)
     assert codes(ok) == []
     bad = module(a2a(1, 0, 2, "tensor<2x4xf32>", "tensor<4x2xf32>", g), grid(8), ret="tensor<4x2xf32>", extra=mesh)
@@ -210,8 +210,12 @@ def test_mesh_axes_naming_an_undefined_mesh_symbol_is_reported():
                         rt="tensor<6x4xf32>"), grid(8), ret="tensor<6x4xf32>")
     d = only(src, "SHLO200")
     assert "mesh @nowhere, which is not defined" in d.message
-    # The seed RFC's spelling `mesh_name = @m` is read the same way.
-    assert codes(src.replace("mesh = @", "mesh_name = @")) == ["SHLO200"]
+    # The seed RFC's spelling `mesh_name = @m` is read the same way, and is itself
+    # reported (StableHLO does not parse it), with a safe fix.
+    old = lint_text(src.replace("mesh = @", "mesh_name = @"), "t.mlir", Config())
+    assert [d.code for d in old] == ["SHLO200", "SHLO200"]
+    fix = next(d.fix for d in old if "spelling" in d.message)
+    assert fix.applicability == "safe" and fix.edits[0].text == "mesh"
 
 
 def test_mesh_axes_naming_a_symbol_whose_axes_are_unknown_says_nothing():
@@ -351,7 +355,23 @@ def test_collective_broadcast_minus_one_is_negative_not_padding():
 ])
 def test_shlo200_mesh_axes_must_exist_in_the_mesh(axes, ok):
     mesh = '  sdy.mesh @mesh = <["x"=2, "y"=4]>\n'
-    g = f"#stablehlo.replica_group_mesh_axes<mesh_name = @mesh, axes = {axes}>"
+    g = f"#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = {axes}>"
     src = module(reduce("all_reduce", f"{CH}, replica_groups = {g}, use_global_device_ids", "tensor<4xf32>",
                         "tensor<4xf32>"), grid(8), args="%x: tensor<4xf32>", ret="tensor<4xf32>", extra=mesh)
     assert codes(src) == ([] if ok else ["SHLO200"])
+
+
+# Rules changed to follow StableHLO 1.20 say so in their documentation.
+CHANGED_FOR_1_20 = ["SHLO118", "SHLO140", "SHLO200", "SHLO205", "SHLO206", "SHLO207", "SHLO215", "SHLO227", "SHLO228",
+                    "SHLO238", "SHLO243", "SHLO244", "SHLO252", "SHLO253", "SHLO254", "SHLO255", "SHLO256", "SHLO302",
+                    "SHLO303", "SHLO307", "SHLO308", "SHLO404"]
+
+
+@pytest.mark.parametrize("code", CHANGED_FOR_1_20)
+def test_changed_rules_cite_the_spec_version(code):
+    from shlo_lint.checker import registry
+
+    spec = next(r for r in registry.all_rules() if r.code == code)
+    assert "1.20" in spec.doc, code
+    # SHLO200 names each op's own input label (all_gather I3, ...) in its messages.
+    assert spec.spec or code == "SHLO200", code

@@ -6,7 +6,7 @@ module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32
       %1 = "stablehlo.add"(%arg0, %arg1) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1) : (tensor<f32>) -> ()
     }) {
-      replica_groups = #stablehlo.replica_group_mesh_axes<mesh_name = @mesh, axes = [#stablehlo.axis_ref<name = "z">]>
+      replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "z">]>
     } : (tensor<1024xf32>) -> tensor<1024xf32>
     return %0 : tensor<1024xf32>
   }

@@ -1,4 +1,4 @@
-// Seed 004 (RFC, 2026): async_start whose region holds exactly one collective, and async_done.
+// The seed RFC's and the spec's own example: the body reads %x from outside, but async_start is IsolatedFromAbove (StableHLO 1.20).
 module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 8 : i32} {
   func.func @main(%x: tensor<8x2xf32>) -> tensor<8x8xf32> {
     %f = "stablehlo.async_start"(%x) ({

@@ -1,3 +1,4 @@
+// One async_done per future (StableHLO 1.20; the seed RFC let one done complete several).
 module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
     %f1 = "stablehlo.async_start"(%x) ({
