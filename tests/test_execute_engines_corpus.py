@@ -62,6 +62,7 @@ def test_the_engines_agree_and_xla_confirms(path):
             assert any(w in r.message for w in WHY_UNSUPPORTED), (engine, r.message)
             continue
         ran[engine] = r
+        assert not any("progress markers" in n for n in r.notes), (engine, r.notes)
         if DIVERGES.get(path.name, (None,))[0] == engine:
             assert r.outcome == DIVERGES[path.name][1], (engine, r.outcome, r.message)
             continue

@@ -110,6 +110,14 @@ def test_while_loops_with_calls_compile():
     assert report.cross_check["status"] == "match", report.cross_check
 
 
+def test_markers_keep_the_data_layout():
+    """An all_gather along dim 1: XLA gives it a column-major layout; the markers
+    around it declare row-major buffers so passing the data through is exact."""
+    report = run_path(str(CORPUS / "real" / "all_gather_tiled.mlir"), RunOptions(engine="both", **FAST))
+    assert report.reports["xla"].notes == [], report.reports["xla"].notes
+    assert report.cross_check["status"] == "match" and report.cross_check["max_abs_diff"] == 0, report.cross_check
+
+
 def test_send_recv_is_unsupported_on_xla_cpu():
     proc = run_cli("run", "--engine", "both", "-f", "json", str(CORPUS / "real" / "sendrecv_pair.gspmd.mlir"))
     data = json.loads(proc.stdout)

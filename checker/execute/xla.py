@@ -166,7 +166,10 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
                 return XlaResult("aborted", {}, blocked,
                                  f"XLA:{platform.upper()} aborted a collective rendezvous that not every "
                                  f"participant joined{detail}", elapsed, device, tail, states, notes=notes)
-            return XlaResult("error", {}, [], f"the XLA subprocess died (exit status {proc.returncode})",
+            code = proc.returncode
+            how = f"signal {signal.Signals(-code).name}" if code and code < 0 and -code in signal.valid_signals() \
+                else f"exit status {code}"
+            return XlaResult("error", {}, [], f"the XLA subprocess died ({how}) while in phase {_last_phase(log)}",
                              elapsed, device, tail, notes=notes)
         status = result["status"]
         if status == "completed":

@@ -46,7 +46,7 @@ from ..ir import Module, func_type
 from ..semantics import Grid
 from .interpreter import fmt_pid, program_mode
 from .values import ExecutionError, Inputs
-from .xla import XlaResult, _inputs, _tail, jax_available
+from .xla import XlaResult, _inputs, _last_phase, _tail, jax_available
 from .xla_markers import blocked_from_progress, comm_ops, read_progress
 
 
@@ -125,22 +125,38 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
         np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
         with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
             f.write(module.source.text)
-        coordinator = options.coordinator or f"127.0.0.1:{free_port()}"
-        with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
-            json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
-                       "num_args": len(ftype.inputs), "coordinator": coordinator, "num_processes": n,
-                       "local_devices": L, "timeout_s": options.timeout_s,
-                       "init_timeout_s": max(10, int(options.timeout_s)),
-                       "gpus_per_host": options.gpus_per_host or (N if platform == "gpu" and
-                                                                   options.process_ids is None else None)}, f)
-        procs = _start(tmp, ids, L, platform, options)
-        try:
-            ending = _watch(tmp, procs, options, t0)
-        finally:
-            for p in procs.values():
-                _kill(p)
+        for attempt in range(2):
+            coordinator = options.coordinator or f"127.0.0.1:{free_port()}"
+            with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
+                json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
+                           "num_args": len(ftype.inputs), "coordinator": coordinator, "num_processes": n,
+                           "local_devices": L, "timeout_s": options.timeout_s,
+                           "init_timeout_s": max(10, int(options.timeout_s)),
+                           "gpus_per_host": options.gpus_per_host or (N if platform == "gpu" and
+                                                                       options.process_ids is None else None)}, f)
+            procs = _start(tmp, ids, L, platform, options)
+            try:
+                ending = _watch(tmp, procs, options, t0)
+            finally:
+                for p in procs.values():
+                    _kill(p)
+            if attempt or options.coordinator or not _port_lost(tmp, ids):
+                break
+            for name in os.listdir(tmp):  # the free port was taken before process 0 bound it: once more
+                if name.startswith(("result_", "log_", "progress_", "markers_", "outputs_")):
+                    os.remove(os.path.join(tmp, name))
         elapsed = time.monotonic() - t0
         return _classify(tmp, module, grid, mode, ids, L, procs, ending, elapsed, coordinator, options)
+
+
+def _port_lost(tmp: str, ids: list[int]) -> bool:
+    """Process 0 could not start the coordination service (e.g. another program took
+    the port between free_port() and process 0 binding it)."""
+    return 0 in ids and _init_failed(tmp, 0)
+
+
+def _init_failed(tmp: str, i: int) -> bool:
+    return "jax.distributed.initialize failed" in _read(os.path.join(tmp, f"result_{i}.json"))
 
 
 def _start(tmp: str, ids: list[int], L: int, platform: str, options: DistOptions) -> dict:
@@ -186,9 +202,10 @@ def _watch(tmp: str, procs: dict, options: DistOptions, t0: float) -> str:
         now = time.monotonic()
         done = {i for i in procs if os.path.exists(os.path.join(tmp, f"result_{i}.json"))}
         dead = {i for i, p in procs.items() if p.poll() is not None}
-        if done | dead >= set(procs):
-            return "done"
-        running = all(i in done or "shlo-lint-xla: run" in _read(os.path.join(tmp, f"log_{i}.txt"))
+        if done | dead >= set(procs) or (0 in done and _init_failed(tmp, 0)):
+            return "done"  # (without process 0's coordinator the others wait for nothing)
+        # a process that died (XLA aborted its local rendezvous, a crash) waits for nothing
+        running = all(i in done or i in dead or "shlo-lint-xla: run" in _read(os.path.join(tmp, f"log_{i}.txt"))
                       for i in procs)
         sig = (tuple(_size(os.path.join(tmp, f"progress_{i}.txt")) for i in procs), len(done), running)
         if sig != last_sig:
@@ -273,7 +290,9 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
             notes.append(f"{who}: {r['status']}: {r.get('message')}")
         else:
             code = procs[i].returncode
-            notes.append(f"{who}: " + ("did not return" if ending != "done" else f"died (exit status {code})"))
+            phase = _last_phase(logs[i])
+            notes.append(f"{who}: " + (f"did not return (last phase: {phase})" if ending != "done"
+                                       else f"died in phase {phase} (exit status {code})"))
     aborted = any(("may be stuck" in log or "Termination timeout" in log) for log in logs.values())
     n_out = sum(1 for i in ids if not (results[i] and results[i]["status"] == "completed"))
     if ending == "stuck" and blocked:

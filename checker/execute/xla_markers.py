@@ -140,7 +140,20 @@ def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
                     collect(o)
 
     collect(module.operation)
+    import numpy as np
+
     u32 = ir.RankedTensorType.get([], ir.IntegerType.get_unsigned(32))
+
+    def layout(t):
+        # row-major, as the Python side reads the buffers; without it XLA may give the
+        # marker the collective's layout (an all_gather along dim 1 gets {0,1}) and the
+        # pass-through would transpose the data. Tokens and scalars: no dims.
+        try:
+            rank = ir.RankedTensorType(t).rank
+        except ValueError:  # a token
+            rank = 0
+        return ir.DenseIntElementsAttr.get(np.arange(rank - 1, -1, -1, dtype=np.int64),
+                                           type=ir.RankedTensorType.get([rank], ir.IndexType.get()))
 
     def marker(k: int, phase: str, values, sharding):
         ids = [ir.Operation.create(name, results=[u32]) for name in ("stablehlo.replica_id",
@@ -149,6 +162,8 @@ def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
                  "has_side_effect": ir.BoolAttr.get(True),
                  "backend_config": ir.StringAttr.get(""),
                  "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+                 "operand_layouts": ir.ArrayAttr.get([layout(u32), layout(u32)] + [layout(v.type) for v in values]),
+                 "result_layouts": ir.ArrayAttr.get([layout(v.type) for v in values]),
                  "mhlo.backend_config": ir.DictAttr.get(
                      {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), recorder.add(phase, k))})}
         call = ir.Operation.create("stablehlo.custom_call", results=[v.type for v in values],
