@@ -141,3 +141,42 @@ def test_scatter_pipeline_runs_under_both_engines_with_equal_outputs():
     assert report.reports["xla"].outcome == "completed", report.reports["xla"].message
     assert report.cross_check["status"] == "match", report.cross_check
     assert report.exit_code() == 0
+
+
+JAX_BACKEND_SCRIPT = r"""
+import os, sys, tempfile
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import test_execute_jax_ops as T
+from shlo_lint.checker.execute.backends import make_backend
+from shlo_lint.checker.execute.interpreter import Interpreter
+from shlo_lint.checker.execute.values import Inputs
+names = sys.argv[2].split(",")
+lowered = {n: T._run(*T.CASES[n]) for n in names}  # before the backend turns on 64-bit types
+backend = make_backend("jax-cpu")
+for n in names:
+    module, expected = lowered[n]
+    d = tempfile.mkdtemp()
+    np.savez(os.path.join(d, "in.npz"), **{f"arg{i}": a for i, a in enumerate(T.CASES[n][1])})
+    res = Interpreter(module, backend=backend).run(Inputs("npz", path=os.path.join(d, "in.npz")))
+    assert res.outcome == "completed", (n, res.message)
+    for g, e in zip(res.outputs[(0, 0)], expected):
+        assert g.shape == e.shape, n
+        np.testing.assert_allclose(g.astype(np.complex128), e.astype(np.complex128), rtol=1e-4, atol=1e-4, err_msg=n)
+print("ok", len(names))
+"""
+
+
+def test_gpu_backend_code_path_runs_the_same_ops():
+    """The jax-array backend (`--device gpu`) on jax's CPU platform, in a subprocess
+    (it turns on 64-bit types), on the op families added for JAX programs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    names = ["at_set", "at_add_duplicates", "take_2d", "sort_two_keys", "argsort", "max_pool_grad", "conv_grouped",
+             "fft2", "top_k", "special_functions", "random_permutation", "cumsum", "while_data_dependent"]
+    here = Path(__file__).resolve().parent
+    proc = subprocess.run([sys.executable, "-c", JAX_BACKEND_SCRIPT, str(here), ",".join(names)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and f"ok {len(names)}" in proc.stdout, proc.stdout + proc.stderr[-3000:]

@@ -191,7 +191,7 @@ class ReduceFunctions(ComputeFunctions):
                 key = total_order_key(xp, key)
             if descending:  # ~ reverses the order of integers (and booleans) without overflow
                 key = -key if np.dtype(key.dtype).kind in "fc" else ~key
-            order = xp.argsort(key, axis=-1, kind="stable")
+            order = self.backend.asarray(np.argsort(self.host(key), axis=-1, kind="stable"))
         else:
             # rank of each element by the comparator, evaluated on every pair at once
             (less,) = self.interp.eval_region(frame, region, _interleave(moved))
