@@ -154,3 +154,20 @@ def test_index_vector_dim_defaults_to_zero():
   check.expect_eq_const %s, dense<[[8, 2, 3], [12, 5, 6]]> : tensor<2x3xi64>"""
     res = run_text(prog(body))
     assert res.outcome == "completed" and res.checks == {"passed": 2, "failed": []}, (res.message, res.checks)
+
+
+def test_replica_group_mesh_axes_groups():
+    proc = run_cli("run", "-f", "json", str(EXE / "mesh_axes_groups.mlir"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["checks"] == {"passed": 6, "failed": []}, proc.stdout
+    # the same program with a wrong expectation fails at that check
+    text = (EXE / "mesh_axes_groups.mlir").read_text().replace("dense<1100>", "dense<1010>")
+    res = run_text(text)
+    assert res.outcome == "failed" and [f["line"] for f in res.checks["failed"]] == [37]
+
+
+def test_mesh_axes_naming_an_unknown_axis_is_an_error():
+    text = (EXE / "mesh_axes_groups.mlir").read_text().replace('axes = [#stablehlo.axis_ref<name = "x">]>} : (tensor<i64>) -> tensor<i64>\n    %b',
+                                                               'axes = [#stablehlo.axis_ref<name = "z">]>} : (tensor<i64>) -> tensor<i64>\n    %b', 1)
+    res = run_text(text)
+    assert res.outcome == "error" and "axis 'z', which the mesh does not have" in res.message
