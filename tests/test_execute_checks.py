@@ -163,7 +163,7 @@ def test_replica_group_mesh_axes_groups():
     # the same program with a wrong expectation fails at that check
     text = (EXE / "mesh_axes_groups.mlir").read_text().replace("dense<1100>", "dense<1010>")
     res = run_text(text)
-    assert res.outcome == "failed" and [f["line"] for f in res.checks["failed"]] == [37]
+    assert res.outcome == "failed" and [f["line"] for f in res.checks["failed"]] == [34]
 
 
 def test_mesh_axes_naming_an_unknown_axis_is_an_error():
