@@ -243,10 +243,14 @@ class Interpreter:
         from ..semantics import reachable_funcs
 
         names = reachable_funcs(self.module, entry.symbol_name or "main")
-        for name in names:
-            func = self.module.funcs.get(name)
-            if func is None:
-                continue
+        funcs = [f for f in (self.module.funcs.get(n) for n in names) if f is not None]
+        for func in funcs:  # headers parse lazily: read them all before judging any
+            for op in func.walk():
+                op.header  # noqa: B018
+        if self.module.syntax_errors:
+            msg, _span = self.module.syntax_errors[0]
+            raise ExecutionError(f"the module does not parse: {msg}")
+        for func in funcs:
             for op in func.walk():
                 if op.name == "stablehlo.custom_call":
                     target = custom_call_target(op)
