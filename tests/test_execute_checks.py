@@ -171,3 +171,18 @@ def test_mesh_axes_naming_an_unknown_axis_is_an_error():
                                                                'axes = [#stablehlo.axis_ref<name = "z">]>} : (tensor<i64>) -> tensor<i64>\n    %b', 1)
     res = run_text(text)
     assert res.outcome == "error" and "axis 'z', which the mesh does not have" in res.message
+
+
+def test_a_file_split_at_markers_runs_chunk_by_chunk(tmp_path):
+    """StableHLO's test files hold many modules separated by `// -----` lines."""
+    one = prog("  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi64>\n"
+               "  check.expect_eq_const %x, dense<[1, 2]> : tensor<2xi64>")
+    two = one.replace("dense<[1, 2]> : tensor<2xi64>\n  func", "dense<[1, 5]> : tensor<2xi64>\n  func")
+    path = tmp_path / "split.mlir"
+    path.write_text(one + "\n// -----\n\n" + two)
+    proc = run_cli("run", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{path} (chunk at line 1): completed" in proc.stdout
+    assert f"{path}:11:3: check.expect_eq_const failed" in proc.stdout
+    data = json.loads(run_cli("run", "-f", "json", str(path)).stdout)
+    assert [d["chunk"] for d in data] == [1, 8] and [d["outcome"] for d in data] == ["completed", "failed"]
