@@ -186,3 +186,26 @@ def test_a_file_split_at_markers_runs_chunk_by_chunk(tmp_path):
     assert f"{path}:11:3: check.expect_eq_const failed" in proc.stdout
     data = json.loads(run_cli("run", "-f", "json", str(path)).stdout)
     assert [d["chunk"] for d in data] == [1, 8] and [d["outcome"] for d in data] == ["completed", "failed"]
+
+
+def test_op_modules_never_import_the_interpreter():
+    """interpreter -> op modules -> registry / runtime: the op implementations
+    register into registry.py and never import interpreter.py (no import circle)."""
+    import ast
+    from pathlib import Path
+
+    import shlo_lint.checker.execute as ex
+
+    root = Path(ex.__file__).parent
+    modules = [root / "comm.py", root / "registry.py", root / "runtime.py", root / "mesh_groups.py",
+               *sorted((root / "ops").glob("*.py"))]
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                target = (node.module or "")
+                assert not target.endswith("interpreter") and target != "run", (path.name, target)
+                assert not (node.level and target == "" and any(a.name == "interpreter" for a in node.names)), path
+    from shlo_lint.checker.execute.registry import function_classes
+
+    names = {c.__name__ for c in function_classes()}
+    assert {"CommunicationFunctions", "IndexingFunctions", "CheckFunctions", "LapackFunctions"} <= names
