@@ -205,6 +205,7 @@ def test_op_modules_never_import_the_interpreter():
                 target = (node.module or "")
                 assert not target.endswith("interpreter") and target != "run", (path.name, target)
                 assert not (node.level and target == "" and any(a.name == "interpreter" for a in node.names)), path
+    from shlo_lint.checker.execute import comm, ops  # noqa: F401 - importing them registers their classes
     from shlo_lint.checker.execute.registry import function_classes
 
     names = {c.__name__ for c in function_classes()}
