@@ -210,3 +210,17 @@ def test_op_modules_never_import_the_interpreter():
 
     names = {c.__name__ for c in function_classes()}
     assert {"CommunicationFunctions", "IndexingFunctions", "CheckFunctions", "LapackFunctions"} <= names
+
+
+def test_uniform_quantization():
+    body = """  %x = stablehlo.constant dense<[0.3, -1.2, 2.5]> : tensor<3xf32>
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<3xf32>) -> tensor<3x!quant.uniform<i8:f32, 0.25:4>>
+  %b = "stablehlo.bitcast_convert"(%q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3xi8>
+  check.expect_eq_const %b, dense<[5, -1, 14]> : tensor<3xi8>
+  %d = "stablehlo.uniform_dequantize"(%q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3xf32>
+  check.expect_almost_eq_const %d, dense<[0.25, -1.25, 2.5]> : tensor<3xf32>
+  %m = "stablehlo.multiply"(%q, %q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>, tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3x!quant.uniform<i8<-8:7>:f32, 1.0>>
+  %mb = "stablehlo.bitcast_convert"(%m) : (tensor<3x!quant.uniform<i8<-8:7>:f32, 1.0>>) -> tensor<3xi8>
+  check.expect_eq_const %mb, dense<[0, 2, 6]> : tensor<3xi8>"""
+    res = run_text(prog(body))
+    assert res.outcome == "completed" and res.checks == {"passed": 3, "failed": []}, (res.message, res.checks)
