@@ -38,26 +38,18 @@ sys.path.insert(0, str(ROOT))
 
 from shlo_lint.checker.engine import parser  # noqa: E402
 from shlo_lint.checker.execute.interpreter import Interpreter, Limits  # noqa: E402
+from shlo_lint.checker.execute.run import split_chunks  # noqa: E402
 from shlo_lint.checker.execute.values import Inputs  # noqa: E402
 from shlo_lint.checker.scan import scan  # noqa: E402
 from shlo_lint.checker.source import SourceFile  # noqa: E402
 
-SPLIT = re.compile(r"^.*// -----\s*$", re.M)  # as MLIR's -split-input-file (`// // -----` splits too)
 UNSUPPORTED = re.compile(r"^(cannot execute: op (\S+) at |refused: custom_call @(\S+)|element type (.+?) has no numpy"
                          r"|.*(runs statically shaped tensors only))")
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
     """(first line, text padded with blank lines so line numbers stay the file's)."""
-    out = []
-    start = 0
-    line = 1
-    for m in SPLIT.finditer(text):
-        out.append((line, "\n" * (line - 1) + text[start:m.start()]))
-        line += text[start:m.end()].count("\n")
-        start = m.end()
-    out.append((line, "\n" * (line - 1) + text[start:]))
-    return [(ln, t) for ln, t in out if re.search(r"func\.func", t)]
+    return split_chunks(text)
 
 
 def parse_problem(module) -> str | None:

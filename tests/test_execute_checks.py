@@ -154,3 +154,73 @@ def test_index_vector_dim_defaults_to_zero():
   check.expect_eq_const %s, dense<[[8, 2, 3], [12, 5, 6]]> : tensor<2x3xi64>"""
     res = run_text(prog(body))
     assert res.outcome == "completed" and res.checks == {"passed": 2, "failed": []}, (res.message, res.checks)
+
+
+def test_replica_group_mesh_axes_groups():
+    proc = run_cli("run", "-f", "json", str(EXE / "mesh_axes_groups.mlir"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["checks"] == {"passed": 6, "failed": []}, proc.stdout
+    # the same program with a wrong expectation fails at that check
+    text = (EXE / "mesh_axes_groups.mlir").read_text().replace("dense<1100>", "dense<1010>")
+    res = run_text(text)
+    assert res.outcome == "failed" and [f["line"] for f in res.checks["failed"]] == [34]
+
+
+def test_mesh_axes_naming_an_unknown_axis_is_an_error():
+    text = (EXE / "mesh_axes_groups.mlir").read_text().replace('axes = [#stablehlo.axis_ref<name = "x">]>} : (tensor<i64>) -> tensor<i64>\n    %b',
+                                                               'axes = [#stablehlo.axis_ref<name = "z">]>} : (tensor<i64>) -> tensor<i64>\n    %b', 1)
+    res = run_text(text)
+    assert res.outcome == "error" and "axis 'z', which the mesh does not have" in res.message
+
+
+def test_a_file_split_at_markers_runs_chunk_by_chunk(tmp_path):
+    """StableHLO's test files hold many modules separated by `// -----` lines."""
+    one = prog("  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi64>\n"
+               "  check.expect_eq_const %x, dense<[1, 2]> : tensor<2xi64>")
+    two = one.replace("dense<[1, 2]> : tensor<2xi64>\n  func", "dense<[1, 5]> : tensor<2xi64>\n  func")
+    path = tmp_path / "split.mlir"
+    path.write_text(one + "\n// -----\n\n" + two)
+    proc = run_cli("run", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{path} (chunk at line 1): completed" in proc.stdout
+    assert f"{path}:11:3: check.expect_eq_const failed" in proc.stdout
+    data = json.loads(run_cli("run", "-f", "json", str(path)).stdout)
+    assert [d["chunk"] for d in data] == [1, 8] and [d["outcome"] for d in data] == ["completed", "failed"]
+
+
+def test_op_modules_never_import_the_interpreter():
+    """interpreter -> op modules -> registry / runtime: the op implementations
+    register into registry.py and never import interpreter.py (no import circle)."""
+    import ast
+    from pathlib import Path
+
+    import shlo_lint.checker.execute as ex
+
+    root = Path(ex.__file__).parent
+    modules = [root / "comm.py", root / "registry.py", root / "runtime.py", root / "mesh_groups.py",
+               *sorted((root / "ops").glob("*.py"))]
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                target = (node.module or "")
+                assert not target.endswith("interpreter") and target != "run", (path.name, target)
+                assert not (node.level and target == "" and any(a.name == "interpreter" for a in node.names)), path
+    from shlo_lint.checker.execute import comm, ops  # noqa: F401 - importing them registers their classes
+    from shlo_lint.checker.execute.registry import function_classes
+
+    names = {c.__name__ for c in function_classes()}
+    assert {"CommunicationFunctions", "IndexingFunctions", "CheckFunctions", "LapackFunctions"} <= names
+
+
+def test_uniform_quantization():
+    body = """  %x = stablehlo.constant dense<[0.3, -1.2, 2.5]> : tensor<3xf32>
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<3xf32>) -> tensor<3x!quant.uniform<i8:f32, 0.25:4>>
+  %b = "stablehlo.bitcast_convert"(%q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3xi8>
+  check.expect_eq_const %b, dense<[5, -1, 14]> : tensor<3xi8>
+  %d = "stablehlo.uniform_dequantize"(%q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3xf32>
+  check.expect_almost_eq_const %d, dense<[0.25, -1.25, 2.5]> : tensor<3xf32>
+  %m = "stablehlo.multiply"(%q, %q) : (tensor<3x!quant.uniform<i8:f32, 0.25:4>>, tensor<3x!quant.uniform<i8:f32, 0.25:4>>) -> tensor<3x!quant.uniform<i8<-8:7>:f32, 1.0>>
+  %mb = "stablehlo.bitcast_convert"(%m) : (tensor<3x!quant.uniform<i8<-8:7>:f32, 1.0>>) -> tensor<3xi8>
+  check.expect_eq_const %mb, dense<[0, 2, 6]> : tensor<3xi8>"""
+    res = run_text(prog(body))
+    assert res.outcome == "completed" and res.checks == {"passed": 3, "failed": []}, (res.message, res.checks)

@@ -74,7 +74,7 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     collective), unsupported, error ("cannot execute: op X at file:line"), timeout.
     Exit status: 0 completed, 1 deadlock / aborted / engines disagree, 2 otherwise.
     """
-    from .run import RunOptions, render_json, render_text, run_path
+    from .run import RunOptions, render_json, render_text, run_paths
     from .values import ExecutionError, Inputs
 
     try:
@@ -89,7 +89,7 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
                          dist_stuck_s=stuck_timeout,
                          external_channels=_external_channels(paths, rule_options))
-    reports = [run_path(p, options) for p in paths]
+    reports = [r for p in paths for r in run_paths(p, options)]
     if save_outputs:
         _save(reports, save_outputs)
     if output_format == "json":

@@ -36,6 +36,7 @@ from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
+from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
 from .ops.reduce import COMBINE as _COMBINE
 from .ops.reduce import binary_kind as _binary_kind
@@ -229,7 +230,7 @@ class CommunicationFunctions(OpFunctions):
             if kind == "collective_permute":
                 return (kind, ch)
             attr = op.attr("replica_groups")
-            literal = attr.literal if isinstance(attr, DenseElementsAttr) else ""
+            literal = attr.literal if isinstance(attr, DenseElementsAttr) else getattr(attr, "text", "") or ""
             return (kind, ch, strategy(op), literal)
         return ("op", op.span.start)
 
@@ -247,9 +248,13 @@ class CommunicationFunctions(OpFunctions):
                 raise ExecutionError(f"cannot execute: {op.name} has use_global_device_ids without a positive "
                                      "channel_id: the spec defines no process groups", op)
             groups = replica_groups(op)
-            if op.attr("replica_groups") is not None and groups is None:
-                raise ExecutionError(f"cannot execute: {op.name} with replica_groups in a form the checker does "
-                                     "not run (e.g. replica_group_mesh_axes)", op)
+            attr = op.attr("replica_groups")
+            if attr is not None and groups is None:
+                text = getattr(attr, "text", None) or ""
+                if "replica_group_mesh_axes" not in text:
+                    raise ExecutionError(f"cannot execute: {op.name} with replica_groups in a form the checker "
+                                         "does not read", op)
+                groups = mesh_axes_groups(op, text)
             grid = self.interp.grid
             table = {}
             for g in process_groups(grid, strategy(op), groups):

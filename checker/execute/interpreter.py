@@ -27,6 +27,7 @@ from ..ir import Block, Module, Operation, Region, Value, func_type
 from ..semantics import Grid, grid_of
 from ..types import TensorType
 from .backends import NumpyBackend
+from .ops.quant import is_quantized_op, quantized_call
 from .registry import bind_impls, function_classes
 from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, Wait,  # noqa: F401
                       _compress, _ranges, custom_call_target, fmt_pid, program_mode)
@@ -195,6 +196,8 @@ class Interpreter:
         self.world = World(self, self.grid)
         self.impls: dict[str, tuple[Callable, bool]] = {}
         self._operand_cache: dict[int, list[Value | None]] = {}
+        self._quantized: dict[int, bool] = {}
+        """op → whether it computes on quantized values (dequantize, op, quantize)."""
         self._deadline = 0.0
         self.meshes: dict[str, Any] = {}
         self.vectorized = 0
@@ -243,10 +246,14 @@ class Interpreter:
         from ..semantics import reachable_funcs
 
         names = reachable_funcs(self.module, entry.symbol_name or "main")
-        for name in names:
-            func = self.module.funcs.get(name)
-            if func is None:
-                continue
+        funcs = [f for f in (self.module.funcs.get(n) for n in names) if f is not None]
+        for func in funcs:  # headers parse lazily: read them all before judging any
+            for op in func.walk():
+                op.header  # noqa: B018
+        if self.module.syntax_errors:
+            msg, _span = self.module.syntax_errors[0]
+            raise ExecutionError(f"the module does not parse: {msg}")
+        for func in funcs:
             for op in func.walk():
                 if op.name == "stablehlo.custom_call":
                     target = custom_call_target(op)
@@ -490,8 +497,11 @@ class Interpreter:
                         if type(a) is Future and op.name != "stablehlo.optimization_barrier":
                             raise ExecutionError(f"{op.name} uses the future of {a.op.name} at {self.where(a.op)}; "
                                                  "only its done may use a future", op)
+                    quantized = self._quantized.get(id(op))
+                    if quantized is None:
+                        quantized = self._quantized[id(op)] = is_quantized_op(op)
                     with self.backend.errstate():
-                        results = fn(frame, op, args)
+                        results = quantized_call(self, fn, frame, op, args) if quantized else fn(frame, op, args)
             except ExecutionError as e:
                 if e.op is None:
                     e.op = op

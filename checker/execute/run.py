@@ -20,6 +20,7 @@ Exit status of `shlo-lint run`: 0 completed (and, with both engines, agreeing);
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +98,8 @@ class RunReport:
     reports: dict[str, EngineReport]
     result_names: list[str | None] = field(default_factory=list)
     cross_check: dict | None = None
+    chunk: int | None = None
+    """First line of this chunk when the file is split at `// -----` (StableHLO's test files)."""
 
     @property
     def primary(self) -> EngineReport:
@@ -119,6 +122,7 @@ class RunReport:
     def to_json(self) -> dict:
         p = self.primary
         out = {"outcome": p.outcome, "engine": self.engine, "path": self.path,
+               **({"chunk": self.chunk} if self.chunk is not None else {}),
                "grid": [self.grid.num_replicas, self.grid.num_partitions] if self.grid and self.grid.known else None,
                "mode": self.mode, "device": p.device, "inputs": self.inputs, "message": p.message, "notes": p.notes,
                **({"checks": p.checks} if p.checks else {}),
@@ -178,6 +182,40 @@ def result_names(module: Module) -> list[str | None]:
             info = d.get("jax.result_info") if isinstance(d, DictAttr) else None
             names.append(info.value if isinstance(info, StringAttr) else None)
     return names
+
+
+SPLIT_MARKER = re.compile(r"^.*// -----[ \t]*$", re.M)
+"""MLIR's -split-input-file marker (a line ending in `// -----`, so `// // -----` splits too)."""
+
+
+def split_chunks(text: str) -> list[tuple[int, str]]:
+    """(first line, chunk) for each part of a file split at `// -----`; each chunk is
+    padded with blank lines so its line numbers are the file's. Parts without a
+    function are dropped."""
+    out = []
+    start, line = 0, 1
+    for m in SPLIT_MARKER.finditer(text):
+        out.append((line, "\n" * (line - 1) + text[start:m.start()]))
+        start = m.end() + (1 if text.startswith("\n", m.end()) else 0)
+        line = text.count("\n", 0, start) + 1
+    out.append((line, "\n" * (line - 1) + text[start:]))
+    return [(ln, t) for ln, t in out if "func.func" in t]
+
+
+def run_paths(path: str, options: RunOptions | None = None) -> list[RunReport]:
+    """`run_path`, or one report per chunk when the file is split at `// -----`."""
+    from ..source import SourceFile
+
+    options = options or RunOptions()
+    source, err = read_path(path)
+    if err is not None or not SPLIT_MARKER.search(source.text):
+        return [run_path(path, options)]
+    reports = []
+    for line, chunk in split_chunks(source.text):
+        report = run_module(scan(SourceFile(source.path, chunk), parser()), options)
+        report.chunk = line
+        reports.append(report)
+    return reports or [run_path(path, options)]
 
 
 def run_path(path: str, options: RunOptions | None = None) -> RunReport:
@@ -350,7 +388,8 @@ def render_text(report: RunReport) -> str:
     grid = report.grid
     g = f"grid {grid.num_replicas}x{grid.num_partitions}" if grid and grid.known else "grid unknown"
     for name, r in report.reports.items():
-        head = f"{report.path}: {r.outcome} [{name}: {r.device}; {g}; inputs {report.inputs}; {r.elapsed_s:.2f} s]"
+        where = report.path if report.chunk is None else f"{report.path} (chunk at line {report.chunk})"
+        head = f"{where}: {r.outcome} [{name}: {r.device}; {g}; inputs {report.inputs}; {r.elapsed_s:.2f} s]"
         lines.append(head)
         if r.checks and r.checks["failed"]:
             lines.append(f"  {len(r.checks['failed'])} of {len(r.checks['failed']) + r.checks['passed']} checks failed")
@@ -359,7 +398,8 @@ def render_text(report: RunReport) -> str:
         elif r.message:
             lines.append(f"  {r.message}")
         elif r.checks:
-            lines.append(f"  {r.checks['passed']} checks passed")
+            n = r.checks["passed"]
+            lines.append(f"  {n} check{'s' if n != 1 else ''} passed")
         for note in r.notes:
             lines.append(f"  note: {note}")
         for b in r.blocked:

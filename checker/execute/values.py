@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..types import ComplexType, ScalarType, TensorType, TokenType, Type
+from ..types import ComplexType, QuantizedType, ScalarType, TensorType, TokenType, Type
 
 
 class ExecutionError(Exception):
@@ -67,6 +67,10 @@ def dtype_of(element: Type) -> np.dtype:
             return dt
         if element.name == "tf32":
             return np.dtype(np.float32)
+    if isinstance(element, QuantizedType):  # quantized tensors hold their storage integers
+        name = element.storage.split("<")[0]
+        if name in _INTS:
+            return np.dtype(_INTS[name])
     if isinstance(element, ComplexType):
         inner = getattr(element.element, "name", "f32")
         return np.dtype(np.complex128 if inner == "f64" else np.complex64)

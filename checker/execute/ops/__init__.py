@@ -2,5 +2,5 @@
 this package registers every class (registry.py); the interpreter does that."""
 from __future__ import annotations
 
-from . import (check, chlo, control, custom_calls, elementwise, indexing, linalg, random, reduce, shape,  # noqa: F401
-               spmd)
+from . import (check, chlo, control, custom_calls, elementwise, indexing, lapack, linalg, random, reduce,  # noqa: F401
+               quant, shape, spmd)

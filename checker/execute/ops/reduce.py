@@ -95,9 +95,17 @@ class ReduceFunctions(ComputeFunctions):
                 for init in inits]
         moved = [self.xp.moveaxis(x, dims, tuple(range(len(dims)))) if dims else x for x in xs]
         count = math.prod(xs[0].shape[d] for d in dims)
-        flat = [self.xp.reshape(m, (count, *m.shape[len(dims):])) for m in moved]
-        for k in range(count):
-            accs = self.apply(frame, op, None, accs, [f[k] for f in flat])
+        vals = [self.xp.reshape(m, (count, *m.shape[len(dims):])) for m in moved]
+        # A balanced tree of the body over the reduced elements (the spec leaves the
+        # schedule to the implementation): log2(count) region runs on whole arrays.
+        while count > 1:
+            half = count // 2
+            merged = self.apply(frame, op, None, [v[:half] for v in vals], [v[half:2 * half] for v in vals])
+            merged = [self.xp.broadcast_to(m, v[:half].shape) for m, v in zip(merged, vals)]
+            vals = [self.xp.concatenate([m, v[2 * half:]]) if count % 2 else m for m, v in zip(merged, vals)]
+            count = half + count % 2
+        if count == 1:
+            accs = self.apply(frame, op, None, accs, [v[0] for v in vals])
         return [self.cast(op, acc, i) for i, acc in enumerate(accs)]
 
     @impl("stablehlo.reduce_window")
@@ -191,7 +199,9 @@ class ReduceFunctions(ComputeFunctions):
                 key = total_order_key(xp, key)
             if descending:  # ~ reverses the order of integers (and booleans) without overflow
                 key = -key if np.dtype(key.dtype).kind in "fc" else ~key
-            order = xp.argsort(key, axis=-1, kind="stable")
+            order = self.backend.asarray(np.argsort(self.host(key), axis=-1, kind="stable"))
+        elif n * n * max(1, int(np.prod(moved[0].shape[:-1]))) > 16_000_000:
+            order = self.backend.asarray(self._sort_by_calls(frame, region, [self.host(m) for m in moved]))
         else:
             # rank of each element by the comparator, evaluated on every pair at once
             (less,) = self.interp.eval_region(frame, region, _interleave(moved))
@@ -203,6 +213,30 @@ class ReduceFunctions(ComputeFunctions):
             order = self.backend.asarray(np.argsort(rank, axis=-1, kind="stable"))
         out = [xp.take_along_axis(a, order, axis=-1) for a in moved]
         return [self.cast(op, xp.moveaxis(o, -1, dim), i) for i, o in enumerate(out)]
+
+    def _sort_by_calls(self, frame, region, moved: list) -> np.ndarray:
+        """The same ranks as the all-pairs path, computed block of rows by block of
+        rows so memory stays bounded (the work is still n^2 comparator elements)."""
+        n = moved[0].shape[-1]
+        rows = max(1, int(np.prod(moved[0].shape[:-1])))
+        block = max(1, 4_000_000 // max(1, n * rows))
+        before = np.zeros(moved[0].shape, np.int64)
+        for j0 in range(0, n, block):
+            j1 = min(n, j0 + block)
+            # less_ji[..., j, i] = comp(x_j, x_i) and less_ij[..., j, i] = comp(x_i, x_j) for j in the block
+            args_ji, args_ij = [], []
+            for m in moved:
+                xj, xi = self.backend.asarray(m[..., j0:j1, None]), self.backend.asarray(m[..., None, :])
+                args_ji += [xj, xi]
+                args_ij += [xi, xj]
+            (less_ji,) = self.interp.eval_region(frame, region, args_ji)
+            (less_ij,) = self.interp.eval_region(frame, region, args_ij)
+            less_ji = np.broadcast_to(self.host(less_ji).astype(bool), (*moved[0].shape[:-1], j1 - j0, n))
+            less_ij = np.broadcast_to(self.host(less_ij).astype(bool), less_ji.shape)
+            ties = ~less_ji & ~less_ij
+            earlier = np.arange(j0, j1)[:, None] < np.arange(n)[None, :]
+            before += less_ji.sum(axis=-2) + (ties & earlier).sum(axis=-2)
+        return np.argsort(before, axis=-1, kind="stable")
 
     @impl("stablehlo.map")
     def map_(self, frame, op, args):
