@@ -1018,30 +1018,31 @@ class _Builder(Transformer):
     def _sub(self, text: str, abs_start: int, start: str):
         """Parse a piece of a token (a dialect body) from `start`; None on failure.
 
-        Dialect bodies repeat (every op's channel_handle, every sdy sharding), so
-        results are cached per module (never across files: a cache that outlives
-        the module could hand one file another file's alias resolution) by text,
-        stored at offset 0 and re-spanned for each occurrence. Texts that name an
-        alias (`#x`, `!x`) are not cached: an alias met while its own definition is
-        being resolved reads differently from the same text met later."""
+        Dialect bodies repeat (every op's channel_handle, every sdy sharding, the
+        same gather dimension numbers in file after file), so the parse of a text
+        that names no alias (`#x`, `!x`) is cached process-wide by (start, text):
+        it is parsed with no module (nothing but the text can shape it) at
+        offset 0 and re-spanned for each occurrence, so a cache hit is exactly
+        what a fresh parse would give, whatever was parsed before. Texts that
+        name an alias are parsed each time in their own module's context."""
         module = self.ctx.module if self.ctx else None
-        cache = module.__dict__.get("_sub_cache") if module is not None else None
-        if cache is None and module is not None:
-            cache = module.__dict__["_sub_cache"] = {}
-        cacheable = cache is not None and "!" not in text and "#" not in text
-        key = (start, text)
-        if cacheable:
-            hit = cache.get(key, _MISS)
-            if hit is not _MISS:
-                return _shifted(hit, abs_start)
-        ctx = _Ctx(text, abs_start, module)
+        use_cache = "!" not in text and "#" not in text and (
+            module is None or getattr(module.parser, "cache", True))
+        if use_cache:
+            key = (start, text)
+            hit = _SUB_CACHE.get(key, _MISS)
+            if hit is _MISS:
+                try:
+                    hit = _run(start, _Ctx(text, 0))
+                except UnexpectedInput:
+                    hit = None
+                if len(_SUB_CACHE) < _SUB_CACHE_MAX:
+                    _SUB_CACHE[key] = hit
+            return _shifted(hit, abs_start)
         try:
-            value = _run(start, ctx)
+            return _run(start, _Ctx(text, abs_start, module))
         except UnexpectedInput:
-            value = None
-        if cacheable:
-            cache[key] = _shifted(value, -abs_start)
-        return value
+            return None
 
     def _attr_alias(self, name: str, span: Span) -> Attribute:
         module = self.ctx.module if self.ctx else None
@@ -1238,6 +1239,9 @@ class _Builder(Transformer):
 
 _UNKNOWN = UnknownLoc()
 _MISS = object()
+# (start rule, text) -> the parse of an alias-free dialect body at offset 0 (see _sub).
+_SUB_CACHE: dict[tuple[str, str], Any] = {}
+_SUB_CACHE_MAX = 8192
 
 
 def _shifted(value, delta: int):
@@ -2403,7 +2407,9 @@ class LarkParser:
     def __init__(self, fast: bool = True, cache: bool = True):
         _lark()
         self.cache = cache
-        """Reuse the parse of an identically laid-out header in the same module."""
+        """Reuse the parse of an identically laid-out header, block label or dialect
+        body in the same module (False: parse every one afresh, the reference the
+        differential test compares with)."""
         self.fast = fast
         """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
 
