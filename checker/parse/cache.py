@@ -13,6 +13,7 @@ from ..attributes import Attribute
 from ..ir import LocAlias, OpHeader
 from ..source import Span
 from .ctx import _Ctx
+from .values import _respan
 
 
 # ----------------------------------------------------------------------------- header cache
@@ -82,6 +83,15 @@ _LEAF, _SPAN, _NEST = 0, 1, 2
 
 
 def _move_attr(value: Any, move) -> Any:
+    """_move_attr_rec, or (deeper than the recursion limit) the same copy made
+    with an explicit stack."""
+    try:
+        return _move_attr_rec(value, move)
+    except RecursionError:
+        return _respan(value, move)
+
+
+def _move_attr_rec(value: Any, move) -> Any:
     """A copy of an attribute (tree) with every span moved. Per class, each field is
     classified once (span / may nest attributes / plain value) so the common
     leaves (integers, dense constants, unit attributes) cost one constructor call."""
@@ -99,12 +109,12 @@ def _move_attr(value: Any, move) -> Any:
             if kind == _SPAN:
                 args.append(None if v is None else move(v))
             elif kind == _NEST and isinstance(v, (tuple, list, Attribute)):
-                args.append(_move_attr(v, move))
+                args.append(_move_attr_rec(v, move))
             else:
                 args.append(v)
         return cls(*args)
     if isinstance(value, tuple):
-        return tuple([_move_attr(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value])
+        return tuple([_move_attr_rec(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value])
     if isinstance(value, list):
-        return [_move_attr(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value]
+        return [_move_attr_rec(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value]
     return value

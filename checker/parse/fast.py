@@ -330,7 +330,7 @@ def _fast_parse(ctx: _Ctx) -> OpHeader | None:
     b.ctx = ctx
     try:
         return _Fast(b, toks).op()
-    except (_Bail, ValueError, AssertionError):
+    except (_Bail, ValueError, AssertionError, RecursionError):  # deep nesting: Lark is iterative
         return None
     finally:
         b.ctx, b._ts, b._te = saved

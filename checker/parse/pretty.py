@@ -39,51 +39,57 @@ class _PrettyForms:
         return h
 
     def _scan(self, items: list, st: _Scan, top: bool = True) -> None:
-        n = len(items)
-        i = 0
-        while i < n:
-            k, v, sp = items[i]
-            if k == "v":
-                if i + 2 < n and items[i + 1][0] == "=" and items[i + 2][0] == "v":
-                    st.iter_args.append((v, sp))
-                    st.operands.append((items[i + 2][1], items[i + 2][2]))
-                    i += 3
-                    continue
-                st.operands.append((v, sp))
-            elif k == "w":
-                if i + 2 < n and items[i + 1][0] == "=" and items[i + 2][2] is not None:
-                    vals = [items[i + 2]]
-                    j = i + 3
-                    while j + 1 < n and (items[j][0] == "->" or (items[j][0] == "w" and items[j][1] == "x")) \
-                            and items[j + 1][2] is not None:
-                        vals.append(items[j])
-                        vals.append(items[j + 1])
-                        j += 2
-                    st.kws.append((v, vals, sp))
-                    for it in vals:
-                        if it[0] == "b":
-                            self._bracket_operands(it, st)
-                    i = j
-                    continue
-                st.words.append((v, sp))
-            elif k == "g":
-                decls = _decl_group(v)
-                if decls is not None:
-                    st.decl_groups.append(decls)
-                else:
-                    self._scan(v, st, False)
-            elif k == "b":
-                self._bracket_operands(items[i], st)
-                st.positional.append(items[i])
-            elif k == "d":
-                st.dicts.append(v)
-            elif k == "p":
-                st.props.append(v)
-            elif k == "r":
-                st.regions += 1
-            elif k in ("a", "t", "<", "^"):
-                st.positional.append(items[i])
-            i += 1
+        """Sort a pretty op's items into `st`; parenthesised groups are walked with
+        an explicit stack (a group nested 100,000 deep is no recursion)."""
+        pending = [(items, 0)]
+        while pending:
+            items, i = pending.pop()
+            n = len(items)
+            while i < n:
+                k, v, sp = items[i]
+                if k == "v":
+                    if i + 2 < n and items[i + 1][0] == "=" and items[i + 2][0] == "v":
+                        st.iter_args.append((v, sp))
+                        st.operands.append((items[i + 2][1], items[i + 2][2]))
+                        i += 3
+                        continue
+                    st.operands.append((v, sp))
+                elif k == "w":
+                    if i + 2 < n and items[i + 1][0] == "=" and items[i + 2][2] is not None:
+                        vals = [items[i + 2]]
+                        j = i + 3
+                        while j + 1 < n and (items[j][0] == "->" or (items[j][0] == "w" and items[j][1] == "x")) \
+                                and items[j + 1][2] is not None:
+                            vals.append(items[j])
+                            vals.append(items[j + 1])
+                            j += 2
+                        st.kws.append((v, vals, sp))
+                        for it in vals:
+                            if it[0] == "b":
+                                self._bracket_operands(it, st)
+                        i = j
+                        continue
+                    st.words.append((v, sp))
+                elif k == "g":
+                    decls = _decl_group(v)
+                    if decls is not None:
+                        st.decl_groups.append(decls)
+                    else:  # the group's items now, then the rest of this list
+                        pending.append((items, i + 1))
+                        pending.append((v, 0))
+                        break
+                elif k == "b":
+                    self._bracket_operands(items[i], st)
+                    st.positional.append(items[i])
+                elif k == "d":
+                    st.dicts.append(v)
+                elif k == "p":
+                    st.props.append(v)
+                elif k == "r":
+                    st.regions += 1
+                elif k in ("a", "t", "<", "^"):
+                    st.positional.append(items[i])
+                i += 1
 
     def _bracket_operands(self, item, st: _Scan) -> None:
         for e in item[1]:

@@ -212,6 +212,9 @@ class _Marker:
         self.text, self.span = text, span
 
 
+_RECORDS = (_Range, _Val, _Angle, _Axis, _Marker)
+
+
 class _Pretty:
     __slots__ = ("name", "items")
 
@@ -243,29 +246,91 @@ _UNKNOWN = UnknownLoc()
 def _shifted(value, delta: int):
     """A sub-parse result with every span moved by `delta` (for cache hits).
     Span is a NamedTuple: it is tested before the generic tuple case, which would
-    otherwise rebuild it as a plain tuple without `.start`."""
+    otherwise rebuild it as a plain tuple without `.start`. Deeper than Python's
+    recursion limit (a 100,000-deep literal), the same copy is made with a stack."""
     if delta == 0 or value is None:
         return value
+    try:
+        return _shifted_rec(value, delta)
+    except RecursionError:
+        return _respan(value, lambda s: Span(s.start + delta, s.end + delta))
+
+
+def _shifted_rec(value, delta: int):
     if isinstance(value, Span):
         return Span(value.start + delta, value.end + delta)
     if isinstance(value, list):
-        return [_shifted(v, delta) for v in value]
+        return [_shifted_rec(v, delta) for v in value]
     if isinstance(value, tuple):
-        return tuple(_shifted(v, delta) for v in value)
+        return tuple(_shifted_rec(v, delta) for v in value)
     if isinstance(value, Attribute):
         changes = {}
         for name in value.__dataclass_fields__:
             v = getattr(value, name)
             if isinstance(v, (tuple, Attribute)):  # Span is a tuple too
-                changes[name] = _shifted(v, delta)
+                changes[name] = _shifted_rec(v, delta)
         return replace(value, **changes) if changes else value
-    if isinstance(value, (_Range, _Val, _Angle, _Axis, _Marker)):
-        copy = object.__new__(type(value))
-        for name in type(value).__slots__:
-            v = getattr(value, name)
-            object.__setattr__(copy, name, _shifted(v, delta) if isinstance(v, Span) else v)
-        return copy
+    if isinstance(value, _RECORDS):
+        return _record_respan(value, lambda s: Span(s.start + delta, s.end + delta))
     return value  # types, strings, numbers: no spans
+
+
+def _record_respan(value, move):
+    copy = object.__new__(type(value))
+    for name in type(value).__slots__:
+        v = getattr(value, name)
+        object.__setattr__(copy, name, move(v) if isinstance(v, Span) else v)
+    return copy
+
+
+def _respan(value, move):
+    """A copy of `value` (lists, tuples, attributes, item records, nested to any
+    depth) with every Span replaced by `move(span)`, built bottom-up with an
+    explicit stack: no recursion, so no depth the input can choose fails."""
+    def children(v):
+        if isinstance(v, Span):
+            return None
+        if isinstance(v, (list, tuple)):
+            return list(v)
+        if isinstance(v, Attribute):
+            return [getattr(v, f) for f in v.__dataclass_fields__]
+        return None
+
+    def leaf(v):
+        if isinstance(v, Span):
+            return move(v)
+        if isinstance(v, _RECORDS):
+            return _record_respan(v, move)
+        return v
+
+    def build(v, parts):
+        if isinstance(v, list):
+            return parts
+        if isinstance(v, tuple):
+            return tuple(parts)
+        return type(v)(*parts)
+
+    kids = children(value)
+    if kids is None:
+        return leaf(value)
+    frames = [[value, kids, 0, []]]
+    while True:
+        frame = frames[-1]
+        node, kids, i, built = frame
+        if i < len(kids):
+            frame[2] = i + 1
+            child = kids[i]
+            grandkids = children(child)
+            if grandkids is None:
+                built.append(leaf(child))
+            else:
+                frames.append([child, grandkids, 0, []])
+            continue
+        frames.pop()
+        done = build(node, built)
+        if not frames:
+            return done
+        frames[-1][3].append(done)
 
 
 # Bare op names as MLIR prints them inside func.func / at top level (as scan.py maps them).
