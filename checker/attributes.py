@@ -223,9 +223,7 @@ class DenseDecodeError(ValueError):
     """A `dense<...>` body that cannot be read as values of its type."""
 
 
-_HEX = re.compile(r'^"0x([0-9A-Fa-f]*)"$')
 _BOOLS = {"true": "1", "false": "0"}
-_TOKENS = re.compile(r"\(|\)|[^\s,\[\]()]+")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -251,9 +249,8 @@ def _decode_dense_uncached(literal: str, type_: Type | None):
         if shape and 0 not in shape:
             raise DenseDecodeError("dense<> has no elements but the type has some")
         return np.zeros(shape or (0,), dtype=dtype)
-    m = _HEX.match(text)
-    if m:
-        raw = bytes.fromhex(m.group(1))
+    if text.startswith('"0x') and text.endswith('"') and _HEX_DIGITS.fullmatch(text, 3, len(text) - 1):
+        raw = _unhex(text, 3, len(text) - 1)
         elem = type_.element if isinstance(type_, TensorType) else ScalarType("f32")
         name = getattr(elem, "name", "")
         if name == "bf16":
@@ -273,11 +270,10 @@ def _decode_dense_uncached(literal: str, type_: Type | None):
     if not text.startswith("["):
         value = _scalar(text)
         return np.full(shape, value, dtype=dtype)
-    try:
-        nested = _nested(text)
-    except ValueError as e:  # json.JSONDecodeError is a ValueError
-        raise DenseDecodeError(f"cannot read dense<{text[:40]}>") from e
-    arr = np.array(nested, dtype=dtype)
+    flat, dims = _nested(text)
+    if len(dims) > 64:  # numpy's limit; no StableHLO tensor type is that deep
+        raise DenseDecodeError(f"dense<...> nested {len(dims)} deep: more dimensions than can be held (64)")
+    arr = np.array(flat, dtype=dtype).reshape(dims)
     if shape and arr.size == int(np.prod(shape)):
         arr = arr.reshape(shape)
     return arr
@@ -293,12 +289,85 @@ def _scalar(tok: str):
         return float(tok.replace("inf", "inf").replace("nan", "nan"))
 
 
-def _nested(text: str):
-    # Cheap, safe nested-list reader for `[[1, 2], [3, 4]]` (no eval).
-    import json
+_ELEMENT = re.compile(r"\s*(?:(\[)|(\])|(,)|\(\s*([^()\s,]+)\s*,\s*([^()\s,]+)\s*\)|([^\s,\[\]()]+))")
 
-    body = re.sub(r"\btrue\b", "1", re.sub(r"\bfalse\b", "0", text))
-    body = re.sub(r"(?<![\w.])(-?)0x([0-9A-Fa-f]+)", lambda m: str(int(m.group(1) + m.group(2), 16)), body)
-    body = re.sub(r"\(([^()]*),([^()]*)\)", r"[\1,\2]", body)  # complex pairs
-    body = body.replace("inf", "Infinity").replace("nan", "NaN")
-    return json.loads(body)
+
+def _nested(text: str) -> tuple[list, tuple[int, ...]]:
+    """`[[1, 2], [3, 4]]` -> ([1, 2, 3, 4], (2, 2)): a flat list and the shape,
+    read with an explicit stack (no recursion, however deep the nesting: a
+    100,000-deep literal is an error message, not a RecursionError). Rows of
+    unequal length are a DenseDecodeError."""
+    flat: list = []
+    dims: list[int | None] = []   # size per depth, fixed by the first row at that depth
+    counts: list[int] = []        # elements seen so far in each open bracket
+    depth_of_leaves: int | None = None
+    pos = 0
+    n = len(text)
+    done = False
+    while pos < n:
+        m = _ELEMENT.match(text, pos)
+        if m is None or m.end() == pos:
+            if text[pos:].strip():
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: unexpected {text[pos:pos + 10]!r}")
+            break
+        pos = m.end()
+        if done:
+            raise DenseDecodeError(f"cannot read dense<{text[:40]}>: text after the closing ']'")
+        if m.group(1):
+            if counts:
+                counts[-1] += 1
+            if depth_of_leaves is not None and len(counts) >= depth_of_leaves:
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: ragged nesting")
+            counts.append(0)
+            if len(dims) < len(counts):
+                dims.append(None)
+        elif m.group(2):
+            if not counts:
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: unbalanced ']'")
+            k = len(counts) - 1
+            c = counts.pop()
+            if dims[k] is None:
+                dims[k] = c
+            elif dims[k] != c:
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: rows of {dims[k]} and {c} elements")
+            done = not counts
+        elif m.group(3):
+            continue
+        else:
+            if not counts:
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: a value outside brackets")
+            if depth_of_leaves is None:
+                depth_of_leaves = len(counts)
+            elif depth_of_leaves != len(counts):
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: ragged nesting")
+            counts[-1] += 1
+            try:
+                if m.group(4) is not None:
+                    flat.append(complex(_scalar(m.group(4)), _scalar(m.group(5))))
+                else:
+                    flat.append(_scalar(m.group(6)))
+            except ValueError as e:
+                raise DenseDecodeError(f"cannot read dense<{text[:40]}>: {e}") from None
+    if counts or not done:
+        raise DenseDecodeError(f"cannot read dense<{text[:40]}>: unbalanced '['")
+    if depth_of_leaves is not None and depth_of_leaves != len(dims):  # pragma: no cover - caught above
+        raise DenseDecodeError(f"cannot read dense<{text[:40]}>: ragged nesting")
+    return flat, tuple(d or 0 for d in dims)
+
+
+_HEX_DIGITS = re.compile(r"[0-9A-Fa-f]*")
+_HEX_CHUNK = 1 << 20
+
+
+def _unhex(text: str, start: int, end: int) -> bytearray:
+    """The bytes of text[start:end] (hex digits), decoded a chunk at a time into
+    one buffer: a 50 MB literal costs its 25 MB of bytes, not copies of itself."""
+    if (end - start) % 2:
+        raise DenseDecodeError("a hex dense literal has an odd number of digits")
+    out = bytearray((end - start) // 2)
+    j = 0
+    for i in range(start, end, _HEX_CHUNK):
+        piece = bytes.fromhex(text[i:min(i + _HEX_CHUNK, end)])
+        out[j:j + len(piece)] = piece
+        j += len(piece)
+    return out

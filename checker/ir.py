@@ -4,7 +4,7 @@ Operations are generic, like MLIR's generic form: a name, operands, results,
 attributes and regions. The structural scanner (scan.py) creates every op with
 its name, span, result names and regions at C speed; the op's *header* (operand
 names and types, attributes, location) is parsed by the Lark grammar on first
-access (parse.py), so a rule that looks at five collectives in a 30 MB module
+access (parse/), so a rule that looks at five collectives in a 30 MB module
 parses five headers, not 300,000.
 """
 from __future__ import annotations
@@ -378,9 +378,9 @@ class Module:
         self.loc_aliases: dict[str, Location] = {}
         self.loc_alias_spans: dict[str, Span] = {}
         self.attr_aliases: dict[str, str] = {}
-        """`#name` -> the text of its definition (attribute aliases; parse.py resolves them)."""
+        """`#name` -> the text of its definition (attribute aliases; parse/ resolves them)."""
         self.type_aliases: dict[str, str] = {}
-        """`!name` -> the text of its definition (type aliases; parse.py resolves them)."""
+        """`!name` -> the text of its definition (type aliases; parse/ resolves them)."""
         self.syntax_errors: list[tuple[str, Span]] = []
         """(message, span) for every syntax error met so far, parsing lazily included."""
         self.internal_errors: list[tuple[str, Span]] = []

@@ -1,4 +1,4 @@
-"""The Lark header parser (checker/parse.py, grammar/stablehlo.lark).
+"""The Lark header parser (checker/parse/, grammar/stablehlo.lark).
 
 Unit cases build a Module and one Operation by hand (`op_header`), the way the
 scanner would: the op's span is the whole text and its regions' spans are found

@@ -1,0 +1,252 @@
+"""What the rest of shlo-lint calls: `LarkParser` (ir.Module's parse_header,
+parse_block_label, parse_location_alias: fast path, header cache, Lark, and a
+crude fallback after a syntax error or an internal one) and `parse_type` /
+`parse_type_list` / `parse_attribute` / `parse_location` /
+`parse_alias_definition`, which raise SyntaxProblem."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lark.exceptions import UnexpectedInput
+
+from ..attributes import Attribute
+from ..ir import Location, OpHeader
+from ..source import Span
+from ..types import FunctionType, Type
+from .cache import _CACHE_MAX_BODY, _cache_key, _relocate
+from .ctx import InternalParseError, _Ctx, _internal, _internal_message
+from .fast import _fast_parse
+from .runner import _builder, _lark, _problem, _run
+from .values import _CANON, _REGION_TOKEN, _known
+
+
+# --------------------------------------------------------------------------- op text
+def _compress(text: str, start: int, end: int, regions) -> tuple[str, list[int], list[int]]:
+    """The op's text with each region replaced by "«»", plus the offset map."""
+    if not regions:
+        return text[start:end], [], []
+    pieces: list[str] = []
+    gap_pos: list[int] = []
+    gap_delta: list[int] = []
+    cur = start
+    rel = 0
+    delta = 0
+    for r in sorted(regions, key=lambda s: s.start):
+        rs, re_ = max(r.start, cur), min(r.end, end)
+        if r.end - r.start < 2:  # a region the scanner saw open but never closed
+            re_ = end
+        if re_ <= rs:
+            continue
+        pieces.append(text[cur:rs])
+        rel += rs - cur
+        pieces.append(_REGION_TOKEN)
+        rel += 2
+        delta += (re_ - rs) - 2
+        gap_pos.append(rel)
+        gap_delta.append(delta)
+        cur = re_
+    pieces.append(text[cur:end])
+    return "".join(pieces), gap_pos, gap_delta
+
+
+_CRUDE_OPERAND = re.compile(r"%[\w$.\-]+(?:#[0-9]+)?(?![\w$.\-#]|:|\s*=)")
+_OP_NAME = re.compile(r'"[^"]*"|[A-Za-z_][\w$.]*')
+
+
+class LarkParser:
+    """Parses op headers and block labels for a Module (the object ir.Module calls)."""
+
+    def __init__(self, fast: bool = True, cache: bool = True):
+        _lark()
+        self.cache = cache
+        """Reuse the parse of an identically laid-out header, block label or dialect
+        body in the same module (False: parse every one afresh, the reference the
+        differential test compares with)."""
+        self.fast = fast
+        """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
+
+    def parse_header(self, module, op) -> OpHeader:
+        text = module.source.text
+        start, end = op.span.start, op.span.end
+        body, gap_pos, gap_delta = _compress(text, start, end, getattr(op, "region_spans", None) or [])
+        ctx = _Ctx(body, start, module, gap_pos, gap_delta)
+        try:
+            h = _fast_parse(ctx) if self.fast else None
+            if h is not None:
+                return h
+            key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
+            cache = module.__dict__.setdefault("_header_cache", {})
+            hit = cache.get(key) if key is not None else None
+            if hit is not None:
+                return _relocate(hit, ctx, body)
+            h = _run("op", ctx)
+            if key is not None and isinstance(h, OpHeader):
+                cache[key] = (h, ctx)
+        except UnexpectedInput as err:
+            problem = _problem(err, ctx)
+            generic = _is_generic(body)
+            if generic or _known(op.name) or op.name in _CANON:
+                module.syntax_errors.append((problem.message, problem.span))
+            return self._fallback(op, body, ctx)
+        except Exception as err:  # a parser bug must not cost the user the file
+            _internal(module, f"this {op.name} op", err, Span(start, end))
+            return self._fallback(op, body, ctx)
+        if not isinstance(h, OpHeader):  # pragma: no cover - defensive
+            return self._fallback(op, body, ctx)
+        return h
+
+    def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
+        """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
+        error is recorded and None returned when it does not parse."""
+        ctx = _Ctx(text, offset, module)
+        try:
+            return _run("loc_only", ctx)
+        except UnexpectedInput as err:
+            problem = _problem(err, ctx)
+            module.syntax_errors.append((problem.message, problem.span))
+        except Exception as err:  # pragma: no cover - a parser bug
+            _internal(module, "this location", err, Span(offset, offset + len(text)))
+        return None
+
+    def parse_block_label(self, module, block) -> list[tuple[str, Type | None, Span]]:
+        span = block.label_span
+        text = module.source.text[span.start:span.end]
+        ctx = _Ctx(text, span.start, module)
+        try:
+            # Reduction bodies repeat `^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):`
+            # thousands of times: same cache idea as headers (names read back).
+            key = ("^", _cache_key(text)) if self.cache else None
+            cache = module.__dict__.setdefault("_header_cache", {})
+            hit = cache.get(key) if key is not None else None
+            if hit is not None:
+                base, args = hit
+                delta = span.start - base
+                source = module.source.text
+                return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
+                        for _n, t, s in args]
+            args = _run("block_label", ctx)
+            if key is not None:
+                cache[key] = (span.start, args)
+            return args
+        except Exception as err:
+            if isinstance(err, UnexpectedInput):
+                problem = _problem(err, ctx)
+                module.syntax_errors.append((problem.message, problem.span))
+            else:  # pragma: no cover - a parser bug
+                _internal(module, "this block label", err, span)
+            args = []
+            for m in re.finditer(r"(%[\w$.\-]+)\s*:", text):
+                args.append((m.group(1), None, Span(span.start + m.start(1), span.start + m.end(1))))
+            return args
+
+    def _fallback(self, op, body: str, ctx: _Ctx) -> OpHeader:
+        """Minimal header for an op whose text does not parse: name, operands, trailing types."""
+        b = _builder()
+        saved = b.ctx
+        b.ctx = ctx
+        try:
+            eq = _header_name_start(body)
+            m = _OP_NAME.match(body, eq)
+            if m is not None:
+                name_span = b._span2(m.start(), m.end())
+                after = m.end()
+            else:
+                name_span = b._span2(eq, eq)
+                after = eq
+            h = OpHeader(name=op.name, name_span=name_span, generic=body[eq:eq + 1] == '"')
+            for om in _CRUDE_OPERAND.finditer(body, after):
+                h.operands.append((om.group(0), b._span2(om.start(), om.end())))
+        finally:
+            b.ctx = saved
+        sig = _trailing_signature(body)
+        if sig is not None:
+            try:
+                parsed = _run("sig_only", _Ctx(sig, 0))
+            except UnexpectedInput:
+                parsed = None
+            if isinstance(parsed, FunctionType):
+                h.operand_types = list(parsed.inputs)
+                h.result_types = list(parsed.results)
+            elif parsed:
+                nres = sum(n for _, n in getattr(op, "result_names", ()) or ())
+                if len(parsed) == nres:
+                    h.result_types = list(parsed)
+        return h
+
+
+def _header_name_start(body: str) -> int:
+    """Offset of the op name in an op's text (after any `%r, %s:2 =`)."""
+    m = re.match(r"\s*(?:%[\w$.\-]+(?::[0-9]+)?\s*(?:,\s*%[\w$.\-]+(?::[0-9]+)?\s*)*=\s*)?", body)
+    return m.end() if m else 0
+
+
+def _is_generic(body: str) -> bool:
+    i = _header_name_start(body)
+    return body[i:i + 1] == '"'
+
+
+def _trailing_signature(body: str) -> str | None:
+    """Text after the last top-level ' : ' of an op (its trailing loc removed)."""
+    depth = 0
+    last = -1
+    i = 0
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c == '"':
+            i += 1
+            while i < n and body[i] != '"':
+                i += 2 if body[i] == "\\" else 1
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            if not (c == ">" and i and body[i - 1] == "-"):
+                depth -= 1
+        elif c == ":" and depth == 0:
+            last = i
+        i += 1
+    if last < 0:
+        return None
+    sig = body[last + 1:]
+    k = sig.rfind(" loc(")
+    if k >= 0:
+        sig = sig[:k]
+    return sig.strip() or None
+
+
+# --------------------------------------------------------------------------- helpers
+def _parse_text(start: str, text: str, offset: int):
+    ctx = _Ctx(text, offset)
+    try:
+        return _run(start, ctx)
+    except UnexpectedInput as err:
+        raise _problem(err, ctx) from None
+    except Exception as err:  # a parser bug: still a located problem, not a traceback
+        raise InternalParseError(_internal_message("this text", err),
+                                 Span(offset, offset + len(text))) from None
+
+
+def parse_type(text: str, offset: int = 0) -> Type:
+    """Parse one type; raises SyntaxProblem (spans shifted by `offset`)."""
+    return _parse_text("type_only", text, offset)
+
+
+def parse_type_list(text: str, offset: int = 0) -> list[Type]:
+    """Parse `T, U, ...`; raises SyntaxProblem."""
+    return _parse_text("type_list_only", text, offset)
+
+
+def parse_attribute(text: str, offset: int = 0) -> Attribute:
+    """Parse one attribute value; raises SyntaxProblem."""
+    return _parse_text("attr_only", text, offset)
+
+
+def parse_location(text: str, offset: int = 0) -> Location:
+    """Parse `loc(...)`; raises SyntaxProblem."""
+    return _parse_text("loc_only", text, offset)
+
+
+def parse_alias_definition(text: str, offset: int = 0) -> tuple[str, Any]:
+    """Parse `#name = loc(...)` / `#name = attr` / `!name = type` -> (name, value)."""
+    return _parse_text("alias_def", text, offset)

@@ -1,0 +1,120 @@
+"""The per-module header cache: headers with the same layout (SSA names and
+`#locN` references masked to the same length) parse once; a hit is the cached
+header with its spans moved through both ops' offset maps and its names and
+location read back from this op's own text."""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import fields
+from typing import Any
+
+from ..attributes import Attribute
+from ..ir import LocAlias, OpHeader
+from ..source import Span
+from .ctx import _Ctx
+from .values import _respan
+
+
+# ----------------------------------------------------------------------------- header cache
+# Big JAX modules repeat the same collective, layer after layer, with other SSA
+# names: `"stablehlo.all_gather"(%812) <{...same attributes...}> : (...) -> ... loc(#loc93)`.
+# Those headers go through Lark (~150-200 µs); a per-module cache keyed on the
+# compressed text with every SSA name and `#locN` reference masked *to the same
+# length* makes equal keys mean identical layouts, so a hit is the cached header
+# with its spans moved (through both ops' offset maps) and its names and loc read
+# back from this op's own text. Strings are left as they are (they may hold `%`).
+_CACHE_MAX_BODY = 4096
+_MASKABLE = re.compile(r'"(?:[^"\\]|\\.)*"|%[\w$.\-#]+|#loc[\w$.\-]*')
+_LOC_ALIAS_AT_END = re.compile(r"loc\((#[\w$.\-]+)\)\s*$")
+
+
+def _mask(m: re.Match) -> str:
+    tok = m.group(0)
+    return tok if tok[0] == '"' else tok[0] + "_" * (len(tok) - 1)
+
+
+def _cache_key(body: str) -> str:
+    return _MASKABLE.sub(_mask, body)
+
+
+def _relocate(hit: tuple, ctx: _Ctx, body: str) -> OpHeader:
+    h, old = hit
+    if not old.gap_pos and not ctx.gap_pos:
+        delta = ctx.base - old.base
+
+        def move(span: Span) -> Span:
+            return Span(span.start + delta, span.end + delta)
+    else:
+        def to_new(p: int) -> int:
+            b = p - old.base  # absolute (old op) -> position in the shared body
+            for gp, gd in zip(reversed(old.gap_pos), reversed(old.gap_delta)):
+                if b - gd >= gp:
+                    b -= gd
+                    break
+            i = bisect.bisect_right(ctx.gap_pos, b)
+            return b + ctx.base + (ctx.gap_delta[i - 1] if i else 0)
+
+        def move(span: Span) -> Span:
+            return Span(to_new(span.start), to_new(span.end))
+
+    source = ctx.source
+
+    def name_at(span: Span) -> str:
+        return source[span.start:span.end]
+
+    loc = h.loc
+    if isinstance(loc, LocAlias):
+        m = _LOC_ALIAS_AT_END.search(body)
+        loc = LocAlias(m.group(1)) if m else loc
+    return OpHeader(
+        name=h.name, name_span=move(h.name_span), generic=h.generic,
+        operands=[(name_at(s2), s2) for s2 in (move(s) for _n, s in h.operands)],
+        operand_types=None if h.operand_types is None else list(h.operand_types),
+        result_types=list(h.result_types),
+        attributes={k: _move_attr(v, move) for k, v in h.attributes.items()},
+        properties=h.properties,
+        region_args=[[(name_at(s2), t, s2) for _n, t, s in args for s2 in (move(s),)] for args in h.region_args],
+        successors=list(h.successors), loc=loc)
+
+
+_ATTR_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
+_LEAF, _SPAN, _NEST = 0, 1, 2
+
+
+def _move_attr(value: Any, move) -> Any:
+    """_move_attr_rec, or (deeper than the recursion limit) the same copy made
+    with an explicit stack."""
+    try:
+        return _move_attr_rec(value, move)
+    except RecursionError:
+        return _respan(value, move)
+
+
+def _move_attr_rec(value: Any, move) -> Any:
+    """A copy of an attribute (tree) with every span moved. Per class, each field is
+    classified once (span / may nest attributes / plain value) so the common
+    leaves (integers, dense constants, unit attributes) cost one constructor call."""
+    if isinstance(value, Attribute):
+        cls = type(value)
+        plan = _ATTR_FIELDS.get(cls)
+        if plan is None:
+            plan = _ATTR_FIELDS[cls] = tuple(
+                (f.name, _SPAN if f.name == "span" else
+                 _NEST if f.name in ("elements", "entries", "params", "positional", "value") else _LEAF)
+                for f in fields(cls))
+        args = []
+        for name, kind in plan:
+            v = getattr(value, name)
+            if kind == _SPAN:
+                args.append(None if v is None else move(v))
+            elif kind == _NEST and isinstance(v, (tuple, list, Attribute)):
+                args.append(_move_attr_rec(v, move))
+            else:
+                args.append(v)
+        return cls(*args)
+    if isinstance(value, tuple):
+        return tuple([_move_attr_rec(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value])
+    if isinstance(value, list):
+        return [_move_attr_rec(v, move) if isinstance(v, (tuple, list, Attribute)) else v for v in value]
+    return value
