@@ -520,7 +520,7 @@ class Tracer:
     """Runs one entry function over every process at once (see the module docstring)."""
 
     def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
-                 max_steps: int = 200_000, deadline: float | None = None):
+                 max_steps: int = 200_000, deadline: float | None = None, skip=None):
         assert grid.known
         self.module = module
         self.grid = grid
@@ -532,6 +532,9 @@ class Tracer:
         self.max_trips = max_trips
         self.max_steps = max_steps
         self.deadline = deadline
+        self.skip = skip
+        """skip(op) → True for a collective that communicates with nobody (every
+        group one process): it is not recorded (its future's done waits for nothing)."""
         self.steps: list[Step] = []
         self.unresolved: list[Step] = []
         self.dead = np.zeros(self.n, dtype=bool)
@@ -659,6 +662,11 @@ class Tracer:
                 ids = ids.copy()
                 ids.setflags(write=False)
             self._record(op, "done", mask, future=ids)
+            return
+        if self.skip is not None and role in ("collective", "start") and self.skip(op):
+            if role == "start":
+                for v in op.results:
+                    frame.values[v] = NONCOMM_FUTURE
             return
         step = self._record(op, role, mask)
         if role == "start":
@@ -943,6 +951,7 @@ class Tracer:
         carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
         active = np.ones(self.n, dtype=bool)
         for _trip in range(self.max_trips + 1):
+            self._check_budget()
             cframe = _Frame(cond, frame)
             if cond.blocks:
                 self._bind(cond.blocks[0], cframe, carried)
@@ -1017,11 +1026,12 @@ def _merge(parts: Iterable[tuple[np.ndarray, object]]):
 
 
 def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
-          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None) -> Trace:
+          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None, skip=None) -> Trace:
     """Trace one entry function (default: the first of `structure(module).entries`).
     Raises TraceLimit when the budget or the deadline runs out."""
     struct = struct or structure(module)
     name = entry or (struct.entries[0] if struct.entries else None)
     if name is None or name not in struct.funcs:
         raise KeyError("no entry function")
-    return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline).run(name)
+    return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline,
+                  skip=skip).run(name)

@@ -129,7 +129,9 @@ def _peer_trace(ctx: Context, peer: Peer) -> ProcessTrace:
 
 def _traces(ctx: Context, d: Deadlock) -> list[ProcessTrace]:
     by_proc = {b.process: b for b in d.blocked}
-    order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in d.chain]
+    in_chain = set(d.chain)  # a set: chains run to tens of thousands of processes
+    order = [p for p in d.chain[:MAX_TRACES] if p in by_proc]
+    order += [b.process for b in d.blocked[:MAX_TRACES + len(order)] if b.process not in in_chain]
     out = [_trace_of(ctx, by_proc[p]) for p in order[:MAX_TRACES]]
     out += [_peer_trace(ctx, peer) for peer in d.peers[:2]]
     return out
@@ -239,6 +241,8 @@ def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
 
 
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]:
+    more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
+    last = v.deadlocks[-1] if v.deadlocks else None
     for d in v.deadlocks:
         if d.kind != kind:
             continue
@@ -282,6 +286,8 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
                     f"processes that run them may issue it first (as shown) while the others keep their own order")
         if v.matching == "spec":
             msg += " [spec matching]"
+        if d is last and more > 0:
+            msg += f" (and {more} more group{'s' if more != 1 else ''} of processes blocked elsewhere, not shown)"
         diag = ctx.error(primary.op, msg, help=_help(d, primary))
         diag = _notes(ctx, diag, d, primary)
         yield diag.with_trace(_traces(ctx, d))
@@ -465,5 +471,8 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     if v.status != "unknown" or v.reason == "the process grid is unknown" or v.invalid_only:
         return
     where = v.unresolved[0].op if v.unresolved else op
+    if v.skipped:
+        yield ctx.info(where, f"deadlock analysis skipped: {v.reason}")
+        return
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
 
