@@ -520,7 +520,8 @@ class Tracer:
     """Runs one entry function over every process at once (see the module docstring)."""
 
     def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
-                 max_steps: int = 200_000, deadline: float | None = None, skip=None):
+                 max_steps: int = 200_000, deadline: float | None = None, skip=None,
+                 max_class_events: int = 1 << 62):
         assert grid.known
         self.module = module
         self.grid = grid
@@ -533,6 +534,7 @@ class Tracer:
         self.max_steps = max_steps
         self.deadline = deadline
         self.skip = skip
+        self.max_class_events = max_class_events
         """skip(op) → True for a collective that communicates with nobody (every
         group one process): it is not recorded (its future's done waits for nothing)."""
         self.steps: list[Step] = []
@@ -594,18 +596,42 @@ class Tracer:
         return self._finish(entry)
 
     def _finish(self, entry: str) -> Trace:
+        """Group processes by the set of masks that hold them (one class each). Linear
+        in processes × masks / 8: the masks are packed to bits, each process's bit
+        column is a dict key, and each class's steps come from one representative
+        (no sort of the whole matrix, no scan of the grid per class)."""
         masks = list(self._masks.values())
-        if masks:
-            matrix = np.stack(masks)  # masks × processes
-            _keys, class_of = np.unique(matrix.T, axis=0, return_inverse=True)
-            class_of = np.asarray(class_of).reshape(-1)
-        else:
-            class_of = np.zeros(self.n, dtype=np.int64)
+        n = self.n
+        if not masks or not n:
+            class_of = np.zeros(n, dtype=np.int64)
+            everyone = ProcessClass(np.arange(n, dtype=np.int64), [s.index for s in self.steps])
+            return Trace(self.grid, entry, self.steps, class_of, [everyone] if n else [], self.unresolved,
+                         self.branches, self.loops)
+        packed = np.concatenate([np.packbits(np.stack(masks[k:k + 1024]), axis=0)
+                                 for k in range(0, len(masks), 1024)])  # bytes × processes
+        rows = np.ascontiguousarray(packed.T)
+        keys: dict[bytes, int] = {}
+        class_of = np.empty(n, dtype=np.int64)
+        for p in range(n):
+            class_of[p] = keys.setdefault(rows[p].tobytes(), len(keys))
+            if (p & 8191) == 8191:
+                self._check_budget()
+        _u, reps = np.unique(class_of, return_index=True)  # class c's first process (classes are numbered by it)
+        index = {id(m): k for k, m in enumerate(masks)}
+        step_mask = np.fromiter((index[id(s.mask)] for s in self.steps), dtype=np.int64, count=len(self.steps))
+        member = np.unpackbits(packed[:, reps], axis=0, count=len(masks)).astype(bool)  # masks × classes
+        holds = member[step_mask] if len(step_mask) else np.zeros((0, len(reps)), dtype=bool)  # steps × classes
+        events = int(holds.sum())
+        if events > self.max_class_events:
+            raise TraceLimit(f"more than {self.max_class_events} events over the process classes "
+                             f"(deadlock-max-events): {len(reps)} classes, {len(self.steps)} steps")
+        order = np.argsort(class_of, kind="stable")
+        bounds = np.searchsorted(class_of[order], np.arange(len(reps) + 1))
         classes = []
-        for c in range(int(class_of.max()) + 1 if self.n else 0):
-            procs = np.flatnonzero(class_of == c)
-            rep = int(procs[0])
-            classes.append(ProcessClass(procs, [s.index for s in self.steps if s.mask[rep]]))
+        for c in range(len(reps)):
+            classes.append(ProcessClass(order[bounds[c]:bounds[c + 1]], np.flatnonzero(holds[:, c]).tolist()))
+            if (c & 1023) == 1023:
+                self._check_budget()
         return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops)
 
     def _exec_region(self, region: Region, frame: _Frame, mask: np.ndarray) -> None:
@@ -1026,7 +1052,8 @@ def _merge(parts: Iterable[tuple[np.ndarray, object]]):
 
 
 def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
-          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None, skip=None) -> Trace:
+          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None, skip=None,
+          max_class_events: int = 1 << 62) -> Trace:
     """Trace one entry function (default: the first of `structure(module).entries`).
     Raises TraceLimit when the budget or the deadline runs out."""
     struct = struct or structure(module)
@@ -1034,4 +1061,4 @@ def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry:
     if name is None or name not in struct.funcs:
         raise KeyError("no entry function")
     return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline,
-                  skip=skip).run(name)
+                  skip=skip, max_class_events=max_class_events).run(name)

@@ -103,7 +103,8 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     facts = _Facts(grid, struct, opts["external-channels"])
     try:
         tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
-                   max_steps=opts["deadlock-max-steps"], deadline=deadline, skip=facts.silent)
+                   max_steps=opts["deadlock-max-steps"], deadline=deadline, skip=facts.silent,
+                   max_class_events=opts["deadlock-max-events"])
     except TraceLimit as e:
         return Verdict("unknown", matching, "none", str(e), stats=_stats(t0))
     except RecursionError:
