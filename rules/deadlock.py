@@ -226,17 +226,24 @@ MAX_CYCLE = 16
 def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
     chain = d.chain
     if len(chain) == 1:
-        extra = f" ({n} processes blocked)" if n > 1 else ""
-        return (f"deadlock: process {_proc(chain[0])} waits for itself at this {primary.what}{where}: it can only "
-                f"continue after an op it reaches later{extra}")
+        selves = [b.process for b in d.blocked if b.waits_for and all(w.process == b.process for w in b.waits_for)]
+        if len(selves) > 1:
+            who = f"processes {_procs(selves, MAX_CYCLE)} each wait"
+        else:
+            who = f"process {_proc(chain[0])} waits"
+        extra = f" ({n} processes blocked)" if n > len(selves) and n > 1 else ""
+        return (f"deadlock: {who} for {'themselves' if len(selves) > 1 else 'itself'} at this "
+                f"{primary.what}{where}: the op {'each' if len(selves) > 1 else 'it'} waits for comes later in "
+                f"{'its' if len(selves) > 1 else 'its'} own program{extra}")
     names = [_proc(p) for p in chain]
     if len(names) > MAX_CYCLE:
         cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"
     else:
         cyc = " → ".join(names) + f" → {names[0]}"
     size = f"{len(chain)} processes wait for each other in a cycle"
-    if n > len(chain):
-        size += f" ({n} processes blocked)"
+    if n > len(chain):  # more processes are caught in it than the shortest chain of waits names
+        everyone = [b.process for b in d.blocked]
+        size = f"{n} processes wait for each other ({_procs(everyone, MAX_CYCLE)})"
     return f"deadlock: {size}; process {_proc(primary.process)} is blocked at this {primary.what}{where}; waits: {cyc}"
 
 

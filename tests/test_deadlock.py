@@ -48,6 +48,7 @@ EXPECTED = {
     "async_cycle.mlir": ("deadlock", "cycle", 2),
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
     "send_recv_different_channels.mlir": ("deadlock", "missing-peer", 2),
+    "self_wait.mlir": ("deadlock", "cycle", 2),
     "jax_psend_without_precv.mlir": ("deadlock", "missing-peer", 7),
     "jax_precv_without_psend.mlir": ("deadlock", "missing-peer", 7),
     "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
@@ -283,6 +284,31 @@ def test_unmatched_device_send_names_waiting_process_and_missing_peer():
     diags = lint_text((CORPUS / "deadlock" / "jax_precv_without_psend.mlir").read_text(), "t.mlir")
     d, = [d for d in diags if d.code == "SHLO501"]
     assert "process (0, 1) waits forever" in d.message and "process (0, 0) has no matching send" in d.message
+
+
+# ----------------------------------------------------------------------------- messages
+def test_a_self_wait_says_so():
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "self_wait.mlir").read_text(), "t.mlir") if d.code == "SHLO500"]
+    assert "processes (0, 0), (0, 1) each wait for themselves" in d.message
+    assert "cycle" not in d.message
+    one = (CORPUS / "deadlock" / "self_wait.mlir").read_text().replace("[[0, 0], [1, 1]]> : tensor<2x2xi64>",
+                                                                     "[[0, 0]]> : tensor<1x2xi64>")
+    d, = [d for d in lint_text(one, "t.mlir") if d.code == "SHLO500"]
+    assert d.message.startswith("deadlock: process (0, 0) waits for itself")
+
+
+def test_a_cycle_names_every_process_up_to_a_limit():
+    d, = [d for d in lint_text(sendrecv(8, recv_first=True), "t.mlir") if d.code == "SHLO500"]
+    assert "waits: (0, 0) → (0, 7) → (0, 6) → (0, 5) → (0, 4) → (0, 3) → (0, 2) → (0, 1) → (0, 0)" in d.message
+    d, = [d for d in lint_text(sendrecv(40, recv_first=True), "t.mlir") if d.code == "SHLO500"]
+    assert d.message.startswith("deadlock: 40 processes wait for each other in a cycle")
+    assert "(0, 25) → … and 24 more → (0, 0)" in d.message
+
+
+def test_processes_caught_in_a_group_cycle_are_all_named():
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "collectives_different_order.mlir").read_text(), "t.mlir")
+          if d.code == "SHLO500"]
+    assert "4 processes wait for each other ((0, 0), (0, 1), (0, 2), (0, 3))" in d.message
 
 
 # ----------------------------------------------------------------------------- limits

@@ -85,8 +85,8 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
         sig = (kind, frozenset(model.events[p][final[p]][1] for p in members))
         groups.setdefault(sig, []).append(members)
     out = []
-    ordered = sorted(groups.items(), key=lambda kv: min(kv[1][0]))
-    for (kind, _sig), comp_list in ordered[:MAX_DEADLOCKS]:
+    listing = sorted(groups.items(), key=lambda kv: min(kv[1][0]))
+    for (kind, _sig), comp_list in listing[:MAX_DEADLOCKS]:
         if out and time.monotonic() > deadline:
             break  # the verdict stands; explain only what the time allows
         first = comp_list[0]
@@ -110,7 +110,7 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
         peers = [_peer(model, q, final) for q in chain if q not in stuck_set]
         orders = _issue_orders(model, final, members) if kind == "cycle" else []
         out.append(Deadlock(kind, blocked, [divmod(p, P) for p in chain], core, peers, orders))
-    return out, len(ordered)
+    return out, len(listing)
 
 
 _ISSUED = (COLL, START, PERM)
