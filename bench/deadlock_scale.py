@@ -1,12 +1,19 @@
 """Deadlock verdict time against the number of processes.
 
     python bench/deadlock_scale.py [--sizes 8,64,512,4096] [--repeat 3]
+                                   [--distinct-sizes 1024,4096,16384,65536]
 
 For each program family (built by corpus/deadlock/generate_grids.py) and each
 N, times `checker.deadlock.analyze` on an already scanned module (best of
 --repeat; parsing the text is not what is measured) and prints the verdict,
 how it was reached, and t(N)/t(64). Target: t(4096)/t(64) <= 64 (linear) and
 every verdict at 4,096 within the default time budget (deadlock-timeout-ms).
+
+Then the all-distinct programs (every process its own class: a loop whose trip
+count is the partition id around an all_reduce over singleton groups, pairs,
+or the whole grid) at --distinct-sizes, printing the time per size and the
+growth ratio to the previous size. Every verdict must be back within the
+default budget + 1 s; the 4,096 singleton program must be decided.
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "corpus" / "deadlock"))
 
-from generate_grids import chain, permute_loop, ring, sendrecv, sendrecv_loop  # noqa: E402
+from generate_grids import all_distinct, chain, permute_loop, ring, sendrecv, sendrecv_loop  # noqa: E402
 
 from shlo_lint.checker.deadlock import DEFAULTS, analyze  # noqa: E402
 from shlo_lint.checker.engine import parser  # noqa: E402
@@ -35,6 +42,13 @@ FAMILIES = {
     "send/recv pipeline loop (4 trips)": lambda n: sendrecv_loop(n, trips=4),
     "collective_permute pipeline loop (4 trips)": lambda n: permute_loop(n, trips=4),
     "collective_permute ring loop (4 trips)": lambda n: permute_loop(n, trips=4, pairs=ring(n)),
+}
+
+
+DISTINCT = {
+    "all distinct, singleton groups": lambda n: all_distinct(n, 1),
+    "all distinct, pairs (deadlock)": lambda n: all_distinct(n, 2),
+    "all distinct, whole grid (deadlock)": lambda n: all_distinct(n, n),
 }
 
 
@@ -56,12 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="8,64,512,4096")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--distinct-sizes", default="1024,4096,16384,65536")
+    ap.add_argument("--families", default="all", help="all, scale or distinct")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     budget = DEFAULTS["deadlock-timeout-ms"] / 1000
     worst = 0.0
     print(f"{'program':44s} {'N':>5s} {'verdict':>13s} {'method':>12s} {'t (s)':>8s} {'t(N)/t(64)':>10s}")
-    for name, build in FAMILIES.items():
+    for name, build in (FAMILIES.items() if args.families in ("all", "scale") else ()):
         times: dict[int, float] = {}
         for n in sizes:
             t, v = measure(build(n), args.repeat)
@@ -74,7 +90,24 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  !! over the default budget ({budget:.0f} s)")
     if worst:
         print(f"\nworst t(4096)/t(64) = {worst:.1f} (target <= 64)")
+    if args.families in ("all", "distinct"):
+        distinct([int(s) for s in args.distinct_sizes.split(",")], budget)
     return 0
+
+
+def distinct(sizes: list[int], budget: float) -> None:
+    print(f"\n{'all-distinct program':40s} {'N':>6s} {'verdict':>13s} {'method':>12s} {'t (s)':>8s} "
+          f"{'ratio':>6s}  reason")
+    for name, build in DISTINCT.items():
+        prev = None
+        for n in sizes:
+            t, v = measure(build(n), 1)
+            ratio = f"{t / prev:.1f}" if prev else "-"
+            reason = (v.reason or "")[:60] if v.status == "unknown" else ""
+            print(f"{name:40s} {n:6d} {v.status:>13s} {v.method:>12s} {t:8.3f} {ratio:>6s}  {reason}")
+            if t > budget + 1:
+                print(f"  !! over the default budget + 1 s ({budget + 1:.0f} s)")
+            prev = t
 
 
 if __name__ == "__main__":

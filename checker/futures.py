@@ -457,6 +457,14 @@ class FutureAnalysis:
         self.misuses.setdefault((id(op), v.name), Misuse(op, v.name, start, tessera))
         if tessera:
             return {(1, frozenset()): Witness((), (Completion(op, implicit=True),))}
+        # A future-typed result of the misusing op (a future through an
+        # optimization_barrier or a custom_call) is the same handle: follow it, so that
+        # the done that takes it completes the future. SHLO403 reports the misuse; no
+        # knock-on SHLO401 says it was never completed. (Seed 004's indeterminate
+        # tensors are not followed through ops: their results are data.)
+        for r, t in zip(op.results, op.result_types):
+            if isinstance(t, FutureType):
+                aliases[r.name] = r
         return None
 
     def _regions(self, op: Operation, aliases: dict[str, Value], state: _State) -> Outcomes | None:
@@ -516,6 +524,31 @@ def _is_tessera_type(v: Value) -> bool:
 
 
 # ----------------------------------------------------------------------------- queries
+def done_takes_misused(m: Misuse) -> bool:
+    """True when a done/await later in the misusing op's block (or a region
+    nested there) takes a value computed from the misusing op's results: the
+    future is completed, through the misuse (SHLO403 reports it; SHLO401 must
+    not add "never completed")."""
+    block = m.op.parent
+    if block is None:
+        return False
+    derived = {r.name for r in m.op.results}
+    after = False
+    for op in block.operations:
+        if op is m.op:
+            after = True
+            continue
+        if not after:
+            continue
+        for inner in op.walk():
+            names = {v.name for v in inner.operands if v is not None}
+            if names & derived:
+                if inner.name in DONE_OPS:
+                    return True
+                derived.update(r.name for r in inner.results)
+    return False
+
+
 def analysis(ctx) -> FutureAnalysis | None:
     """The module's pairing analysis, built once per lint (None without futures)."""
     key = "futures.analysis"

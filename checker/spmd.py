@@ -407,7 +407,8 @@ class Tracer(ValueFolding):
     """Runs one entry function over every process at once (see the module docstring)."""
 
     def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
-                 max_steps: int = 200_000, deadline: float | None = None):
+                 max_steps: int = 200_000, deadline: float | None = None, skip=None,
+                 max_class_events: int = 1 << 62):
         assert grid.known
         self.module = module
         self.grid = grid
@@ -419,6 +420,10 @@ class Tracer(ValueFolding):
         self.max_trips = max_trips
         self.max_steps = max_steps
         self.deadline = deadline
+        self.skip = skip
+        self.max_class_events = max_class_events
+        """skip(op) → True for a collective that communicates with nobody (every
+        group one process): it is not recorded (its future's done waits for nothing)."""
         self.steps: list[Step] = []
         self.unresolved: list[Step] = []
         self.dead = np.zeros(self.n, dtype=bool)
@@ -491,18 +496,42 @@ class Tracer(ValueFolding):
             self.entry_block = func.regions[0].blocks[0]
 
     def _finish(self, entry: str) -> Trace:
+        """Group processes by the set of masks that hold them (one class each). Linear
+        in processes × masks / 8: the masks are packed to bits, each process's bit
+        column is a dict key, and each class's steps come from one representative
+        (no sort of the whole matrix, no scan of the grid per class)."""
         masks = list(self._masks.values())
-        if masks:
-            matrix = np.stack(masks)  # masks × processes
-            _keys, class_of = np.unique(matrix.T, axis=0, return_inverse=True)
-            class_of = np.asarray(class_of).reshape(-1)
-        else:
-            class_of = np.zeros(self.n, dtype=np.int64)
+        n = self.n
+        if not masks or not n:
+            class_of = np.zeros(n, dtype=np.int64)
+            everyone = ProcessClass(np.arange(n, dtype=np.int64), [s.index for s in self.steps])
+            return Trace(self.grid, entry, self.steps, class_of, [everyone] if n else [], self.unresolved,
+                         self.branches, self.loops, self.uniform, self.divergent)
+        packed = np.concatenate([np.packbits(np.stack(masks[k:k + 1024]), axis=0)
+                                 for k in range(0, len(masks), 1024)])  # bytes × processes
+        rows = np.ascontiguousarray(packed.T)
+        keys: dict[bytes, int] = {}
+        class_of = np.empty(n, dtype=np.int64)
+        for p in range(n):
+            class_of[p] = keys.setdefault(rows[p].tobytes(), len(keys))
+            if (p & 8191) == 8191:
+                self._check_budget()
+        _u, reps = np.unique(class_of, return_index=True)  # class c's first process (classes are numbered by it)
+        index = {id(m): k for k, m in enumerate(masks)}
+        step_mask = np.fromiter((index[id(s.mask)] for s in self.steps), dtype=np.int64, count=len(self.steps))
+        member = np.unpackbits(packed[:, reps], axis=0, count=len(masks)).astype(bool)  # masks × classes
+        holds = member[step_mask] if len(step_mask) else np.zeros((0, len(reps)), dtype=bool)  # steps × classes
+        events = int(holds.sum())
+        if events > self.max_class_events:
+            raise TraceLimit(f"more than {self.max_class_events} events over the process classes "
+                             f"(deadlock-max-events): {len(reps)} classes, {len(self.steps)} steps")
+        order = np.argsort(class_of, kind="stable")
+        bounds = np.searchsorted(class_of[order], np.arange(len(reps) + 1))
         classes = []
-        for c in range(int(class_of.max()) + 1 if self.n else 0):
-            procs = np.flatnonzero(class_of == c)
-            rep = int(procs[0])
-            classes.append(ProcessClass(procs, [s.index for s in self.steps if s.mask[rep]]))
+        for c in range(len(reps)):
+            classes.append(ProcessClass(order[bounds[c]:bounds[c + 1]], np.flatnonzero(holds[:, c]).tolist()))
+            if (c & 1023) == 1023:
+                self._check_budget()
         return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops,
                      self.uniform, self.divergent)
 
@@ -560,6 +589,11 @@ class Tracer(ValueFolding):
                 ids = ids.copy()
                 ids.setflags(write=False)
             self._record(op, "done", mask, future=ids)
+            return
+        if self.skip is not None and role in ("collective", "start") and self.skip(op):
+            if role == "start":
+                for v in op.results:
+                    frame.values[v] = NONCOMM_FUTURE
             return
         step = self._record(op, role, mask)
         if role == "start":
@@ -953,6 +987,7 @@ class Tracer(ValueFolding):
         carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
         active = np.ones(self.n, dtype=bool)
         for _trip in range(self.max_trips + 1):
+            self._check_budget()
             cframe = _Frame(cond, frame)
             if cond.blocks:
                 self._bind(cond.blocks[0], cframe, carried)
@@ -989,11 +1024,13 @@ class Tracer(ValueFolding):
 
 
 def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
-          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None) -> Trace:
+          max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None, skip=None,
+          max_class_events: int = 1 << 62) -> Trace:
     """Trace one entry function (default: the first of `structure(module).entries`).
     Raises TraceLimit when the budget or the deadline runs out."""
     struct = struct or structure(module)
     name = entry or (struct.entries[0] if struct.entries else None)
     if name is None or name not in struct.funcs:
         raise KeyError("no entry function")
-    return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline).run(name)
+    return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline,
+                  skip=skip, max_class_events=max_class_events).run(name)

@@ -134,7 +134,8 @@ def _traces(ctx: Context, d: Deadlock) -> tuple[list[ProcessTrace], int]:
     more are grouped into classes with the same story (the same ops completed,
     blocked at the same op), one trace per class naming its members (`others`)."""
     by_proc = {b.process: b for b in d.blocked}
-    order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in d.chain]
+    in_chain = set(d.chain)  # a set: chains run to tens of thousands of processes
+    order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in in_chain]
     if len(order) <= MAX_TRACES:
         out = [_trace_of(ctx, by_proc[p]) for p in order]
         left = 0
@@ -245,21 +246,30 @@ MAX_CYCLE = 16
 def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
     chain = d.chain
     if len(chain) == 1:
-        extra = f" ({n} processes blocked)" if n > 1 else ""
-        return (f"deadlock: process {_proc(chain[0])} waits for itself at this {primary.what}{where}: it can only "
-                f"continue after an op it reaches later{extra}")
+        selves = [b.process for b in d.blocked if b.waits_for and all(w.process == b.process for w in b.waits_for)]
+        if len(selves) > 1:
+            who = f"processes {_procs(selves, MAX_CYCLE)} each wait"
+        else:
+            who = f"process {_proc(chain[0])} waits"
+        extra = f" ({n} processes blocked)" if n > len(selves) and n > 1 else ""
+        return (f"deadlock: {who} for {'themselves' if len(selves) > 1 else 'itself'} at this "
+                f"{primary.what}{where}: the op {'each' if len(selves) > 1 else 'it'} waits for comes later in "
+                f"{'its' if len(selves) > 1 else 'its'} own program{extra}")
     names = [_proc(p) for p in chain]
     if len(names) > MAX_CYCLE:
         cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"
     else:
         cyc = " → ".join(names) + f" → {names[0]}"
     size = f"{len(chain)} processes wait for each other in a cycle"
-    if n > len(chain):
-        size += f" ({n} processes blocked)"
+    if n > len(chain):  # more processes are caught in it than the shortest chain of waits names
+        everyone = [b.process for b in d.blocked]
+        size = f"{n} processes wait for each other ({_procs(everyone, MAX_CYCLE)})"
     return f"deadlock: {size}; process {_proc(primary.process)} is blocked at this {primary.what}{where}; waits: {cyc}"
 
 
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]:
+    more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
+    last = v.deadlocks[-1] if v.deadlocks else None
     for d in v.deadlocks:
         if d.kind != kind:
             continue
@@ -303,6 +313,8 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
                     f"processes that run them may issue it first (as shown) while the others keep their own order")
         if v.matching == "spec":
             msg += " [spec matching]"
+        if d is last and more > 0:
+            msg += f" (and {more} more group{'s' if more != 1 else ''} of processes blocked elsewhere, not shown)"
         diag = ctx.error(primary.op, msg, help=_help(d, primary))
         diag = _notes(ctx, diag, d, primary)
         traces, left = _traces(ctx, d)
@@ -490,5 +502,8 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     if v.status != "unknown" or v.reason == "the process grid is unknown" or v.invalid_only:
         return
     where = v.unresolved[0].op if v.unresolved else op
+    if v.skipped:
+        yield ctx.info(where, f"deadlock analysis skipped: {v.reason}")
+        return
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
 

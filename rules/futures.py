@@ -13,7 +13,7 @@ from typing import Iterator
 
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.futures import BRANCH_OPS, Completion, Root, Witness, analysis
+from shlo_lint.checker.futures import BRANCH_OPS, Completion, Root, Witness, analysis, done_takes_misused
 from shlo_lint.checker.ir import Module, Operation
 from shlo_lint.checker.registry import rule
 
@@ -109,9 +109,12 @@ def future_never_completed(module: Module, ctx: Context) -> Iterator[Diagnostic]
     """
     a, roots = _roots(ctx)
     loops = _loop_roots(a)
+    completed_through_misuse = {id(m.start) for m in (a.misuses.values() if a is not None else ())
+                                if m.start is not None and not m.tessera and m.op.name not in BRANCH_OPS
+                                and done_takes_misused(m)}
     for root in roots:
-        if id(root.start) in loops:
-            continue
+        if id(root.start) in loops or id(root.start) in completed_through_misuse:
+            continue  # a done takes it after the op SHLO403 reports: no knock-on finding
         outs = root.outcomes or {}
         lost = [(k, w) for k, w in outs.items() if k[0] == 0 and not k[1]]
         if not lost:

@@ -33,7 +33,7 @@ from shlo_lint.checker.ir import Block, Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import BlockFlow
 from shlo_lint.checker.source import Span
-from shlo_lint.checker.types import FutureType
+from shlo_lint.checker.types import FutureType, TensorType, TokenType
 
 from ._shapes import op_label
 
@@ -59,6 +59,30 @@ def flow(ctx: Context, block: Block) -> BlockFlow:
 def _work(op: Operation) -> bool:
     """Compute that could overlap a collective (not free, not another start/done)."""
     return op.name not in FREE and op.name not in START_OPS and op.name not in DONE_OPS
+
+
+ID_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id", "stablehlo.create_token",
+                    "stablehlo.after_all", "stablehlo.get_tuple_element", "stablehlo.tuple"})
+"""Ops that read the process id or move handles: nothing to overlap a collective with."""
+
+
+def _overlappable(op: Operation) -> bool:
+    """Work whose time a collective could hide: not free, not a start/done, not a
+    process-id read and not a computation on scalars only (the `partition_id →
+    convert` of an `axis_index`): hoisting a start above those changes nothing."""
+    if not _work(op) or op.name in ID_OPS:
+        return False
+    try:
+        types = op.result_types
+    except Exception:  # a header the parser rejects is reported elsewhere
+        return True
+    return not types or not all(_tiny(t) for t in types)
+
+
+def _tiny(t) -> bool:
+    if isinstance(t, TokenType):
+        return True
+    return isinstance(t, TensorType) and t.shape is not None and all(d == 1 for d in t.shape)
 
 
 def _line(ctx: Context, op: Operation) -> int:
@@ -236,7 +260,10 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
     Finds where the start's last operand becomes available in its block (the
     block's beginning when every operand comes from outside) and lists the
     work between that point and the start: none of it feeds the collective, so
-    the collective could already be running while it executes.
+    the collective could already be running while it executes. Only work a
+    collective could hide counts: reading the process id (`partition_id`,
+    `replica_id`) and computing on scalars (the `convert`s of an `axis_index`)
+    are not, so a start placed after only those is not reported.
 
     ## Why is this bad?
     Communication starts later than it could, and the overlap window shrinks
@@ -271,9 +298,9 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
             break
     else:
         ready = floor - 1  # not within the window: at least this far
-    between = [f.ops[k] for k in range(ready + 1, s) if _work(f.ops[k])]
+    between = [f.ops[k] for k in range(ready + 1, s) if _overlappable(f.ops[k])]
     if not between:
-        return
+        return  # only process-id reads and scalar work in between: moving the start changes no overlap
     n = len(between)
     more = " or more" if ready >= 0 and ready == floor - 1 else ""
     if ready >= 0 and not more:

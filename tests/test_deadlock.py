@@ -20,7 +20,7 @@ from shlo_lint.checker.source import SourceFile
 from conftest import CORPUS, run_cli
 
 sys.path.insert(0, str(CORPUS / "deadlock"))
-from generate_grids import corpus_files, permute_loop, sendrecv  # noqa: E402
+from generate_grids import all_distinct, branch_psum, corpus_files, permute_loop, sendrecv  # noqa: E402
 
 # Uniformity cases (real JAX exports, corpus/deadlock/generate_uniform.py; tests/test_uniform.py
 # checks them in depth): what XLA:CPU did with each is the verdict.
@@ -65,6 +65,7 @@ EXPECTED = {
     "async_cycle.mlir": ("deadlock", "cycle", 2),
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
     "send_recv_different_channels.mlir": ("deadlock", "missing-peer", 2),
+    "self_wait.mlir": ("deadlock", "cycle", 2),
     "jax_psend_without_precv.mlir": ("deadlock", "missing-peer", 7),
     "jax_precv_without_psend.mlir": ("deadlock", "missing-peer", 7),
     "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
@@ -129,6 +130,7 @@ def test_class_quotient_never_proves_what_propagation_refutes(path):
     """The quotient is sound: whenever Z3 finds a class-level schedule, the exact
     per-process check completes too (both matchings)."""
     from shlo_lint.checker.deadlock import Model, _Facts, _z3_classes
+    from shlo_lint.checker.deadlock.quotient import linear_classes
     from shlo_lint.checker.spmd import structure, trace
 
     m = scan(SourceFile("t.mlir", path.read_text()), parser())
@@ -139,6 +141,7 @@ def test_class_quotient_never_proves_what_propagation_refutes(path):
     facts = _Facts(tr.grid, s)
     for matching in ("spec", "xla"):
         q = _z3_classes(tr, facts, matching, 5000, {})
+        assert linear_classes(tr, facts, matching, {}) == q  # the linear check decides what Z3 decides
         model = Model(tr, facts, matching, max_events=10 ** 7, deadline=None)
         final = model.propagate()
         complete = all(final[p] == len(model.events[p]) for p in range(tr.grid.size))
@@ -301,6 +304,31 @@ def test_unmatched_device_send_names_waiting_process_and_missing_peer():
     assert "process (0, 1) waits forever" in d.message and "process (0, 0) has no matching send" in d.message
 
 
+# ----------------------------------------------------------------------------- messages
+def test_a_self_wait_says_so():
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "self_wait.mlir").read_text(), "t.mlir") if d.code == "SHLO500"]
+    assert "processes (0, 0), (0, 1) each wait for themselves" in d.message
+    assert "cycle" not in d.message
+    one = (CORPUS / "deadlock" / "self_wait.mlir").read_text().replace("[[0, 0], [1, 1]]> : tensor<2x2xi64>",
+                                                                     "[[0, 0]]> : tensor<1x2xi64>")
+    d, = [d for d in lint_text(one, "t.mlir") if d.code == "SHLO500"]
+    assert d.message.startswith("deadlock: process (0, 0) waits for itself")
+
+
+def test_a_cycle_names_every_process_up_to_a_limit():
+    d, = [d for d in lint_text(sendrecv(8, recv_first=True), "t.mlir") if d.code == "SHLO500"]
+    assert "waits: (0, 0) → (0, 7) → (0, 6) → (0, 5) → (0, 4) → (0, 3) → (0, 2) → (0, 1) → (0, 0)" in d.message
+    d, = [d for d in lint_text(sendrecv(40, recv_first=True), "t.mlir") if d.code == "SHLO500"]
+    assert d.message.startswith("deadlock: 40 processes wait for each other in a cycle")
+    assert "(0, 25) → … and 24 more → (0, 0)" in d.message
+
+
+def test_processes_caught_in_a_group_cycle_are_all_named():
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "collectives_different_order.mlir").read_text(), "t.mlir")
+          if d.code == "SHLO500"]
+    assert "4 processes wait for each other ((0, 0), (0, 1), (0, 2), (0, 3))" in d.message
+
+
 # ----------------------------------------------------------------------------- limits
 def test_time_limit_is_respected():
     text = sendrecv(4096, recv_first=True)
@@ -312,7 +340,9 @@ def test_time_limit_is_respected():
 
 def test_z3_time_limit_falls_back_to_the_exact_check():
     v = verdict_of(CORPUS / "deadlock" / "pipeline_permute_loop.mlir", **{"z3-timeout-ms": 1})
-    assert v.status == "deadlock-free" and v.stats.get("z3_classes") in ("sat", "unknown")
+    assert v.status == "deadlock-free" and v.stats.get("classes_check") == "sat"
+    v = verdict_of(CORPUS / "deadlock" / "recv_before_send_ring.mlir", **{"z3-timeout-ms": 1})
+    assert v.status == "deadlock"  # the unsat core is only an explanation: without it the cycle still stands
 
 
 def test_step_and_event_limits_make_unknown():
@@ -320,6 +350,42 @@ def test_step_and_event_limits_make_unknown():
     assert v.status == "unknown" and "more than 10 iterations" in v.reason
     v = verdict_of(sendrecv(64, recv_first=True), **{"deadlock-max-events": 100})  # needs the per-process model
     assert v.status == "unknown" and "deadlock-max-events" in v.reason
+
+
+def test_4096_all_distinct_processes_are_decided_within_the_default_budget():
+    """Every process differs (trip count = partition id): 4,096 classes."""
+    t0 = time.monotonic()
+    v = verdict_of(all_distinct(4096))
+    assert v.status == "deadlock-free" and time.monotonic() - t0 < 20
+
+
+@pytest.mark.parametrize("group", [2, 256])
+def test_the_time_limit_holds_on_all_distinct_deadlocks(group):
+    """Many classes and a deadlock: whatever phase is running when the time runs
+    out (tracing, building constraints or events, propagating, explaining), the
+    verdict is back within deadlock-timeout-ms + 1 s."""
+    text = all_distinct(1024, group)
+    for limit in (300, 1500):
+        t0 = time.monotonic()
+        v = verdict_of(text, **{"deadlock-timeout-ms": limit})
+        took = time.monotonic() - t0
+        assert took < limit / 1000 + 1, (limit, took, v.reason)
+        assert v.status in ("deadlock", "unknown")
+        if v.status == "unknown":
+            assert "deadlock-timeout-ms" in v.reason
+
+
+def test_max_processes_skips_with_a_finding():
+    text = branch_psum(8, 4, [list(range(8))]).replace("mhlo.num_partitions = 8", "mhlo.num_partitions = 2147483648")
+    t0 = time.monotonic()
+    # only the deadlock rules: other rules' process lists are issue 15's (they grow with the grid)
+    diags = [d for d in lint_text(text, "t.mlir", Config(select=("deadlock",))) if d.category == "deadlock"]
+    assert time.monotonic() - t0 < 10
+    d, = diags
+    assert d.code == "SHLO503" and "skipped" in d.message and "max-processes = 1048576" in d.message
+    v = verdict_of(branch_psum(8, 4, [list(range(8))]), **{"max-processes": 4})
+    assert v.status == "unknown" and v.skipped and "8 processes" in v.reason
+    assert verdict_of(branch_psum(8, 4, [list(range(8))]), **{"max-processes": 8}).status == "deadlock"
 
 
 def test_4096_processes_within_the_default_budget():
@@ -435,6 +501,8 @@ def test_quotient_sound_on_random_uniform_programs(prog):
     tr = trace(m, grid_of(m), s)
     facts = _Facts(tr.grid, s)
     q = _z3_classes(tr, facts, "xla", 5000, {})
+    from shlo_lint.checker.deadlock.quotient import linear_classes
+    assert linear_classes(tr, facts, "xla", {}) == q
     model = Model(tr, facts, "xla", max_events=10 ** 6, deadline=None)
     final = model.propagate()
     complete = all(final[p] == len(model.events[p]) for p in range(tr.grid.size))

@@ -10,7 +10,7 @@ from ..semantics import Grid
 from ..spmd import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
 from .explain import _counterexamples, _plist
 from .model import MATCHING, UNRES, Model, _Facts, _line
-from .quotient import _z3_classes
+from .quotient import linear_classes
 from .results import Verdict, XlaMatch
 from .schedule import candidates, variant
 
@@ -23,6 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "deadlock-max-events": 4_000_000,
     "deadlock-core-limit": 64,
     "external-channels": "",
+    "max-processes": 1 << 20,
 }
 """Options (`-O key=value`, `[tool.shlo-lint.options]`) and their defaults."""
 
@@ -33,7 +34,7 @@ def options_of(options: dict[str, Any] | None) -> dict[str, Any]:
         if k in out:
             out[k] = v
     for k in ("z3-timeout-ms", "deadlock-timeout-ms", "deadlock-max-trips", "deadlock-max-steps",
-              "deadlock-max-events", "deadlock-core-limit"):
+              "deadlock-max-events", "deadlock-core-limit", "max-processes"):
         try:
             out[k] = int(out[k])
         except (TypeError, ValueError):
@@ -94,9 +95,16 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        "no send/recv)", stats=_stats(t0))
     if not grid.known:
         return Verdict("unknown", matching, "none", "the process grid is unknown", stats=_stats(t0))
+    if grid.size > opts["max-processes"]:
+        return Verdict("unknown", matching, "none",
+                       f"the grid has {grid.size} processes, more than max-processes = "
+                       f"{opts['max-processes']} (the per-process trace holds a value per process; raise the "
+                       f"option to run it)", skipped=True, stats=_stats(t0))
+    facts = _Facts(grid, struct, opts["external-channels"])
     try:
         tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
-                   max_steps=opts["deadlock-max-steps"], deadline=deadline)
+                   max_steps=opts["deadlock-max-steps"], deadline=deadline, skip=facts.silent,
+                   max_class_events=opts["deadlock-max-events"])
     except TraceLimit as e:
         return Verdict("unknown", matching, "none", str(e), stats=_stats(t0))
     except RecursionError:
@@ -104,7 +112,6 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        stats=_stats(t0))
     except KeyError:
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
-    facts = _Facts(grid, struct, opts["external-channels"])
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":
@@ -150,12 +157,12 @@ def _stats(t0: float) -> dict[str, Any]:
 
 def _decide(tr: Trace, facts: _Facts, matching: str, opts: dict, deadline: float) -> Verdict:
     stats: dict[str, Any] = {}
-    remaining = max(1, int((deadline - time.monotonic()) * 1000))
-    q = _z3_classes(tr, facts, matching, min(opts["z3-timeout-ms"], remaining), stats)
-    stats["z3_classes"] = q
+    q = linear_classes(tr, facts, matching, stats, deadline)
+    stats["classes_check"] = q
     if q == "sat":
-        return Verdict("deadlock-free", matching, "z3-classes",
-                       f"Z3 found a schedule for the {len(tr.classes)} process class(es)", stats=stats)
+        return Verdict("deadlock-free", matching, "classes",
+                       f"the {len(tr.classes)} process class(es) have a schedule (linear check on the class "
+                       f"quotient)", stats=stats)
     if time.monotonic() > deadline:
         raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while deciding")
     model = Model(tr, facts, matching, max_events=opts["deadlock-max-events"], deadline=deadline)
@@ -195,11 +202,11 @@ def _verdict_from(model: Model, final: list[int], matching: str, opts: dict, dea
     lens = [len(e) for e in model.events]
     unres = [p for p in range(n) if final[p] < lens[p] and model.events[p][final[p]][0] == UNRES]
     blocked = [p for p in range(n) if final[p] < lens[p] and model.events[p][final[p]][0] != UNRES]
-    unresolved_steps = []
+    by_index: dict[int, Any] = {}
     for p in unres:
         step = tr.steps[model.events[p][final[p]][1]]
-        if step not in unresolved_steps:
-            unresolved_steps.append(step)
+        by_index.setdefault(step.index, step)
+    unresolved_steps = list(by_index.values())
     invalid_only = bool(unres) and all(model.events[p][final[p]][3] for p in unres)
     if not blocked:
         if unres:
@@ -227,7 +234,8 @@ def _verdict_from(model: Model, final: list[int], matching: str, opts: dict, dea
     if not stuck:
         return Verdict("unknown", matching, "propagation", _unres_reason(model, unres),
                        unresolved=unresolved_steps, invalid_only=invalid_only, stats=stats)
-    deadlocks = _counterexamples(model, final, stuck, needs, opts, deadline)
+    deadlocks, groups = _counterexamples(model, final, stuck, needs, opts, deadline)
+    stats["deadlock_groups"] = groups
     return Verdict("deadlock", matching, "propagation", None, deadlocks, unresolved=unresolved_steps, stats=stats)
 
 

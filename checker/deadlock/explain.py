@@ -50,7 +50,10 @@ def _z3_core(model: Model, cycle: list[int], final: list[int], timeout_ms: int) 
 
 
 # =========================================================================== counterexamples
-def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, opts, deadline) -> list[Deadlock]:
+def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, opts,
+                     deadline) -> tuple[list[Deadlock], int]:
+    """The deadlock groups explained (at most MAX_DEADLOCKS, and the first one
+    whatever the time), and how many groups there are in all."""
     stuck_set = set(stuck)
     lens = [len(e) for e in model.events]
     parent = {p: p for p in stuck}
@@ -82,7 +85,10 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
         sig = (kind, frozenset(model.events[p][final[p]][1] for p in members))
         groups.setdefault(sig, []).append(members)
     out = []
-    for (kind, _sig), comp_list in sorted(groups.items(), key=lambda kv: min(kv[1][0])):
+    listing = sorted(groups.items(), key=lambda kv: min(kv[1][0]))
+    for (kind, _sig), comp_list in listing[:MAX_DEADLOCKS]:
+        if out and time.monotonic() > deadline:
+            break  # the verdict stands; explain only what the time allows
         first = comp_list[0]
         members = sorted(p for c in comp_list for p in c)
         core: list[str] = []
@@ -104,7 +110,7 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
         peers = [_peer(model, q, final) for q in chain if q not in stuck_set]
         orders = _issue_orders(model, final, members) if kind == "cycle" else []
         out.append(Deadlock(kind, blocked, [divmod(p, P) for p in chain], core, peers, orders))
-    return out
+    return out, len(listing)
 
 
 _ISSUED = (COLL, START, PERM)
@@ -140,6 +146,12 @@ def _event_kind(step: Step) -> str:
     return f"{kind} (started)" if step.role == "start" else kind
 
 
+MAX_DEADLOCKS = 16
+"""Deadlock groups explained in full (each is a diagnostic); the verdict counts the rest."""
+PEER_STEPS = 8
+"""Completed steps kept for a process that never arrives (the trace shows the last few)."""
+
+
 def _cycle(members: list[int], needs, stuck_set: set[int]) -> list[int]:
     """Follow each process's first stuck peer from the lowest id until a process repeats."""
     p = members[0]
@@ -163,11 +175,13 @@ def _order_cycle(edges: list[tuple[int, int]]) -> list[int] | None:
         return None
     start = min(succ)
     out = [start]
+    seen = {start}
     p = succ[start]
     while p != start:
-        if p not in succ or p in out or len(out) > len(succ):
+        if p not in succ or p in seen or len(out) > len(succ):
             return None
         out.append(p)
+        seen.add(p)
         p = succ[p]
     return out
 
@@ -258,7 +272,7 @@ def _hint(model: Model, p: int, e: tuple, need) -> tuple[Operation, str] | None:
 def _peer(model: Model, q: int, final: list[int]) -> Peer:
     ev = model.events[q]
     state = "finished" if final[q] >= len(ev) else "unresolved"
-    done_events = [x for x in ev[:final[q]] if x[0] not in (NOP, EXIT, UNRES)]
+    done_events = [x for x in ev[:final[q]] if x[0] not in (NOP, EXIT, UNRES)][-PEER_STEPS:]
     return Peer(divmod(q, model.grid.num_partitions), state,
                 tuple(model.trace.steps[x[1]] for x in done_events),
                 tuple(_event_text(model, q, x) for x in done_events))

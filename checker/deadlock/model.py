@@ -74,6 +74,13 @@ class _Facts:
         """Channels declared (`external-channels`) to talk to another program: their
         sends and recvs are not matched here."""
 
+    def silent(self, op: Operation) -> bool:
+        """A collective whose every process group is the process alone: it waits
+        for nobody and nobody waits for it (the tracer leaves it out)."""
+        info = self.info(op)
+        return (info.grouped and not info.problem and not info.invalid and info.group_of is not None
+                and len(info.groups) == self.n)
+
     def info(self, op: Operation) -> CommInfo:
         got = self.cache.get(id(op))
         if got is None:
@@ -235,8 +242,10 @@ class Model:
             total += len(steps) * len(cls.processes)
             if total > max_events:
                 raise TraceLimit(f"more than {max_events} events over all processes (deadlock-max-events)")
-            for p in cls.processes.tolist():
+            for k, p in enumerate(cls.processes.tolist()):
                 self._build_process(p, steps, infos, posmap)
+                if (k & 15) == 15 and self.deadline is not None and time.monotonic() > self.deadline:
+                    raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while building the model")
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while building the model")
 

@@ -1,14 +1,24 @@
-"""The class quotient: the model's constraints over process classes (one Z3
-integer per (class, event)), whose SAT proves every process runs to completion
-with one query whose size does not depend on the grid."""
+"""The class quotient: the model's constraints over process classes (one time
+per (class, event)), whose satisfiability proves every process runs to
+completion, with one check whose size does not depend on the grid.
+
+The constraints X(c, i) > X(c2, j) plus program order X(c, i) > X(c, i-1) form
+a difference system whose edges all weigh 1: it is satisfiable iff its graph
+has no cycle. `acyclic` decides that in time linear in the constraints (Kahn's
+algorithm over the events that constraints name); `_z3_classes` asks Z3 the
+same question and is kept to cross-check the linear check in the tests.
+"""
 from __future__ import annotations
+
+import time
+from collections import deque
 
 import numpy as np
 
-from ..spmd import Trace
+from ..spmd import Trace, TraceLimit
 from .model import CommInfo, _Facts, _key_of
 
-def class_constraints(tr: Trace, facts: "_Facts", matching: str):
+def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float | None = None):
     """The model's constraints on the class quotient, computed per class step with
     numpy over the class's processes (no per-process event list is built).
 
@@ -20,7 +30,9 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
     class_of = tr.class_of
     data = []
     channels: dict = {}
-    for cls in tr.classes:
+    for ci, cls in enumerate(tr.classes):
+        if (ci & 63) == 63:
+            _check(deadline)
         steps = [tr.steps[k] for k in cls.steps]
         infos: list[CommInfo | None] = []
         for st in steps:
@@ -46,6 +58,19 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
     span = max(len(d[1]) for d in data) + 2 if data else 2
     cons: list[tuple] = []
     arrays: list[np.ndarray] = []
+
+    member_classes: dict[tuple, np.ndarray] = {}
+
+    def group_classes(info: CommInfo, who: np.ndarray) -> np.ndarray:
+        """The classes of every member of the groups of `who` (cached: many classes
+        share a group, and np.isin over the grid per class step is quadratic)."""
+        gs = np.unique(info.group_of[who])  # type: ignore[index]
+        key = (id(info), gs.tobytes())
+        got = member_classes.get(key)
+        if got is None:
+            members = np.isin(info.group_of, gs) if len(gs) > 1 else info.group_of == gs[0]
+            got = member_classes[key] = np.unique(class_of[members])
+        return got
 
     def need(c: int, i: int, classes: np.ndarray, key: tuple, k: int) -> str | None:
         for c2 in np.unique(classes).tolist():
@@ -81,6 +106,8 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
     send_q: list[tuple[int, np.ndarray]] = []          # (class, key*span+rank) looked up in recv_tab
     recv_q: list[tuple[int, int, np.ndarray]] = []     # (class, position, key*span+rank) in send_tab
     for c, (procs, steps, infos, posmap, occ, nth) in enumerate(data):
+        if (c & 63) == 63:
+            _check(deadline)
         end = len(steps)
         sends, recvs = [], []
         for i, (st, info) in enumerate(zip(steps, infos)):
@@ -99,8 +126,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
                     who = procs[fut[procs] == sid] if isinstance(fut, np.ndarray) else procs
                     key = _key_of(sinfo, matching)  # type: ignore[arg-type]
                     if sinfo.grouped:  # type: ignore[union-attr]
-                        members = np.isin(sinfo.group_of, np.unique(sinfo.group_of[who]))  # type: ignore[union-attr]
-                        why = need(c, i, class_of[members], key, nth[spos])
+                        why = need(c, i, group_classes(sinfo, who), key, nth[spos])  # type: ignore[arg-type]
                     else:
                         src = sinfo.source[who]  # type: ignore[union-attr]
                         why = need(c, i, class_of[src[src >= 0]], key, nth[spos])
@@ -112,8 +138,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
             key = _key_of(info, matching) if nth[i] >= 0 else None
             if info.grouped:
                 if st.role == "collective" or matching == "xla":
-                    members = np.isin(info.group_of, np.unique(info.group_of[procs]))
-                    why = need(c, i, class_of[members], key, nth[i])  # type: ignore[arg-type]
+                    why = need(c, i, group_classes(info, procs), key, nth[i])  # type: ignore[arg-type]
                     if why:
                         return why
             elif info.kind == "collective_permute":
@@ -181,6 +206,64 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str):
         out.update(tuple(int(x) for x in row) for row in allc)
     lengths = {c: len(d[1]) + 1 for c, d in enumerate(data)}
     return lengths, out
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while building the class constraints")
+
+
+def acyclic(cons, deadline: float | None = None) -> bool:
+    """True when X(c, i) > X(c2, j) for every (c, i, c2, j) in `cons`, with program
+    order inside each class, has a solution: no cycle through the events the
+    constraints name (consecutive named events of one class are chained)."""
+    preds: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    by_class: dict[int, set[int]] = {}
+    for c, i, c2, j in cons:
+        if c == c2 and j >= i:
+            return False  # an event that must come after itself (or after a later one)
+        preds.setdefault((c, i), []).append((c2, j))
+        by_class.setdefault(c, set()).add(i)
+        by_class.setdefault(c2, set()).add(j)
+    succ: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    indeg: dict[tuple[int, int], int] = {}
+    for c, idx in by_class.items():
+        order = sorted(idx)
+        for a, b in zip(order, order[1:]):
+            succ.setdefault((c, a), []).append((c, b))
+            indeg[(c, b)] = indeg.get((c, b), 0) + 1
+        for i in order:
+            indeg.setdefault((c, i), indeg.get((c, i), 0))
+    for node, ps in preds.items():
+        for p in ps:
+            succ.setdefault(p, []).append(node)
+            indeg[node] += 1
+    queue = deque(node for node, d in indeg.items() if d == 0)
+    seen = 0
+    while queue:
+        node = queue.popleft()
+        seen += 1
+        if (seen & 65535) == 0:
+            _check(deadline)
+        for nxt in succ.get(node, ()):
+            indeg[nxt] -= 1
+            if indeg[nxt] == 0:
+                queue.append(nxt)
+    return seen == len(indeg)
+
+
+def linear_classes(tr: Trace, facts: "_Facts", matching: str, stats: dict, deadline: float | None = None) -> str:
+    """The class quotient decided by `acyclic`: "sat" (deadlock-free for every
+    process), "unsat" (inconclusive: decide per process) or "n/a"."""
+    got = class_constraints(tr, facts, matching, deadline)
+    if got is None:
+        return "n/a"
+    if isinstance(got, str):
+        stats["quotient"] = got
+        return "unsat"
+    lengths, cons = got
+    stats["quotient"] = {"classes": len(lengths), "events": sum(lengths.values()), "constraints": len(cons)}
+    return "sat" if acyclic(cons, deadline) else "unsat"
 
 
 def _z3_classes(tr: Trace, facts: "_Facts", matching: str, timeout_ms: int, stats: dict) -> str:

@@ -121,6 +121,8 @@ class Verdict:
     spec_deadlocks: list[Deadlock] = field(default_factory=list)
     """Under "xla" with xla_only: the deadlock the spec's matching finds."""
     unresolved: list[Step] = field(default_factory=list)
+    skipped: bool = False
+    """Unknown because the analysis was not run (a limit such as max-processes)."""
     invalid_only: bool = False
     """Unknown only because ops violate their own constraints (reported by the
     constraint rules; the deadlock rules stay quiet)."""
