@@ -8,6 +8,7 @@ import gc
 import hashlib
 import os
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -118,11 +119,22 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
     where = _Where()
     try:
         return _lint_source(source, config, read_error, where)
+    except _FileAborted as e:
+        return FileResult(source, None, [e.diagnostic], failed=True)
     except Exception as e:  # noqa: BLE001 - the one per-file guard
         return FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     finally:
         if enabled:
             gc.enable()
+
+
+class _FileAborted(Exception):
+    """Out of memory on some op: the next rule would only try (and fail) again, slowly,
+    so the file stops here with this one SHLO003."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
 
 
 class _Where:
@@ -140,7 +152,18 @@ REPORT_URL = "https://github.com/shlo-lint/shlo-lint/issues"
 def internal_error(source: SourceFile, error: BaseException, stage: str, op=None,
                    span: Span | None = None) -> Diagnostic:
     """SHLO003 for an exception of ours: where we were, which op, what was raised,
-    the innermost frame of shlo-lint it came from, and "please report"."""
+    the innermost frame of shlo-lint it came from, and "please report". Never
+    raises: out of memory, the frames of the failed work are cleared first (their
+    locals are what filled memory), and a plainer message is the last resort."""
+    if isinstance(error, MemoryError):
+        traceback.clear_frames(error.__traceback__)
+    try:
+        return _internal_error(source, error, stage, op, span)
+    except Exception:  # noqa: BLE001 - e.g. still out of memory
+        return _diag("SHLO003", source.path, Span(0, 0), f"internal error while {stage}; please report it ({REPORT_URL})")
+
+
+def _internal_error(source: SourceFile, error: BaseException, stage: str, op, span: Span | None) -> Diagnostic:
     if span is None:
         span = _op_span(source, op)
     name = getattr(op, "name", None)
@@ -246,6 +269,8 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list
                     if block.label_span is not None:
                         block.arguments  # noqa: B018
         except Exception as e:  # noqa: BLE001 - a parser bug costs one op, not the file
+            if isinstance(e, MemoryError):
+                raise _FileAborted(internal_error(module.source, e, "parsing", op)) from None
             sig = _signature(e)
             if sig not in seen_errors:
                 seen_errors.add(sig)
@@ -280,6 +305,8 @@ def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str
         is_op = subject is not ctx.module and hasattr(subject, "name_span")
         found = [internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
                                 subject if is_op else None)]
+        if isinstance(e, MemoryError):
+            raise _FileAborted(found[0]) from None
     yield from found
 
 

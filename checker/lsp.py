@@ -77,6 +77,8 @@ class ShloLintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.reported: set[str] = set()
         """Configuration problems already logged (once each)."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop, once the client has initialized (for log_framing)."""
 
     # -- the one lint path ---------------------------------------------------------
     async def lint_now(self, uri: str) -> None:
@@ -135,6 +137,15 @@ class ShloLintServer(LanguageServer):
     def log(self, kind: t.MessageType, message: str) -> None:
         log.log(logging.ERROR if kind == t.MessageType.Error else logging.INFO, message)
         self.window_log_message(t.LogMessageParams(kind, message))
+
+    def log_framing(self, message: str) -> None:
+        """From the stdin reader's thread (checker/lsp_io.py): stderr now, and the
+        client's log from the event loop (writes to stdout stay on one thread)."""
+        log.warning("%s", message)
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.window_log_message,
+                                      t.LogMessageParams(t.MessageType.Warning, f"shlo-lint: {message}"))
 
 
 def _version() -> str:
@@ -415,6 +426,7 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
 
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
         ls.worker.submit(_warm_up)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
@@ -458,6 +470,13 @@ def _warm_up() -> None:
 
 
 def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
-    """Run the server on stdin/stdout until the client says exit."""
+    """Run the server on stdin/stdout until the client says exit or closes stdin.
+    Standard input goes through FramedStdin: malformed framing is logged and
+    skipped, never a deaf server (checker/lsp_io.py)."""
+    import sys
+
+    from .lsp_io import FramedStdin
+
     logging.basicConfig(level=logging.WARNING, format="shlo-lint lsp: %(levelname)s: %(message)s")
-    create_server(debounce_ms).start_io()
+    server = create_server(debounce_ms)
+    server.start_io(stdin=FramedStdin(sys.stdin.buffer, server.log_framing))

@@ -21,6 +21,8 @@ rules/seed_forms.py.
 """
 from __future__ import annotations
 
+import sys
+
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
@@ -216,9 +218,11 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
         return
     blk = body(op)
     args = list(blk.arguments) if blk is not None else []
-    start_vals = op.operands
+    # An operand whose definition is not in the file (a fragment, a typo) is None:
+    # it is compared by its name then, as the same name is the same value.
+    start_vals = _values_or_names(op)
     start_types = op.operand_types
-    used = inner.operands
+    used = _values_or_names(inner)
     if args:
         yield from body_argument_mismatches(ctx, op, args, list(start_types))
         if len(args) != len(start_vals):
@@ -235,18 +239,28 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     if len(used) == len(expected) and all(u is e for u, e in zip(used, expected)):
         return
     arg_ids = {id(a) for a in expected}
-    outside = [u for u in used if u is not None and id(u) not in arg_ids]
+    outside = [u for u in used if id(u) not in arg_ids]
     unused = [i for i, a in enumerate(expected) if all(u is not a for u in used)]
     if outside:
         v = outside[0]
-        yield ctx.error(inner, f"async_start: the {op_label(inner)} uses {v.name}, which is not an operand of "
+        yield ctx.error(inner, f"async_start: the {op_label(inner)} uses {_name(v)}, which is not an operand of "
                                f"the async_start; pass it in as an operand", op=inner)
     elif unused:
         yield ctx.error(op, f"async_start: operand {unused[0]} is not used by the {op_label(inner)}; the start's "
                             f"operands must be exactly the ones it uses")
     else:
         yield ctx.error(inner, f"async_start: the {op_label(inner)} must take the start's operands in order "
-                               f"({', '.join(a.name for a in expected)})", op=inner)
+                               f"({', '.join(_name(a) for a in expected)})", op=inner)
+
+
+def _values_or_names(op: Operation) -> list:
+    """op's operands: the Value, or (unresolved) the interned name as written, so
+    that identity (`is`) still means "the same value"."""
+    return [v if v is not None else sys.intern(name) for v, (name, _span) in zip(op.operands, op.header.operands)]
+
+
+def _name(v) -> str:
+    return v if isinstance(v, str) else v.name
 
 
 @rule("SHLO304", "async-start-result-type-mismatch", on=ASYNC_START, spec="async_start C4")

@@ -39,14 +39,19 @@ def unreadable_input():
 
 @rule("SHLO003", "internal-error", category="tool", status="builtin")
 def internal_error():
-    """shlo-lint itself failed while checking this op; the rest of the file was checked.
+    """shlo-lint itself failed while checking this file (a bug of ours, not of the file).
 
     ## Why is this bad?
-    The op may hide a finding that was not reported.
+    The file was not fully checked: the op named (or, when the failure was not
+    tied to one op, the whole file) may hide a finding that was not reported, so
+    the exit code is 2. The message says what shlo-lint was doing (scanning,
+    parsing an op, running rule X, writing the report), the exception, and where
+    in shlo-lint's code it was raised; the other files of the run are checked as
+    usual.
 
     ## Use instead
-    Please report it with the program that triggers it. `--ignore` the code
-    named in the message to silence it meanwhile.
+    Please report it with the program that triggers it. When the message names a
+    rule, `--ignore` that rule's code to check the rest meanwhile.
     """
 
 

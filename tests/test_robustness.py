@@ -238,3 +238,13 @@ def test_run_refuses_a_program_that_does_not_parse_with_its_located_error(tmp_pa
     assert f"{prog}:" in report.primary.message
     report = run.run_path(str(tmp_path / "crash.mlir"))  # missing file: still an outcome
     assert report.outcome == "error"
+
+
+def test_lsp_a_diagnostic_that_cannot_be_converted_becomes_shlo003(monkeypatch):
+    from shlo_lint.checker import lsp
+
+    linted = lsp.lint(FINDING.read_text(), "/nowhere/f.mlir", 1)
+    (d,) = [d for d in linted.diagnostics if d.code == "SHLO201"]
+    monkeypatch.setattr(lsp, "to_lsp", _boom)
+    out = lsp._to_lsp_guarded(d, linted, "file:///nowhere/f.mlir", "utf-16")
+    assert out.code == "SHLO003" and "injected failure" in out.message and "SHLO201" in out.message

@@ -1,0 +1,234 @@
+"""`shlo-lint lsp` against a client that writes bad bytes: a raw stdio client (a
+subprocess and bytes, no LSP library) sends a malformed message, then a request,
+and the server must answer that request (or exit with a logged reason); every
+wait is bounded."""
+from __future__ import annotations
+
+import io
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from shlo_lint.checker.lsp_io import FramedStdin
+
+SERVER = [sys.executable, "-m", "shlo_lint", "lsp", "--debounce-ms", "50"]
+TIMEOUT = 30
+
+
+def frame(obj: dict | bytes, extra: int = 0, length: bytes | None = None) -> bytes:
+    body = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    n = length if length is not None else str(len(body) + extra).encode()
+    return b"Content-Length: " + n + b"\r\n\r\n" + body
+
+
+def hover(id_: int) -> dict:
+    return {"jsonrpc": "2.0", "id": id_, "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": "file:///nowhere/x.mlir"}, "position": {"line": 0, "character": 0}}}
+
+
+class RawClient:
+    """Writes bytes to the server's stdin; reads its (well-formed) stdout frames."""
+
+    def __init__(self, command=SERVER):
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.messages: queue.Queue = queue.Queue()
+        self.stderr = bytearray()
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.seen: list[dict] = []
+
+    def _read_stdout(self) -> None:
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+                if line in (b"\r\n", b"\n"):
+                    break
+            self.messages.put(json.loads(out.read(length)))
+
+    def _read_stderr(self) -> None:
+        for line in iter(self.proc.stderr.readline, b""):
+            self.stderr += line
+
+    def send(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def response(self, id_: int, timeout: float = TIMEOUT) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for m in self.seen:
+                if m.get("id") == id_ and "method" not in m:
+                    return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no answer to request {id_} in {timeout} s; stderr:\n{self.stderr.decode()}")
+            try:
+                self.seen.append(self.messages.get(timeout=left))
+            except queue.Empty:
+                pass
+
+    def notification(self, method: str, cond=lambda p: True, timeout: float = TIMEOUT) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for m in self.seen:
+                if m.get("method") == method and cond(m["params"]):
+                    return m["params"]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {method} in {timeout} s; stderr:\n{self.stderr.decode()}")
+            try:
+                self.seen.append(self.messages.get(timeout=left))
+            except queue.Empty:
+                pass
+
+    def initialize(self) -> None:
+        self.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                         "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        self.response(1)
+        self.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+
+    def close(self, timeout: float = TIMEOUT) -> int:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def client():
+    c = RawClient()
+    c.initialize()
+    yield c
+    if c.proc.poll() is None:
+        c.close()
+
+
+# Each: the malformed bytes, what the log says about them.
+MALFORMED = {
+    "content_length_longer_than_body": (frame(hover(50), extra=37), "longer than the message"),
+    "content_length_not_a_number": (frame(hover(50), length=b"forty-two"), "is not a number"),
+    "content_length_negative": (frame(hover(50), length=b"-12"), "out of range"),
+    "content_length_huge": (frame(hover(50), length=b"99999999999999"), "out of range"),
+    "content_length_shorter_than_body": (frame(hover(50), extra=-9), "not JSON"),
+    "garbage_between_messages": (b"garbage!\r\n\x00\xff\xfe{]]\r\n\r\n\r\n", "skipped"),
+    "garbage_without_newline": (b"\x1b[2J{not json", "skipped"),
+    "header_line_not_name_value": (b"Content-Length: 20\r\nthis is not a header\r\n\r\n{}", "not `Name: value`"),
+    "body_not_json": (frame(b"{this is not json at all}"), "not JSON"),
+    "json_but_not_an_object": (frame(b"[1, 2, 3]"), ""),
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_server_answers_the_next_request_after_a_malformed_message(client, name):
+    data, logged = MALFORMED[name]
+    client.send(data)
+    client.send(frame(hover(7)))
+    assert client.response(7)["result"] is None
+    client.send(frame(hover(8)))  # and keeps answering
+    assert client.response(8)["result"] is None
+    assert client.close() == 0
+    if logged:
+        assert logged in client.stderr.decode(), client.stderr.decode()
+
+
+def test_every_malformed_message_in_one_stream(client):
+    for k, (data, _) in enumerate(MALFORMED.values()):
+        client.send(data)
+        client.send(frame(hover(100 + k)))
+        assert client.response(100 + k)["result"] is None
+
+
+def test_a_too_long_content_length_with_nothing_after_is_answered_once_the_client_waits(client):
+    client.send(frame(hover(9), extra=25))  # the client now waits for the answer
+    assert client.response(9, timeout=15)["result"] is None
+    assert "only" in client.stderr.decode() and "handling it" in client.stderr.decode()
+
+
+def test_the_framing_problem_is_also_in_the_clients_log(client):
+    client.send(frame(hover(50), length=b"x"))
+    client.send(frame(hover(10)))
+    client.response(10)
+    params = client.notification("window/logMessage", lambda p: "not a number" in p["message"])
+    assert params["type"] == 2  # Warning
+
+
+def test_end_of_input_exits_with_a_logged_reason(client):
+    client.send(b"Content-Length: 100\r\n\r\n{\"jsonrpc\"")  # and then the client dies
+    assert client.close() == 0
+    err = client.stderr.decode()
+    assert "end of input" in err and "exiting" in err
+
+
+def test_an_internal_error_while_linting_is_a_published_shlo003_not_silence(tmp_path):
+    sabotage = ("import shlo_lint.checker.lsp as m\n"
+                "def boom(*a, **k): raise RuntimeError('sabotaged linter')\n"
+                "m.lint = boom\n"
+                "m.serve()\n")
+    c = RawClient([sys.executable, "-c", sabotage])
+    try:
+        c.initialize()
+        uri = (tmp_path / "x.mlir").as_uri()
+        c.send(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "mlir", "version": 1, "text": "func.func @f() {\n  return\n}\n"}}}))
+        params = c.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+        (d,) = params["diagnostics"]
+        assert d["code"] == "SHLO003" and "sabotaged linter" in d["message"] and "please report" in d["message"]
+    finally:
+        c.close()
+
+
+# ----------------------------------------------------------------------------- the reader alone
+def _frames(data: bytes, chunks: int = 1) -> tuple[list[bytes], list[str]]:
+    logs: list[str] = []
+    reader = FramedStdin(io.BytesIO(data), logs.append, body_wait_s=0.01)
+    out = []
+    while True:
+        line = reader.readline()
+        if not line:
+            return out, logs
+        assert line.startswith(b"Content-Length: ")
+        assert reader.readline() == b"\r\n"
+        out.append(reader.read(int(line.split(b":")[1])))
+
+
+def test_reader_passes_well_formed_messages_through_unchanged():
+    msgs = [json.dumps(hover(k)).encode() for k in range(3)]
+    data = b"".join(b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s"
+                    % (len(m), m) for m in msgs)
+    out, logs = _frames(data)
+    assert out == msgs and logs == ["the client closed standard input: exiting"]
+
+
+def test_reader_resynchronises_on_each_kind_of_bad_input():
+    good = json.dumps(hover(1)).encode()
+    data = b"".join(d for d, _ in MALFORMED.values()) + frame(good)
+    out, logs = _frames(data)
+    assert out[-1] == good
+    assert all(json.loads(b) for b in out)
+    assert len(logs) >= len(MALFORMED) - 2  # each problem said (some in one line)
+
+
+def test_reader_memory_stays_bounded_on_endless_garbage():
+    logs: list[str] = []
+    garbage = b"x" * (5 << 20) + frame(hover(1))
+    reader = FramedStdin(io.BytesIO(garbage), logs.append, body_wait_s=0.01)
+    assert reader.readline().startswith(b"Content-Length:")
+    assert len(reader.buf) <= (1 << 16) + 64
+    assert any("skipped 5242880 bytes" in m for m in logs), logs
