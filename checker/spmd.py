@@ -436,6 +436,7 @@ class Tracer(ValueFolding):
         self._blocks = 0
         self.block = -1
         self.uniform: list[UniformDecision] = []
+        self._received_cache: dict[tuple[int, str], object] = {}
         self.divergent: list[Divergence] = []
         self._guarded: dict[int, list] = {}
         self._recorded: set = set()
@@ -872,6 +873,15 @@ class Tracer(ValueFolding):
             start = op.operands[0].owner
             if isinstance(start, Operation) and comm_role(start) == "start":
                 op, role = start, "collective"
+        key = (id(op), role)
+        cached = self._received_cache.get(key)
+        if cached is None:
+            cached = self._received_cache[key] = self._received_uncached(op, role)
+        return cached
+
+    def _received_uncached(self, op: Operation, role: str):
+        # Depends on the op and the grid only; a loop runs the same op once per trip,
+        # and its groups cost O(processes) to read (see _received's cache).
         kind = collective_kind(op)
         where = f"the {kind} at line {_line(op)}"
         if role == "collective" and kind in U.SAME_VALUE_KINDS:
