@@ -224,3 +224,11 @@ def test_uniform_quantization():
   check.expect_eq_const %mb, dense<[0, 2, 6]> : tensor<3xi8>"""
     res = run_text(prog(body))
     assert res.outcome == "completed" and res.checks == {"passed": 3, "failed": []}, (res.message, res.checks)
+
+
+def test_mesh_name_spelling_and_sdy_meshes():
+    """`mesh_name = @m` naming an `sdy.mesh @m = <["x"=2, "y"=4]>` reads the same way."""
+    from shlo_lint.checker.execute.run import run_path
+
+    report = run_path(str(CORPUS / "valid" / "all_gather_valid_mesh_axes.mlir"))
+    assert report.outcome == "completed", report.primary.message
