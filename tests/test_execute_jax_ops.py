@@ -107,6 +107,13 @@ CASES = {
     # PRNG (threefry, written out in StableHLO ops)
     "random_uniform": (lambda x: jax.random.uniform(jax.random.key(3), (4, 5)) + x[0, 0], (F,)),
     "random_permutation": (lambda x: jax.random.permutation(jax.random.key(1), 10) + x[0, 0], (F,)),
+    # rng_bit_generator (the rbg PRNGs): XLA's bits, exactly
+    "rbg_threefry": (lambda x: lax.rng_bit_generator(jnp.abs(x[0, :4] * 1e6).astype(jnp.uint32), (3, 5),
+                                                     algorithm=lax.RandomAlgorithm.RNG_THREE_FRY), (F,)),
+    "rbg_philox_u8": (lambda x: lax.rng_bit_generator(jnp.abs(x[1, :4] * 1e6).astype(jnp.uint32), (7,),
+                                                      dtype=jnp.uint8, algorithm=lax.RandomAlgorithm.RNG_PHILOX), (F,)),
+    "rbg_normal": (lambda x: jax.random.normal(jax.random.key(7, impl="rbg"), (4, 3)) + x[0, 0], (F,)),
+    "unsafe_rbg_uniform": (lambda x: jax.random.uniform(jax.random.key(9, impl="unsafe_rbg"), (5,)) + x[0, 0], (F,)),
 }
 
 
