@@ -270,3 +270,12 @@ def test_batch_norm_ops_follow_the_spec_formulas():
     bump = np.zeros_like(x64)
     bump[k] = h
     assert abs((loss(x64 + bump) - loss(x64 - bump)) / (2 * h) - gx[k]) < 1e-3
+
+
+def test_engine_both_leaves_the_test_harness_to_the_interpreter():
+    proc = run_cli("run", "--engine", "both", "-f", "json", str(EXE / "checks.mlir"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert data["engines"]["xla"]["outcome"] == "unsupported" and data["cross_check"]["status"] == "skipped"
+    proc = run_cli("run", "--engine", "both", str(EXE / "checks.buggy_expect.mlir"))
+    assert proc.returncode == 1
