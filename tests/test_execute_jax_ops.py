@@ -205,3 +205,28 @@ def test_gpu_backend_code_path_runs_the_same_ops():
     proc = subprocess.run([sys.executable, "-c", JAX_BACKEND_SCRIPT, str(here), ",".join(names)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and f"ok {len(names)}" in proc.stdout, proc.stdout + proc.stderr[-3000:]
+
+
+def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
+    from shlo_lint.checker.parse import LarkParser
+    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.source import SourceFile
+
+    def printing(x):
+        jax.debug.print("x={x}", x=x)
+        return x * 2
+
+    def calling(x):
+        return jax.pure_callback(lambda a: a * 2, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
+
+    for fn, outcome in ((printing, "completed"), (calling, "error")):
+        text = jax.jit(fn).lower(F).as_text()
+        module = scan(SourceFile("cb.mlir", text), LarkParser(cache=False))
+        np.savez(tmp_path / "in.npz", arg0=F)
+        res = Interpreter(module).run(Inputs("npz", path=str(tmp_path / "in.npz")))
+        assert res.outcome == outcome, res.message
+        if outcome == "completed":
+            np.testing.assert_allclose(res.outputs[(0, 0)][0], F * 2)
+            assert any("host callback @xla_ffi_python_cpu_callback" in n and "skipped" in n for n in res.notes)
+        else:
+            assert "jax.pure_callback" in res.message and "cb.mlir:" in res.message
