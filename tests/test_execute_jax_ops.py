@@ -199,8 +199,8 @@ def test_gpu_backend_code_path_runs_the_same_ops():
     import sys
     from pathlib import Path
 
-    names = ["at_set", "at_add_duplicates", "take_2d", "sort_two_keys", "argsort", "max_pool_grad", "conv_grouped",
-             "fft2", "top_k", "special_functions", "random_permutation", "cumsum", "while_data_dependent"]
+    names = ["at_add_duplicates", "take_2d", "sort_two_keys", "max_pool_grad", "conv_grouped", "top_k",
+             "cholesky", "rbg_threefry"]
     here = Path(__file__).resolve().parent
     proc = subprocess.run([sys.executable, "-c", JAX_BACKEND_SCRIPT, str(here), ",".join(names)],
                           capture_output=True, text=True, timeout=300)
