@@ -279,3 +279,20 @@ def test_engine_both_leaves_the_test_harness_to_the_interpreter():
     assert data["engines"]["xla"]["outcome"] == "unsupported" and data["cross_check"]["status"] == "skipped"
     proc = run_cli("run", "--engine", "both", str(EXE / "checks.buggy_expect.mlir"))
     assert proc.returncode == 1
+
+
+def test_custom_form_checks_read_from_their_text_when_the_parser_keeps_them_opaque():
+    """The parser may keep a custom-form op of an unknown dialect opaque (name, operands,
+    results, location): the expected literal, tolerance and probe id come from its text."""
+    body = """  %x = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %x, dense<[1.05, 2.0]> : tensor<2xf32> {tolerance = 0.1 : f64}
+  check.expect_eq_const %x, dense<[1.0, 3.0]> : tensor<2xf32>
+  %p = interpreter.probe %x, probe_id = "px" : tensor<2xf32>
+  check.expect_serialized_eq %x, probe_id = "px", iter = 0 : tensor<2xf32>"""
+    module = shlo_lint.parse(prog(body), "t.mlir")
+    for op in module.walk():
+        if op.name.startswith(("check.", "interpreter.")):
+            op.header.attributes.clear()  # what an opaque op carries: no attributes
+    res = Interpreter(module).run(Inputs("zeros"))
+    assert res.outcome == "failed"
+    assert res.checks["passed"] == 2 and [f["line"] for f in res.checks["failed"]] == [4]
