@@ -27,7 +27,7 @@ from ...attributes import ArrayAttr, DenseElementsAttr, StringAttr
 from ...semantics import Grid
 from ...types import TensorType
 from ..registry import impl, register
-from ..values import TOKEN, ExecutionError, constant_array, dtype_of, is_float, tensor_type
+from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type
 from .common import ComputeFunctions, float_attr, int_attr, symbol_list
 
 DEFAULT_TOLERANCE = 1e-4
@@ -259,6 +259,3 @@ def _ulps(a, b):
     out = np.where(np.isnan(a) & np.isnan(b), 0, out)
     same_bits = a.view(it) == b.view(it)
     return np.where(same_bits, 0, out).astype(np.float64)
-
-
-__all__ = ["CheckFunctions", "dtype_of"]

@@ -16,7 +16,7 @@ from ...attributes import StringAttr
 from ...ir import Operation
 from ..registry import impl, register
 from ..values import ExecutionError
-from .common import ComputeFunctions, enum, flag_attr, int_attr, ints
+from .common import ComputeFunctions, enum, int_attr, ints
 from .shape import pad_array
 
 COMBINE = {
@@ -318,6 +318,3 @@ def _padding(op: Operation, rank: int) -> list[tuple[int, int]]:
         return [(0, 0)] * rank
     vals = ints(op, "padding")
     return [(vals[2 * i], vals[2 * i + 1]) for i in range(rank)]
-
-
-__all__ = ["COMBINE", "ReduceFunctions", "binary_kind", "flag_attr", "returns_argument"]
