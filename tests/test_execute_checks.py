@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import shlo_lint
@@ -122,8 +123,8 @@ def test_module_without_grid_runs_as_one_process():
 
 
 def test_unsupported_op_is_named_not_a_traceback():
-    res = run_text(prog('  %q = "stablehlo.uniform_quantize"() : () -> tensor<2xf32>'))
-    assert res.outcome == "error" and res.message.startswith("cannot execute: op stablehlo.uniform_quantize at t.mlir:2:")
+    res = run_text(prog('  %q = "stablehlo.frobnicate"() : () -> tensor<2xf32>'))
+    assert res.outcome == "error" and res.message.startswith("cannot execute: op stablehlo.frobnicate at t.mlir:2:")
 
 
 def test_bad_scatter_dimension_numbers_are_located():
@@ -224,3 +225,74 @@ def test_uniform_quantization():
   check.expect_eq_const %mb, dense<[0, 2, 6]> : tensor<3xi8>"""
     res = run_text(prog(body))
     assert res.outcome == "completed" and res.checks == {"passed": 3, "failed": []}, (res.message, res.checks)
+
+
+def test_mesh_name_spelling_and_sdy_meshes():
+    """`mesh_name = @m` naming an `sdy.mesh @m = <["x"=2, "y"=4]>` reads the same way."""
+    from shlo_lint.checker.execute.run import run_path
+
+    report = run_path(str(CORPUS / "valid" / "all_gather_valid_mesh_axes.mlir"))
+    assert report.outcome == "completed", report.primary.message
+
+
+def test_batch_norm_ops_follow_the_spec_formulas():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    scale, offset = np.array([1.0, 2.0, 0.5], np.float32), np.array([0.0, 1.0, -1.0], np.float32)
+    dy = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    text = """func.func @main(%x: tensor<4x3x2xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>, %dy: tensor<4x3x2xf32>) -> (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2xf32>, tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %m, %v = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  %i = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %v) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<4x3x2xf32>
+  %gx, %gs, %go = "stablehlo.batch_norm_grad"(%x, %s, %m, %v, %dy) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2xf32>) -> (tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %y, %m, %v, %i, %gx, %gs, %go : tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2xf32>, tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>
+}"""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        np.savez(f"{d}/in.npz", arg0=x, arg1=scale, arg2=offset, arg3=dy)
+        res = Interpreter(shlo_lint.parse(text, "bn.mlir")).run(Inputs("npz", path=f"{d}/in.npz"))
+    assert res.outcome == "completed", res.message
+    y, m, v, inf, gx, gs, go = res.outputs[(0, 0)]
+    mean, var = x.mean((0, 2)), x.var((0, 2))
+    norm = (x - mean[None, :, None]) / np.sqrt(var[None, :, None] + 1e-3)
+    np.testing.assert_allclose(m, mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v, var, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y, norm * scale[None, :, None] + offset[None, :, None], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(inf, y, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(go, dy.sum((0, 2)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gs, (dy * norm).sum((0, 2)), rtol=1e-4, atol=1e-5)
+    # the gradient of sum(dy * batch_norm_training(x)) with respect to x, by finite differences
+    def loss(xx):
+        mu, var_ = xx.mean((0, 2)), xx.var((0, 2))
+        out = (xx - mu[None, :, None]) / np.sqrt(var_[None, :, None] + 1e-3) * scale[None, :, None]
+        return float((out * dy).sum())
+    x64, h, k = x.astype(np.float64), 1e-5, (1, 2, 0)
+    bump = np.zeros_like(x64)
+    bump[k] = h
+    assert abs((loss(x64 + bump) - loss(x64 - bump)) / (2 * h) - gx[k]) < 1e-3
+
+
+def test_engine_both_leaves_the_test_harness_to_the_interpreter():
+    proc = run_cli("run", "--engine", "both", "-f", "json", str(EXE / "checks.mlir"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert data["engines"]["xla"]["outcome"] == "unsupported" and data["cross_check"]["status"] == "skipped"
+    proc = run_cli("run", "--engine", "both", str(EXE / "checks.buggy_expect.mlir"))
+    assert proc.returncode == 1
+
+
+def test_custom_form_checks_read_from_their_text_when_the_parser_keeps_them_opaque():
+    """The parser may keep a custom-form op of an unknown dialect opaque (name, operands,
+    results, location): the expected literal, tolerance and probe id come from its text."""
+    body = """  %x = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %x, dense<[1.05, 2.0]> : tensor<2xf32> {tolerance = 0.1 : f64}
+  check.expect_eq_const %x, dense<[1.0, 3.0]> : tensor<2xf32>
+  %p = interpreter.probe %x, probe_id = "px" : tensor<2xf32>
+  check.expect_serialized_eq %x, probe_id = "px", iter = 0 : tensor<2xf32>"""
+    module = shlo_lint.parse(prog(body), "t.mlir")
+    for op in module.walk():
+        if op.name.startswith(("check.", "interpreter.")):
+            op.header.attributes.clear()  # what an opaque op carries: no attributes
+    res = Interpreter(module).run(Inputs("zeros"))
+    assert res.outcome == "failed"
+    assert res.checks["passed"] == 2 and [f["line"] for f in res.checks["failed"]] == [4]

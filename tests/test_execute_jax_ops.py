@@ -107,6 +107,13 @@ CASES = {
     # PRNG (threefry, written out in StableHLO ops)
     "random_uniform": (lambda x: jax.random.uniform(jax.random.key(3), (4, 5)) + x[0, 0], (F,)),
     "random_permutation": (lambda x: jax.random.permutation(jax.random.key(1), 10) + x[0, 0], (F,)),
+    # rng_bit_generator (the rbg PRNGs): XLA's bits, exactly
+    "rbg_threefry": (lambda x: lax.rng_bit_generator(jnp.abs(x[0, :4] * 1e6).astype(jnp.uint32), (3, 5),
+                                                     algorithm=lax.RandomAlgorithm.RNG_THREE_FRY), (F,)),
+    "rbg_philox_u8": (lambda x: lax.rng_bit_generator(jnp.abs(x[1, :4] * 1e6).astype(jnp.uint32), (7,),
+                                                      dtype=jnp.uint8, algorithm=lax.RandomAlgorithm.RNG_PHILOX), (F,)),
+    "rbg_normal": (lambda x: jax.random.normal(jax.random.key(7, impl="rbg"), (4, 3)) + x[0, 0], (F,)),
+    "unsafe_rbg_uniform": (lambda x: jax.random.uniform(jax.random.key(9, impl="unsafe_rbg"), (5,)) + x[0, 0], (F,)),
 }
 
 
@@ -192,9 +199,34 @@ def test_gpu_backend_code_path_runs_the_same_ops():
     import sys
     from pathlib import Path
 
-    names = ["at_set", "at_add_duplicates", "take_2d", "sort_two_keys", "argsort", "max_pool_grad", "conv_grouped",
-             "fft2", "top_k", "special_functions", "random_permutation", "cumsum", "while_data_dependent"]
+    names = ["at_add_duplicates", "take_2d", "sort_two_keys", "max_pool_grad", "conv_grouped", "top_k",
+             "cholesky", "rbg_threefry"]
     here = Path(__file__).resolve().parent
     proc = subprocess.run([sys.executable, "-c", JAX_BACKEND_SCRIPT, str(here), ",".join(names)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and f"ok {len(names)}" in proc.stdout, proc.stdout + proc.stderr[-3000:]
+
+
+def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
+    from shlo_lint.checker.parse import LarkParser
+    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.source import SourceFile
+
+    def printing(x):
+        jax.debug.print("x={x}", x=x)
+        return x * 2
+
+    def calling(x):
+        return jax.pure_callback(lambda a: a * 2, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
+
+    for fn, outcome in ((printing, "completed"), (calling, "error")):
+        text = jax.jit(fn).lower(F).as_text()
+        module = scan(SourceFile("cb.mlir", text), LarkParser(cache=False))
+        np.savez(tmp_path / "in.npz", arg0=F)
+        res = Interpreter(module).run(Inputs("npz", path=str(tmp_path / "in.npz")))
+        assert res.outcome == outcome, res.message
+        if outcome == "completed":
+            np.testing.assert_allclose(res.outputs[(0, 0)][0], F * 2)
+            assert any("host callback @xla_ffi_python_cpu_callback" in n and "skipped" in n for n in res.notes)
+        else:
+            assert "jax.pure_callback" in res.message and "cb.mlir:" in res.message

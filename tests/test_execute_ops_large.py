@@ -65,3 +65,22 @@ def test_two_key_sort_of_six_thousand_elements():
     order = np.lexsort((-b.astype(np.int64), a))  # a ascending, then b descending
     np.testing.assert_array_equal(res.outputs[(0, 0)][0], a[order])
     np.testing.assert_array_equal(res.outputs[(0, 0)][1], b[order])
+
+
+def test_a_non_associative_reduce_body_runs_in_order():
+    """acc + x*x is not associative: the elements are folded in order, as a loop
+    over them would (and XLA:CPU does), not as a tree."""
+    n = 1000
+    text = f'''func.func @main(%x: tensor<{n}xf32>) -> tensor<f32> {{
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = "stablehlo.reduce"(%x, %c) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.multiply %b, %b : tensor<f32>
+      %u = stablehlo.add %a, %t : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+  }}) {{dimensions = array<i64: 0>}} : (tensor<{n}xf32>, tensor<f32>) -> tensor<f32>
+  return %s : tensor<f32>
+}}'''
+    res = run(text)
+    (x,) = res.inputs[(0, 0)]
+    np.testing.assert_allclose(res.outputs[(0, 0)][0], (x.astype(np.float64) ** 2).sum(), rtol=1e-4)

@@ -2,7 +2,10 @@
 to confirm (or refute) what the static analyses say.
 
 * interpreter.py — the multi-process reference interpreter and its scheduler;
-  ops.py / comm.py hold op semantics (a class per dialect, `@impl` methods).
+  op semantics live in ops/ (one module per op family) and comm.py, classes of
+  `@impl` methods registered in registry.py (the interpreter reads the
+  registry; op modules never import the interpreter); runtime.py holds what
+  both share (frames, waits, slots); mesh_groups.py flattens mesh-axes groups.
 * backends.py — numpy (default) or jax arrays on a GPU (`--device gpu`).
 * xla.py — compile with jaxlib for the grid and run under a watchdog (`jax` extra).
 * replay.py — `--confirm`: replay deadlock findings.

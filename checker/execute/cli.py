@@ -69,10 +69,14 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     """Run PROG for every process of its grid and report what happened.
 
     \b
-    Outcomes: completed (with a summary of the outputs), deadlock (which processes
+    Outcomes: completed (with a summary of the outputs), failed, deadlock (which processes
     are blocked, at which op, waiting for what), aborted (XLA gave up on a stuck
     collective), unsupported, error ("cannot execute: op X at file:line"), timeout.
-    Exit status: 0 completed, 1 deadlock / aborted / engines disagree, 2 otherwise.
+    A program asserting with the check dialect (StableHLO's interpreter tests) is
+    `failed` when a check fails, naming it (file:line:col); a file split at
+    `// -----` lines runs part by part.
+    Exit status: 0 completed, 1 failed check / deadlock / aborted / engines disagree,
+    2 otherwise.
     """
     from .run import RunOptions, render_json, render_text, run_paths
     from .values import ExecutionError, Inputs

@@ -34,7 +34,7 @@ def _op_text(op) -> str:
 
 
 def _mesh_of(text: str, module, op) -> tuple[list[tuple[str, int]], list[int] | None]:
-    m = re.search(r"mesh\s*=\s*@([\w.$-]+)", text)
+    m = re.search(r"mesh(?:_name)?\s*=\s*@([\w.$-]+)", text)
     if m:
         name = m.group(1)
         holder = next((o for o in module.walk() if o.symbol_name == name and o.name != "func.func"), None)

@@ -260,7 +260,11 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
     if options.engine in ("interp", "both"):
         reports["interp"] = run_interp(module, grid, options)
     if options.engine in ("xla", "both"):
-        reports["xla"] = run_xla_engine(module, grid, options)
+        harness = next((op.name for op in module.walk() if op.name.startswith(("check.", "interpreter."))), None)
+        reports["xla"] = EngineReport(
+            "unsupported", "xla", options.device,
+            message=f"{harness}: the check / interpreter dialects are the reference interpreter's test harness; "
+                    "XLA does not run them") if harness else run_xla_engine(module, grid, options)
     if options.engine == "xla-distributed":
         reports["xla-distributed"] = run_distributed_engine(module, grid, options)
     report = RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(), reports,

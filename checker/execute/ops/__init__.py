@@ -2,5 +2,5 @@
 this package registers every class (registry.py); the interpreter does that."""
 from __future__ import annotations
 
-from . import (check, chlo, control, custom_calls, elementwise, indexing, lapack, linalg, random, reduce,  # noqa: F401
-               quant, shape, spmd)
+from . import (batch_norm, check, chlo, control, custom_calls, elementwise, indexing, lapack, linalg,  # noqa: F401
+               quant, random, reduce, shape, spmd)

@@ -27,7 +27,7 @@ from ...attributes import ArrayAttr, DenseElementsAttr, StringAttr
 from ...semantics import Grid
 from ...types import TensorType
 from ..registry import impl, register
-from ..values import TOKEN, ExecutionError, constant_array, dtype_of, is_float, tensor_type
+from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type
 from .common import ComputeFunctions, float_attr, int_attr, symbol_list
 
 DEFAULT_TOLERANCE = 1e-4
@@ -43,8 +43,12 @@ class CheckFunctions(ComputeFunctions):
             if isinstance(pos, ArrayAttr):
                 a = next((e for e in pos.elements if isinstance(e, DenseElementsAttr)), None)
         if not isinstance(a, DenseElementsAttr):
+            a = _dense_in_text(op)  # an op the parser keeps opaque: its literal text
+        if not isinstance(a, DenseElementsAttr):
             raise ExecutionError(f"cannot execute: {op.name} without a readable expected value", op)
         t = a.type if isinstance(a.type, TensorType) else (op.operand_types or [None])[0]
+        if not isinstance(t, TensorType) and op.operands and op.operands[0] is not None:
+            t = op.operands[0].type
         return constant_array(a, tensor_type(t, f"expected value of {op.name}"))
 
     def fail(self, op, message: str) -> list:
@@ -83,7 +87,7 @@ class CheckFunctions(ComputeFunctions):
         bad = self._shape_mismatch(actual, expected)
         if bad:
             return self.fail(op, bad)
-        tol = float_attr(op, "tolerance", DEFAULT_TOLERANCE)
+        tol = float_attr(op, "tolerance", _number_in_text(op, "tolerance", DEFAULT_TOLERANCE))
         if actual.dtype.kind == "c":
             same = _almost(actual.real, expected.real, tol) & _almost(actual.imag, expected.imag, tol)
         elif is_float(actual.dtype):
@@ -98,8 +102,8 @@ class CheckFunctions(ComputeFunctions):
         bad = self._shape_mismatch(actual, expected)
         if bad:
             return self.fail(op, bad)
-        hi = int_attr(op, "max_ulp_difference", 1)
-        lo = int_attr(op, "min_ulp_difference", 0)
+        hi = int_attr(op, "max_ulp_difference", int(_number_in_text(op, "max_ulp_difference", 1)))
+        lo = int_attr(op, "min_ulp_difference", int(_number_in_text(op, "min_ulp_difference", 0)))
         if actual.dtype.kind == "c":
             ulps = np.maximum(_ulps(actual.real, expected.real), _ulps(actual.imag, expected.imag))
         else:
@@ -110,8 +114,8 @@ class CheckFunctions(ComputeFunctions):
     @impl("check.expect_serialized_eq")
     def expect_serialized_eq(self, frame, op, args):
         pid = op.attr("probe_id")
-        key = pid.value if isinstance(pid, StringAttr) else None
-        it = int_attr(op, "iteration", int_attr(op, "iter", 0))
+        key = pid.value if isinstance(pid, StringAttr) else _string_in_text(op, "probe_id")
+        it = int_attr(op, "iteration", int_attr(op, "iter", int(_number_in_text(op, "iter(?:ation)?", 0))))
         seen = self.interp.probes.get(key, [])
         if it >= len(seen):
             return self.fail(op, f"no value was probed as {key!r} (iteration {it})")
@@ -138,7 +142,7 @@ class CheckFunctions(ComputeFunctions):
     @impl("interpreter.probe")
     def probe(self, frame, op, args):
         pid = op.attr("probe_id")
-        key = pid.value if isinstance(pid, StringAttr) else None
+        key = pid.value if isinstance(pid, StringAttr) else _string_in_text(op, "probe_id")
         self.interp.probes.setdefault(key, []).append(np.array(self.host(args[0]), copy=True))
         return [args[0]]
 
@@ -188,6 +192,48 @@ class CheckFunctions(ComputeFunctions):
         return [TOKEN]
 
 
+# When the parser keeps a custom-form op of an unknown dialect opaque (name,
+# operands, results, location, no attributes), its parameters are read from the
+# op's own text: `check.expect_eq_const %x, dense<[1, 2]> : tensor<2xi64>`,
+# `..., tolerance = 0.1`, `probe_id = "p", iter = 1`.
+def _op_text(op) -> str:
+    return op.module.source.text[op.span.start:op.span.end]
+
+
+def _dense_in_text(op):
+    from ...attributes import DenseElementsAttr as _Dense
+
+    text = _op_text(op)
+    start = text.find("dense<")
+    if start < 0:
+        return None
+    depth, i = 0, start + len("dense")
+    for i in range(start + len("dense"), len(text)):
+        c = text[i]
+        depth += c == "<"
+        depth -= c == ">"
+        if depth == 0:
+            break
+    return _Dense(text[start + len("dense<"):i], None) if depth == 0 else None
+
+
+def _number_in_text(op, name: str, default: float) -> float:
+    import re
+
+    m = re.search(rf"\b{name}\s*=\s*([-+0-9.eE]+)", _op_text(op))
+    try:
+        return float(m.group(1)) if m else default
+    except ValueError:
+        return default
+
+
+def _string_in_text(op, name: str) -> str | None:
+    import re
+
+    m = re.search(rf'\b{name}\s*=\s*"([^"]*)"', _op_text(op))
+    return m.group(1) if m else None
+
+
 def _show(v) -> str:
     item = np.asarray(v).item()
     return repr(item) if not isinstance(item, float) else f"{item:.9g}"
@@ -213,6 +259,3 @@ def _ulps(a, b):
     out = np.where(np.isnan(a) & np.isnan(b), 0, out)
     same_bits = a.view(it) == b.view(it)
     return np.where(same_bits, 0, out).astype(np.float64)
-
-
-__all__ = ["CheckFunctions", "dtype_of"]

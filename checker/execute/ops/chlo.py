@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import impl, register
 from ..values import ExecutionError
-from .common import ComputeFunctions, enum, int_attr, ints
+from .common import ComputeFunctions, int_attr, ints
 
 
 def _special():
@@ -133,6 +133,3 @@ class _Retyped:
 
     def __getattr__(self, item):
         return getattr(self._op, item)
-
-
-__all__ = ["ChloFunctions", "enum"]

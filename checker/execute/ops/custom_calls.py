@@ -25,3 +25,28 @@ class CustomCallFunctions(OpFunctions):
             return (yield from fn(frame, op, args))
         return fn(frame, op, args)
 
+
+
+HOST_CALLBACKS = ("xla_ffi_python_cpu_callback", "xla_python_cpu_callback", "xla_ffi_python_gpu_callback",
+                  "xla_python_gpu_callback")
+
+
+@register
+class HostCallbackFunctions(OpFunctions):
+    """Host callbacks (`jax.debug.print`, `jax.debug.callback`, `io_callback`,
+    `pure_callback`) call a Python function that is not in the file. One that
+    returns nothing (a debug print) is skipped with a note, so a program with a
+    print still runs; one whose results the program uses cannot run."""
+
+    @impl(*(f"{PREFIX}{t}" for t in HOST_CALLBACKS))
+    def host_callback(self, frame, op, args):
+        from ...types import TokenType
+        from ..values import TOKEN
+
+        target = custom_call_target(op)
+        if any(not isinstance(t, TokenType) for t in op.result_types):
+            raise ExecutionError(f"cannot execute: custom_call @{target} returns values computed by a Python "
+                                 "function that is not part of the program (jax.pure_callback / io_callback)", op)
+        self.interp.notes.append(f"host callback @{target} at {self.interp.where(op)} skipped (its Python function, "
+                                 "e.g. a jax.debug.print, is not part of the program)")
+        return [TOKEN for _ in op.result_types]

@@ -11,7 +11,7 @@ from ...ir import Operation
 from ..registry import impl, register
 from ..runtime import Frame
 from ..values import TOKEN, ExecutionError, constant_array, dtype_of, is_float
-from .common import ComputeFunctions, enum, int_attr, wrap_narrow
+from .common import ComputeFunctions, enum, int_attr
 
 
 @register

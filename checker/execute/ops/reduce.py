@@ -16,7 +16,7 @@ from ...attributes import StringAttr
 from ...ir import Operation
 from ..registry import impl, register
 from ..values import ExecutionError
-from .common import ComputeFunctions, enum, flag_attr, int_attr, ints
+from .common import ComputeFunctions, enum, int_attr, ints
 from .shape import pad_array
 
 COMBINE = {
@@ -96,8 +96,13 @@ class ReduceFunctions(ComputeFunctions):
         moved = [self.xp.moveaxis(x, dims, tuple(range(len(dims)))) if dims else x for x in xs]
         count = math.prod(xs[0].shape[d] for d in dims)
         vals = [self.xp.reshape(m, (count, *m.shape[len(dims):])) for m in moved]
+        if count > 2 and not self._associative(frame, op, vals):
+            for k in range(count):  # in order, as a loop over the elements would
+                accs = self.apply(frame, op, None, accs, [v[k] for v in vals])
+            return [self.cast(op, acc, i) for i, acc in enumerate(accs)]
         # A balanced tree of the body over the reduced elements (the spec leaves the
-        # schedule to the implementation): log2(count) region runs on whole arrays.
+        # schedule to the implementation, and XLA reorders associative reductions):
+        # log2(count) region runs on whole arrays.
         while count > 1:
             half = count // 2
             merged = self.apply(frame, op, None, [v[:half] for v in vals], [v[half:2 * half] for v in vals])
@@ -107,6 +112,27 @@ class ReduceFunctions(ComputeFunctions):
         if count == 1:
             accs = self.apply(frame, op, None, accs, [v[0] for v in vals])
         return [self.cast(op, acc, i) for i, acc in enumerate(accs)]
+
+    def _associative(self, frame, op, vals: list) -> bool:
+        """Whether the body behaves associatively and commutatively on a sample of
+        the data (three shuffles of up to 64 rows): then any schedule gives the
+        sequential result (up to rounding) and the tree may be used."""
+        rng = np.random.default_rng(0)
+        n = min(64, vals[0].shape[0])
+        rows = [self.xp.asarray(v[:n]) for v in vals]
+        a, b, c = ([r[self.backend.asarray(p)] for r in rows] for p in (rng.permutation(n) for _ in range(3)))
+        ab = self.apply(frame, op, None, a, b)
+        left = self.apply(frame, op, None, ab, c)
+        right = self.apply(frame, op, None, a, self.apply(frame, op, None, b, c))
+        ba = self.apply(frame, op, None, b, a)
+        for x, y in (*zip(left, right), *zip(ab, ba)):
+            x, y = np.asarray(self.host(x)), np.asarray(self.host(y))
+            if x.dtype.kind in "fc":
+                if not np.allclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True):
+                    return False
+            elif not np.array_equal(x, y):
+                return False
+        return True
 
     @impl("stablehlo.reduce_window")
     def reduce_window(self, frame, op, args):
@@ -292,6 +318,3 @@ def _padding(op: Operation, rank: int) -> list[tuple[int, int]]:
         return [(0, 0)] * rank
     vals = ints(op, "padding")
     return [(vals[2 * i], vals[2 * i + 1]) for i in range(rank)]
-
-
-__all__ = ["COMBINE", "ReduceFunctions", "binary_kind", "flag_attr", "returns_argument"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import impl, register
-from ..values import ExecutionError, dtype_of
+from ..values import ExecutionError
 from .common import ComputeFunctions, int_attr, ints
 
 
@@ -135,6 +135,3 @@ def pad_array(xp, backend, a, value, lo, hi, interior):
     out = backend.update(out, index, a)
     crop = tuple(slice(max(-l, 0), b - max(-h, 0)) for l, h, b in zip(lo, hi, big))
     return out[crop]
-
-
-__all__ = ["ShapeFunctions", "dtype_of", "pad_array"]

@@ -113,8 +113,10 @@ class ShardingFunctions(OpFunctions):
     def identity(self, frame, op, args):
         return list(args)
 
-    @impl("custom_call@Sharding")
+    @impl("custom_call@Sharding", "custom_call@annotate_device_placement", "custom_call@MoveToHost",
+          "custom_call@MoveToDevice")
     def cc_sharding(self, frame, op, args):
+        """Annotations (sharding, memory placement): the value passes through."""
         return list(args)
 
     @impl("custom_call@SPMDFullToShardShape")
