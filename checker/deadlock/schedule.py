@@ -25,6 +25,8 @@ from .model import _Facts, _key_of
 ISSUES = ("collective", "start", "permute")
 MAX_VARIANTS = 16
 """Reorders tried per program (each is one more decision of the model)."""
+WINDOW = 8
+"""How many earlier collectives of its block run each one is tried against."""
 
 
 @dataclass(frozen=True)
@@ -35,21 +37,26 @@ class Reorder:
     second: Step
 
 
-def independent(first: Operation, second: Operation) -> bool:
+def independent(first: Operation, second: Operation, positions: dict[int, dict[int, int]] | None = None) -> bool:
     """True when `second` uses no result of `first` nor of any op between them
     (same block): the scheduler may issue it first. SSA order makes the direct
     operands enough: anything they depend on is defined before them."""
     block = second.parent
     if block is None or first.parent is not block:
         return False
-    ops = block.operations
-    ia = next((i for i, o in enumerate(ops) if o is first), None)
-    ib = next((i for i, o in enumerate(ops) if o is second), None)
+    positions = {} if positions is None else positions
+    pos = positions.get(id(block))
+    if pos is None:
+        pos = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
+    ia, ib = pos.get(id(first)), pos.get(id(second))
     if ia is None or ib is None or ia >= ib:
         return False
-    between = {id(o) for o in ops[ia:ib]}
-    return not any(v is not None and isinstance(v.owner, Operation) and id(v.owner) in between
-                   for v in second.operands)
+    for v in second.operands:
+        if v is not None and isinstance(v.owner, Operation):
+            k = pos.get(id(v.owner))
+            if k is not None and ia <= k < ib:
+                return False
+    return True
 
 
 def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reorder]:
@@ -60,6 +67,7 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
         if st.role in ISSUES and st.block >= 0:
             by_block.setdefault(st.block, []).append(st)
     out: list[Reorder] = []
+    positions: dict[int, dict[int, int]] = {}
     for steps in by_block.values():
         if len(steps) < 2 or all(bool(s.mask.all()) for s in steps):
             continue  # every process runs this block: one schedule for all of them
@@ -68,12 +76,12 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
             ib = facts.info(b.op)
             if ib.problem or ib.invalid or ib.external:
                 continue
-            for i in range(j):
+            for i in range(max(0, j - WINDOW), j):
                 a = steps[i]
                 ia = facts.info(a.op)
                 if ia.problem or ia.invalid or ia.external or _key_of(ia, "xla") == _key_of(ib, "xla"):
                     continue
-                if independent(a.op, b.op):
+                if independent(a.op, b.op, positions):
                     out.append(Reorder(a, b))
                     if len(out) >= limit:
                         return out
