@@ -21,6 +21,7 @@ from typing import Iterator
 
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.deadlock import Blocked, Deadlock, Peer, Verdict, analyze
+from shlo_lint.checker.deadlock.schedule import independent
 from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
@@ -219,6 +220,16 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     return "every process of a group must reach the same collectives in the same order"
 
 
+def _scheduler_may_align(d: Deadlock) -> bool:
+    """The crossed issues of some process are independent (their order is the
+    scheduler's choice): the message must not suggest it always hangs."""
+    for _p, items in d.orders:
+        steps = [st for st, _t in items]
+        if len(steps) >= 2 and steps[0].block == steps[1].block and independent(steps[0].op, steps[1].op):
+            return True
+    return False
+
+
 MAX_CYCLE = 16
 """Processes of a cycle named in the message before "and N more"."""
 
@@ -286,6 +297,9 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         if d.orders:
             msg += "; issue orders differ: " + "; ".join(
                 f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
+            if v.schedule is None and _scheduler_may_align(d):
+                msg += (" (neither of the first two depends on the other, so XLA's scheduler chooses their order "
+                        "in each branch: it hangs whenever the orders stay crossed, as written)")
         if v.schedule is not None:
             a, b = v.schedule.first, v.schedule.second
             msg += (f" — in an issue order XLA's scheduler may choose: the {_issue(b)} at line {_line(ctx, b.op)} "

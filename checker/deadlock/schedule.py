@@ -9,7 +9,8 @@ computation share its schedule; processes in different branches run
 different schedules. So a program whose processes split over branches can
 deadlock for an order the scheduler chooses even when the order written is
 fine: `candidates` finds the pairs of issued collectives in one branch run
-whose later one depends on nothing from the earlier one up to it, and
+whose later one does not depend on the earlier one (what it needs in
+between is plain computation that moves up with it), and
 `variant` is the trace with that later one issued first (by the processes of
 that run only), which the model then decides like any trace.
 """
@@ -19,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..ir import Operation
-from ..spmd import ProcessClass, Step, Trace
+from ..spmd import ProcessClass, Step, Trace, comm_role
 from .model import _Facts, _key_of
 
 ISSUES = ("collective", "start", "permute")
@@ -38,9 +39,10 @@ class Reorder:
 
 
 def independent(first: Operation, second: Operation, positions: dict[int, dict[int, int]] | None = None) -> bool:
-    """True when `second` uses no result of `first` nor of any op between them
-    (same block): the scheduler may issue it first. SSA order makes the direct
-    operands enough: anything they depend on is defined before them."""
+    """True when the scheduler may issue `second` before `first` (same block):
+    nothing `second` needs, directly or through the ops between them, comes from
+    `first`, and what it needs between them is plain computation (no
+    communication, no region that may hold some), which moves up with it."""
     block = second.parent
     if block is None or first.parent is not block:
         return False
@@ -51,11 +53,21 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     ia, ib = pos.get(id(first)), pos.get(id(second))
     if ia is None or ib is None or ia >= ib:
         return False
-    for v in second.operands:
-        if v is not None and isinstance(v.owner, Operation):
-            k = pos.get(id(v.owner))
-            if k is not None and ia <= k < ib:
+    todo = [second]
+    seen = {id(second)}
+    while todo:
+        op = todo.pop()
+        for v in op.operands:
+            owner = v.owner if v is not None else None
+            if not isinstance(owner, Operation) or id(owner) in seen:
+                continue
+            k = pos.get(id(owner))
+            if k is None or k < ia:
+                continue  # defined before `first` (or outside the block): ready either way
+            if owner is first or owner.regions or comm_role(owner) is not None:
                 return False
+            seen.add(id(owner))
+            todo.append(owner)
     return True
 
 
