@@ -245,7 +245,7 @@ def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
         extra = f" ({n} processes blocked)" if n > len(selves) and n > 1 else ""
         return (f"deadlock: {who} for {'themselves' if len(selves) > 1 else 'itself'} at this "
                 f"{primary.what}{where}: the op {'each' if len(selves) > 1 else 'it'} waits for comes later in "
-                f"{'its' if len(selves) > 1 else 'its'} own program{extra}")
+                f"its own program{extra}")
     names = [_proc(p) for p in chain]
     if len(names) > MAX_CYCLE:
         cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"

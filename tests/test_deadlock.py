@@ -49,6 +49,7 @@ EXPECTED = {
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
     "send_recv_different_channels.mlir": ("deadlock", "missing-peer", 2),
     "self_wait.mlir": ("deadlock", "cycle", 2),
+    "sync_collectives_scheduler_order.mlir": ("deadlock", "cycle", 4),
     "jax_psend_without_precv.mlir": ("deadlock", "missing-peer", 7),
     "jax_precv_without_psend.mlir": ("deadlock", "missing-peer", 7),
     "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
@@ -210,6 +211,29 @@ def test_scheduler_order_is_named():
     written = verdict_of(CORPUS / "deadlock" / "jax_cond_async_starts_scheduler_order.mlir",
                          **{"deadlock-matching": "spec"})
     assert written.schedule is None
+
+
+def test_one_schedule_per_computation():
+    """The scheduler's order applies to every run of a block, and only inside
+    branches (where processes run different computations)."""
+    from shlo_lint.checker.deadlock import _Facts
+    from shlo_lint.checker.deadlock.schedule import candidates, variant
+    from shlo_lint.checker.spmd import structure, trace
+
+    m = scan(SourceFile("t.mlir", (CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir").read_text()),
+             parser())
+    s = structure(m)
+    tr = trace(m, grid_of(m), s)
+    r, = candidates(tr, _Facts(tr.grid, s))
+    assert (r.first.op.name, r.second.op.name) == ("stablehlo.all_reduce", "stablehlo.all_gather")
+    vt = variant(tr, r)
+    assert [st.op.name for st in vt.steps_of((0, 0))] == ["stablehlo.all_gather", "stablehlo.all_reduce"]
+    assert [st.op.name for st in vt.steps_of((0, 2))] == ["stablehlo.all_reduce", "stablehlo.all_gather"]
+    # the same two collectives in a body every process runs: one schedule for all, no candidate
+    m = scan(SourceFile("t.mlir", (CORPUS / "real" / "async_two_overlapping.mlir").read_text()), parser())
+    s = structure(m)
+    tr = trace(m, grid_of(m), s)
+    assert candidates(tr, _Facts(tr.grid, s)) == []
 
 
 def _xla_outcome(path):

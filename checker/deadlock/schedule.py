@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..ir import Operation
-from ..spmd import ProcessClass, Step, Trace, comm_role
+from ..spmd import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
 from .model import _Facts, _key_of
 
 ISSUES = ("collective", "start", "permute")
@@ -83,6 +83,8 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
     for steps in by_block.values():
         if len(steps) < 2 or all(bool(s.mask.all()) for s in steps):
             continue  # every process runs this block: one schedule for all of them
+        if not any(op.name in BRANCH_OPS for op, _label in steps[0].context):
+            continue  # not inside a branch: every process that runs it runs the same computation
         for j in range(1, len(steps)):
             b = steps[j]
             ib = facts.info(b.op)
@@ -101,15 +103,31 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
 
 
 def variant(tr: Trace, r: Reorder) -> Trace:
-    """The trace with `r.second` issued just before `r.first` on the processes that run both."""
-    a, b = r.first.index, r.second.index
+    """The trace with `r.second` issued just before `r.first` in every run of
+    their block (one computation has one schedule: every iteration of a loop
+    around them, every process that runs them, gets the same order)."""
+    runs: dict[int, list] = {}
+    for st in tr.steps:
+        if st.op is r.first.op or st.op is r.second.op:
+            got = runs.setdefault(st.block, [None, None])
+            k = 0 if st.op is r.first.op else 1
+            if got[k] is None:
+                got[k] = st.index
+    hoist = {a: b for a, b in runs.values() if a is not None and b is not None and a < b}
+    partner = {b: a for a, b in hoist.items()}
     classes = []
     for cls in tr.classes:
-        steps = cls.steps
-        if a in steps and b in steps:
-            moved = [k for k in steps if k != b]
-            moved.insert(moved.index(a), b)
-            classes.append(ProcessClass(cls.processes, moved))
-        else:
+        have = set(cls.steps)
+        if not any(a in have and b in have for a, b in hoist.items()):
             classes.append(cls)
+            continue
+        out = []
+        for k in cls.steps:
+            if k in partner and partner[k] in have:
+                continue  # issued earlier, just before its partner
+            b = hoist.get(k)
+            if b is not None and b in have:
+                out.append(b)
+            out.append(k)
+        classes.append(ProcessClass(cls.processes, out))
     return dataclasses.replace(tr, classes=classes)
