@@ -104,6 +104,8 @@ def waits_text(b: Blocked, limit: int = 3) -> str:
             parts.append(text)
     if len(groups) > limit:
         parts.append(f"and {len(groups) - limit} more")
+    if b.waits_more:
+        parts.append(f"and {b.waits_more} more process{'es' if b.waits_more != 1 else ''} of the group")
     return "; ".join(parts)
 
 
@@ -275,6 +277,9 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         else:
             missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
             who = _procs([w.process for w in missing]) or "a peer"
+            if missing and primary.waits_more:  # the waits were cut: count the whole group
+                total = len(missing) + primary.waits_more
+                who = ", ".join(_proc(w.process) for w in missing[:3]) + f" and {total - 3} more"
             one = len(missing) <= 1
             noun = "recv" if primary.at_end else "send" if _kind(primary.op) == "recv" else ""
             if noun:  # point-to-point: name the op the peer lacks
