@@ -153,6 +153,11 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
         diag = diag.note(ctx.loc(b.op), f"process {_proc(b.process)} is blocked here, at {b.what}")
         if len(seen) > 4:
             break
+    for proc, items in d.orders:  # where each issue order starts (the message lists them)
+        if len(items) >= 2:
+            first, then = items[0][0], items[1][0]
+            diag = diag.note(ctx.loc(first.op), f"process {_proc(proc)} issues this {_issue(first)} first, then the "
+                                                f"{_issue(then)} at line {_line(ctx, then.op)}")
     branch = _branch_note(ctx, primary)
     if branch is not None:
         diag = diag.note(*branch)
