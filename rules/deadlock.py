@@ -22,6 +22,7 @@ from typing import Iterator
 
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.deadlock import Blocked, Deadlock, Peer, Verdict, analyze
+from shlo_lint.checker.deadlock.schedule import independent
 from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
@@ -105,6 +106,8 @@ def waits_text(b: Blocked, limit: int = 3) -> str:
             parts.append(text)
     if len(groups) > limit:
         parts.append(f"and {len(groups) - limit} more")
+    if b.waits_more:
+        parts.append(f"and {b.waits_more} more process{'es' if b.waits_more != 1 else ''} of the group")
     return "; ".join(parts)
 
 
@@ -170,6 +173,11 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
         diag = diag.note(ctx.loc(b.op), f"process {_proc(b.process)} is blocked here, at {b.what}")
         if len(seen) > 4:
             break
+    for proc, items in d.orders:  # where each issue order starts (the message lists them)
+        if len(items) >= 2:
+            first, then = items[0][0], items[1][0]
+            diag = diag.note(ctx.loc(first.op), f"process {_proc(proc)} issues this {_issue(first)} first, then the "
+                                                f"{_issue(then)} at line {_line(ctx, then.op)}")
     branch = _branch_note(ctx, primary)
     if branch is not None:
         diag = diag.note(*branch)
@@ -239,6 +247,16 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     return "every process of a group must reach the same collectives in the same order"
 
 
+def _scheduler_may_align(d: Deadlock) -> bool:
+    """The crossed issues of some process are independent (their order is the
+    scheduler's choice): the message must not suggest it always hangs."""
+    for _p, items in d.orders:
+        steps = [st for st, _t in items]
+        if len(steps) >= 2 and steps[0].block == steps[1].block and independent(steps[0].op, steps[1].op):
+            return True
+    return False
+
+
 MAX_CYCLE = 16
 """Processes of a cycle named in the message before "and N more"."""
 
@@ -254,7 +272,7 @@ def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
         extra = f" ({n} processes blocked)" if n > len(selves) and n > 1 else ""
         return (f"deadlock: {who} for {'themselves' if len(selves) > 1 else 'itself'} at this "
                 f"{primary.what}{where}: the op {'each' if len(selves) > 1 else 'it'} waits for comes later in "
-                f"{'its' if len(selves) > 1 else 'its'} own program{extra}")
+                f"its own program{extra}")
     names = [_proc(p) for p in chain]
     if len(names) > MAX_CYCLE:
         cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"
@@ -284,6 +302,9 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         else:
             missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
             who = _procs([w.process for w in missing]) or "a peer"
+            if missing and primary.waits_more:  # the waits were cut: count the whole group
+                total = len(missing) + primary.waits_more
+                who = ", ".join(_proc(w.process) for w in missing[:3]) + f" and {total - 3} more"
             one = len(missing) <= 1
             noun = "recv" if primary.at_end else "send" if _kind(primary.op) == "recv" else ""
             if noun:  # point-to-point: name the op the peer lacks
@@ -306,6 +327,9 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         if d.orders:
             msg += "; issue orders differ: " + "; ".join(
                 f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
+            if v.schedule is None and _scheduler_may_align(d):
+                msg += (" (neither of the first two depends on the other, so XLA's scheduler chooses their order "
+                        "in each branch: it hangs whenever the orders stay crossed, as written)")
         if v.schedule is not None:
             a, b = v.schedule.first, v.schedule.second
             msg += (f" — in an issue order XLA's scheduler may choose: the {_issue(b)} at line {_line(ctx, b.op)} "

@@ -66,6 +66,7 @@ EXPECTED = {
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
     "send_recv_different_channels.mlir": ("deadlock", "missing-peer", 2),
     "self_wait.mlir": ("deadlock", "cycle", 2),
+    "sync_collectives_scheduler_order.mlir": ("deadlock", "cycle", 4),
     "jax_psend_without_precv.mlir": ("deadlock", "missing-peer", 7),
     "jax_precv_without_psend.mlir": ("deadlock", "missing-peer", 7),
     "jax_cond_async_starts_crossed.mlir": ("deadlock", "cycle", 8),
@@ -230,6 +231,29 @@ def test_scheduler_order_is_named():
     assert written.schedule is None
 
 
+def test_one_schedule_per_computation():
+    """The scheduler's order applies to every run of a block, and only inside
+    branches (where processes run different computations)."""
+    from shlo_lint.checker.deadlock import _Facts
+    from shlo_lint.checker.deadlock.schedule import candidates, variant
+    from shlo_lint.checker.spmd import structure, trace
+
+    m = scan(SourceFile("t.mlir", (CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir").read_text()),
+             parser())
+    s = structure(m)
+    tr = trace(m, grid_of(m), s)
+    r, = candidates(tr, _Facts(tr.grid, s))
+    assert (r.first.op.name, r.second.op.name) == ("stablehlo.all_reduce", "stablehlo.all_gather")
+    vt = variant(tr, r)
+    assert [st.op.name for st in vt.steps_of((0, 0))] == ["stablehlo.all_gather", "stablehlo.all_reduce"]
+    assert [st.op.name for st in vt.steps_of((0, 2))] == ["stablehlo.all_reduce", "stablehlo.all_gather"]
+    # the same two collectives in a body every process runs: one schedule for all, no candidate
+    m = scan(SourceFile("t.mlir", (CORPUS / "real" / "async_two_overlapping.mlir").read_text()), parser())
+    s = structure(m)
+    tr = trace(m, grid_of(m), s)
+    assert candidates(tr, _Facts(tr.grid, s)) == []
+
+
 def _xla_outcome(path):
     from shlo_lint.checker.execute.run import RunOptions, run_path
 
@@ -373,6 +397,19 @@ def test_the_time_limit_holds_on_all_distinct_deadlocks(group):
         assert v.status in ("deadlock", "unknown")
         if v.status == "unknown":
             assert "deadlock-timeout-ms" in v.reason
+
+
+def test_half_a_large_group_missing_is_linear_and_counted():
+    """4,096 processes wait at an all_reduce over 8,192 that the other 4,096 never
+    reach: the waits are collected once per collective instance (not once per
+    waiting member), and the message counts the whole missing half."""
+    text = branch_psum(8192, 4096, [list(range(8192))])
+    t0 = time.monotonic()
+    diags = [d for d in lint_text(text, "t.mlir", Config(select=("deadlock",))) if d.category == "deadlock"]
+    assert time.monotonic() - t0 < 15
+    d, = diags
+    assert d.code == "SHLO501" and "(0, 4096), (0, 4097), (0, 4098) and 4093 more finish" in d.message
+    assert "(4096 processes blocked)" in d.message
 
 
 def test_max_processes_skips_with_a_finding():

@@ -191,3 +191,106 @@ def test_trace_needs_a_grid_and_an_entry():
     m = mod("module @m {\n}\n")
     with pytest.raises(KeyError):
         trace(m, Grid(1, 2))
+
+
+# ----------------------------------------------------------------------------- issue order, classes, limits
+def test_device_sends_and_recvs_are_matched_here_host_transfers_are_external():
+    """A channel used on one side only is no longer taken to talk to another
+    program (that is declared with the external-channels option)."""
+    send = (f'%s = "stablehlo.send"(%x, %t) <{{channel_handle = {CH}, source_target_pairs = dense<[[0, 1]]> : '
+            f'tensor<1x2xi64>}}> : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token')
+    host = ('%h = "stablehlo.send"(%x, %t) <{channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>, '
+            'is_host_transfer = true}> : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token')
+    m = mod(program(f"    %t = stablehlo.create_token : !stablehlo.token\n    {send}\n    {host}\n"
+                    "    return %x : tensor<4xf32>", n=2))
+    s = structure(m)
+    assert [op.name for op in s.p2p] == ["stablehlo.send"] and len(s.external) == 1
+    assert not s.uniform
+
+
+def test_steps_record_the_block_run_they_were_issued_in():
+    body = f"""    %p = stablehlo.partition_id : tensor<ui32>
+    %i = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>
+    %r = "stablehlo.case"(%i) ({{
+      {psum("%x", "%a")}
+      {psum("%a", "%b")}
+      stablehlo.return %b : tensor<4xf32>
+    }}, {{
+      {psum("%x", "%c")}
+      stablehlo.return %c : tensor<4xf32>
+    }}) : (tensor<i32>) -> tensor<4xf32>
+    {psum("%r", "%s")}
+    return %s : tensor<4xf32>"""
+    tr = trace(mod(program(body, n=2)), Grid(1, 2))
+    a, b, c, s = tr.steps
+    assert a.block == b.block != c.block  # one run of branch 0, one of branch 1
+    assert s.block not in (a.block, c.block)  # the function body
+
+
+def test_skipped_collectives_are_not_traced():
+    body = f"""    {psum()}
+    %p = stablehlo.partition_id : tensor<ui32>
+    %i = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>
+    %r = "stablehlo.case"(%i) ({{
+      stablehlo.return %s : tensor<4xf32>
+    }}, {{
+      {psum("%s", "%t")}
+      stablehlo.return %t : tensor<4xf32>
+    }}) : (tensor<i32>) -> tensor<4xf32>
+    return %r : tensor<4xf32>"""
+    m = mod(program(body, n=2))
+    s = structure(m)
+    assert len(trace(m, Grid(1, 2), s).steps) == 2
+    tr = trace(m, Grid(1, 2), s, skip=lambda op: True)
+    assert tr.steps == [] and len(tr.classes) == 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_classes_group_exactly_the_processes_with_the_same_steps(seed):
+    """Classes from packed mask columns equal grouping by the step sets themselves."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    trips = rng.integers(0, 4, size=n)  # a loop whose trip count is a table lookup, written as selects
+    body = ["    %p = stablehlo.partition_id : tensor<ui32>",
+            "    %pi = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>",
+            "    %n0 = stablehlo.constant dense<0> : tensor<i32>"]
+    for k in range(n):
+        body += [f"    %k{k} = stablehlo.constant dense<{k}> : tensor<i32>",
+                 f"    %v{k} = stablehlo.constant dense<{int(trips[k])}> : tensor<i32>",
+                 f"    %e{k} = stablehlo.compare EQ, %pi, %k{k}, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                 f"    %n{k + 1} = stablehlo.select %e{k}, %v{k}, %n{k} : tensor<i1>, tensor<i32>"]
+    ids = ", ".join(f"[{i}]" for i in range(n))
+    body.append(f"""    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %zero, %h = %x) : tensor<i32>, tensor<4xf32>
+    cond {{
+      %lt = stablehlo.compare LT, %i, %n{n}, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %s = "stablehlo.all_reduce"(%h) <{{channel_handle = {CH}, replica_groups = dense<[{ids}]> : tensor<{n}x1xi64>, use_global_device_ids}}> {ADD} : (tensor<4xf32>) -> tensor<4xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i1, %s : tensor<i32>, tensor<4xf32>
+    }}
+    return %r#1 : tensor<4xf32>""")
+    tr = trace(mod(program("\n".join(body), n=n)), Grid(1, n))
+    by_steps: dict[tuple, set] = {}
+    for p in range(n):
+        by_steps.setdefault(tuple(s.index for s in tr.steps if s.mask[p]), set()).add(p)
+    got = {tuple(c.steps): set(c.processes.tolist()) for c in tr.classes}
+    assert got == by_steps
+    assert all(len(tr.steps_of(p)) == trips[p] for p in range(n))
+    assert int(tr.class_of[0]) == 0  # numbered by their first process
+
+
+def test_class_events_over_the_limit_stop_the_trace():
+    import sys
+
+    from shlo_lint.checker.spmd import TraceLimit
+
+    sys.path.insert(0, str(CORPUS / "deadlock"))
+    from generate_grids import all_distinct
+
+    m = mod(all_distinct(64, 2))
+    with pytest.raises(TraceLimit, match="deadlock-max-events"):
+        trace(m, grid_of(m), max_class_events=100)
+    assert len(trace(m, grid_of(m), max_class_events=64 * 64).classes) == 64

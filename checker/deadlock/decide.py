@@ -215,28 +215,88 @@ def _verdict_from(model: Model, final: list[int], matching: str, opts: dict, dea
                            invalid_only=invalid_only, stats=stats)
         return Verdict("deadlock-free", matching, "propagation",
                        "every process runs to completion (exact per-process propagation)", stats=stats)
+    needs, waiting_at = _needs(model, final, blocked, deadline)
     # Which blocked processes could still be freed by what unresolved processes do?
-    needs: dict[int, list[tuple[int, int | None]]] = {}
-    for p in blocked:
-        e = model.events[p][final[p]]
-        needs[p] = [(q, j) for q, j in model.requirements(p, e) if j is None or final[q] < j]
+    # A worklist over "q became possible → recheck who needs q" (linear).
     possible = set(unres)
-    changed = True
-    while changed:
-        changed = False
-        for p in blocked:
-            if p in possible:
-                continue
-            if needs[p] and all(q in possible or (j is None and model.truncated[q]) for q, j in needs[p]):
-                possible.add(p)
-                changed = True
+    needed_by: dict[int, list[int]] = {}
+    for p in blocked:
+        for q, _j in needs[p]:
+            needed_by.setdefault(q, []).append(p)
+
+    def freeable(p: int) -> bool:
+        return bool(needs[p]) and all(q in possible or (j is None and model.truncated[q]) for q, j in needs[p])
+
+    todo = [p for p in blocked if freeable(p)]
+    while todo:
+        p = todo.pop()
+        if p in possible:
+            continue
+        possible.add(p)
+        for r in needed_by.get(p, ()):
+            if r not in possible and freeable(r):
+                todo.append(r)
     stuck = [p for p in blocked if p not in possible]
     if not stuck:
         return Verdict("unknown", matching, "propagation", _unres_reason(model, unres),
                        unresolved=unresolved_steps, invalid_only=invalid_only, stats=stats)
-    deadlocks, groups = _counterexamples(model, final, stuck, needs, opts, deadline)
+    # processes blocked at one collective instance belong to one group (their
+    # needs are cut at NEEDS_SHOWN, so they may not name each other)
+    deadlocks, groups = _counterexamples(model, final, stuck, needs, opts, deadline, list(waiting_at.values()))
     stats["deadlock_groups"] = groups
     return Verdict("deadlock", matching, "propagation", None, deadlocks, unresolved=unresolved_steps, stats=stats)
+
+
+class Needs(list):
+    """A cut list of waits; `more` counts the ones left out."""
+
+    more = 0
+
+
+NEEDS_SHOWN = 32
+"""Peers kept per process blocked at a collective (a group can be the whole grid:
+listing every missing member for every waiting member is quadratic)."""
+
+
+def _needs(model: Model, final: list[int], blocked: list[int], deadline: float):
+    """What each blocked process still waits for: (q, j) = q must reach its event
+    j (None: it has no such event). For a collective, the members that have not
+    reached it, computed once per instance and cut at NEEDS_SHOWN (the verdict's
+    `stats["waits_cut"]` counts the cuts). Returns (needs, instance → its blocked
+    processes)."""
+    from .model import COLL, DONE, START
+
+    needs: dict[int, list[tuple[int, int | None]]] = {}
+    per_instance: dict[int, list[tuple[int, int | None]]] = {}
+    waiting_at: dict[int, list[int]] = {}
+    for k, p in enumerate(blocked):
+        if (k & 1023) == 1023 and time.monotonic() > deadline + 0.5:
+            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while collecting the waits")
+        e = model.events[p][final[p]]
+        inst = None
+        if e[0] == COLL or (e[0] == START and model.issue_order):
+            inst = e[2]
+        elif e[0] == DONE and e[2][0] == START:
+            inst = e[2][2]
+        if inst is None:
+            needs[p] = [(q, j) for q, j in model.requirements(p, e) if j is None or final[q] < j]
+            continue
+        got = per_instance.get(id(inst))
+        if got is None:
+            got, count = [], 0
+            for q in inst.members.tolist():
+                j = inst.pos.get(q)
+                if j is None or final[q] < j:
+                    count += 1
+                    if len(got) <= NEEDS_SHOWN:
+                        got.append((q, j))
+            got = per_instance[id(inst)] = (got, count)
+        shown = Needs((q, j) for q, j in got[0] if q != p)
+        del shown[NEEDS_SHOWN:]
+        shown.more = max(0, got[1] - len(shown) - (1 if any(q == p for q, _j in got[0]) else 0))
+        needs[p] = shown
+        waiting_at.setdefault(id(inst), []).append(p)
+    return needs, waiting_at
 
 
 def _unres_reason(model: Model, unres: list[int]) -> str:

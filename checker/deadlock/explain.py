@@ -51,7 +51,7 @@ def _z3_core(model: Model, cycle: list[int], final: list[int], timeout_ms: int) 
 
 # =========================================================================== counterexamples
 def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, opts,
-                     deadline) -> tuple[list[Deadlock], int]:
+                     deadline, together: list[list[int]] = ()) -> tuple[list[Deadlock], int]:
     """The deadlock groups explained (at most MAX_DEADLOCKS, and the first one
     whatever the time), and how many groups there are in all."""
     stuck_set = set(stuck)
@@ -70,6 +70,12 @@ def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, op
                 ra, rb = find(p), find(q)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
+    for group in together:  # blocked at one collective instance: one group
+        inside = [p for p in group if p in stuck_set]
+        for p, q in zip(inside, inside[1:]):
+            ra, rb = find(p), find(q)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
     comps: dict[int, list[int]] = {}
     for p in stuck:
         comps.setdefault(find(p), []).append(p)
@@ -242,7 +248,7 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
         op = step.op  # type: ignore[union-attr]
         what = _event_text(model, p, e)
     return Blocked(divmod(p, P), step, op, what, tuple(waits), completed, completed_what,
-                   _hint(model, p, e, need), at_end=e[0] == EXIT)
+                   _hint(model, p, e, need), at_end=e[0] == EXIT, waits_more=getattr(need, "more", 0))
 
 
 def _hint(model: Model, p: int, e: tuple, need) -> tuple[Operation, str] | None:

@@ -233,7 +233,7 @@ def acyclic(cons, deadline: float | None = None) -> bool:
             succ.setdefault((c, a), []).append((c, b))
             indeg[(c, b)] = indeg.get((c, b), 0) + 1
         for i in order:
-            indeg.setdefault((c, i), indeg.get((c, i), 0))
+            indeg.setdefault((c, i), 0)
     for node, ps in preds.items():
         for p in ps:
             succ.setdefault(p, []).append(node)

@@ -47,6 +47,9 @@ class Blocked:
     at_end: bool = False
     """True when the process reached the end of its program and waits there for
     a send of its (`op`) to be received (XLA's send-done)."""
+    waits_more: int = 0
+    """Processes it also waits for, left out of `waits_for` (a collective over a
+    large group lists the first few members that never arrive)."""
 
 
 @dataclass(frozen=True)

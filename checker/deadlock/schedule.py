@@ -9,7 +9,8 @@ computation share its schedule; processes in different branches run
 different schedules. So a program whose processes split over branches can
 deadlock for an order the scheduler chooses even when the order written is
 fine: `candidates` finds the pairs of issued collectives in one branch run
-whose later one depends on nothing from the earlier one up to it, and
+whose later one does not depend on the earlier one (what it needs in
+between is plain computation that moves up with it), and
 `variant` is the trace with that later one issued first (by the processes of
 that run only), which the model then decides like any trace.
 """
@@ -19,12 +20,14 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..ir import Operation
-from ..spmd import ProcessClass, Step, Trace
+from ..spmd import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
 from .model import _Facts, _key_of
 
 ISSUES = ("collective", "start", "permute")
 MAX_VARIANTS = 16
 """Reorders tried per program (each is one more decision of the model)."""
+WINDOW = 8
+"""How many earlier collectives of its block run each one is tried against."""
 
 
 @dataclass(frozen=True)
@@ -35,21 +38,37 @@ class Reorder:
     second: Step
 
 
-def independent(first: Operation, second: Operation) -> bool:
-    """True when `second` uses no result of `first` nor of any op between them
-    (same block): the scheduler may issue it first. SSA order makes the direct
-    operands enough: anything they depend on is defined before them."""
+def independent(first: Operation, second: Operation, positions: dict[int, dict[int, int]] | None = None) -> bool:
+    """True when the scheduler may issue `second` before `first` (same block):
+    nothing `second` needs, directly or through the ops between them, comes from
+    `first`, and what it needs between them is plain computation (no
+    communication, no region that may hold some), which moves up with it."""
     block = second.parent
     if block is None or first.parent is not block:
         return False
-    ops = block.operations
-    ia = next((i for i, o in enumerate(ops) if o is first), None)
-    ib = next((i for i, o in enumerate(ops) if o is second), None)
+    positions = {} if positions is None else positions
+    pos = positions.get(id(block))
+    if pos is None:
+        pos = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
+    ia, ib = pos.get(id(first)), pos.get(id(second))
     if ia is None or ib is None or ia >= ib:
         return False
-    between = {id(o) for o in ops[ia:ib]}
-    return not any(v is not None and isinstance(v.owner, Operation) and id(v.owner) in between
-                   for v in second.operands)
+    todo = [second]
+    seen = {id(second)}
+    while todo:
+        op = todo.pop()
+        for v in op.operands:
+            owner = v.owner if v is not None else None
+            if not isinstance(owner, Operation) or id(owner) in seen:
+                continue
+            k = pos.get(id(owner))
+            if k is None or k < ia:
+                continue  # defined before `first` (or outside the block): ready either way
+            if owner is first or owner.regions or comm_role(owner) is not None:
+                return False
+            seen.add(id(owner))
+            todo.append(owner)
+    return True
 
 
 def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reorder]:
@@ -60,20 +79,23 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
         if st.role in ISSUES and st.block >= 0:
             by_block.setdefault(st.block, []).append(st)
     out: list[Reorder] = []
+    positions: dict[int, dict[int, int]] = {}
     for steps in by_block.values():
         if len(steps) < 2 or all(bool(s.mask.all()) for s in steps):
             continue  # every process runs this block: one schedule for all of them
+        if not any(op.name in BRANCH_OPS for op, _label in steps[0].context):
+            continue  # not inside a branch: every process that runs it runs the same computation
         for j in range(1, len(steps)):
             b = steps[j]
             ib = facts.info(b.op)
             if ib.problem or ib.invalid or ib.external:
                 continue
-            for i in range(j):
+            for i in range(max(0, j - WINDOW), j):
                 a = steps[i]
                 ia = facts.info(a.op)
                 if ia.problem or ia.invalid or ia.external or _key_of(ia, "xla") == _key_of(ib, "xla"):
                     continue
-                if independent(a.op, b.op):
+                if independent(a.op, b.op, positions):
                     out.append(Reorder(a, b))
                     if len(out) >= limit:
                         return out
@@ -81,15 +103,31 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
 
 
 def variant(tr: Trace, r: Reorder) -> Trace:
-    """The trace with `r.second` issued just before `r.first` on the processes that run both."""
-    a, b = r.first.index, r.second.index
+    """The trace with `r.second` issued just before `r.first` in every run of
+    their block (one computation has one schedule: every iteration of a loop
+    around them, every process that runs them, gets the same order)."""
+    runs: dict[int, list] = {}
+    for st in tr.steps:
+        if st.op is r.first.op or st.op is r.second.op:
+            got = runs.setdefault(st.block, [None, None])
+            k = 0 if st.op is r.first.op else 1
+            if got[k] is None:
+                got[k] = st.index
+    hoist = {a: b for a, b in runs.values() if a is not None and b is not None and a < b}
+    partner = {b: a for a, b in hoist.items()}
     classes = []
     for cls in tr.classes:
-        steps = cls.steps
-        if a in steps and b in steps:
-            moved = [k for k in steps if k != b]
-            moved.insert(moved.index(a), b)
-            classes.append(ProcessClass(cls.processes, moved))
-        else:
+        have = set(cls.steps)
+        if not any(a in have and b in have for a, b in hoist.items()):
             classes.append(cls)
+            continue
+        out = []
+        for k in cls.steps:
+            if k in partner and partner[k] in have:
+                continue  # issued earlier, just before its partner
+            b = hoist.get(k)
+            if b is not None and b in have:
+                out.append(b)
+            out.append(k)
+        classes.append(ProcessClass(cls.processes, out))
     return dataclasses.replace(tr, classes=classes)
