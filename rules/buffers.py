@@ -16,11 +16,32 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.types import MemRefType, TensorType, Type
+from shlo_lint.checker.types import MemRefType, TensorType, TupleType, Type
 
 from ._shapes import op_label
 
 _OUTPUT_INDICES = re.compile(r"output_tuple_indices\s*=\s*\[([^\]]*)\]")
+_ALIAS = re.compile(r"output_operand_alias<\s*output_tuple_indices\s*=\s*\[([^\]]*)\]\s*,\s*"
+                    r"operand_index\s*=\s*(\d+)\s*,\s*operand_tuple_indices\s*=\s*\[([^\]]*)\]")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",") if x.strip())
+
+
+def _has_buffer(t: Type | None) -> bool:
+    if isinstance(t, TupleType):
+        return any(_has_buffer(x) for x in t.types)
+    return isinstance(t, MemRefType)
+
+
+def _part(t: Type | None, indices: tuple[int, ...]) -> Type | None:
+    """The type at `indices` inside nested tuples (None when it cannot be followed)."""
+    for i in indices:
+        if not isinstance(t, TupleType) or not 0 <= i < len(t.types):
+            return None
+        t = t.types[i]
+    return t
 
 
 def _target(op: Operation) -> str | None:
@@ -38,9 +59,41 @@ def _compatible(a: Type | None, b: Type | None) -> bool:
     return len(sa) == len(sb) and all(x is None or y is None or x == y for x, y in zip(sa, sb))
 
 
+def _alias_text(op: Operation, ctx: Context) -> str | None:
+    """The output_operand_aliases attribute as written ("" when absent, None when unreadable)."""
+    aliases = op.attr("output_operand_aliases")
+    if aliases is None:
+        return ""
+    span = getattr(aliases, "span", None)
+    text = getattr(aliases, "text", "") or (ctx.source.text[span.start:span.end] if span is not None else "")
+    return text or None
+
+
+def _alias_type_mismatch(op: Operation, text: str) -> str | None:
+    """An alias between a buffer and a non-buffer (or two different buffers): the
+    verifier's "shapes mismatch in the output_operand_alias attribute"."""
+    ins, outs = list(op.operand_types), list(op.result_types)
+    result = outs[0] if len(outs) == 1 else TupleType(tuple(outs))  # type: ignore[arg-type]
+    for out_idx, operand, in_idx in _ALIAS.findall(text):
+        o = int(operand)
+        a = _part(ins[o], _ints(in_idx)) if o < len(ins) else None
+        b = _part(result, _ints(out_idx))
+        if a is None or b is None or not (isinstance(a, MemRefType) or isinstance(b, MemRefType)):
+            continue
+        if type(a) is not type(b) or not _compatible(a, b):
+            return (f"output_operand_alias pairs operand part {a} with output part {b}; an alias keeps the "
+                    f"type")
+    return None
+
+
 def _problem(op: Operation, ctx: Context) -> str | None:
     target = _target(op)
     ins, outs = list(op.operand_types), list(op.result_types)
+    text = _alias_text(op, ctx)
+    if text:
+        mismatch = _alias_type_mismatch(op, text)
+        if mismatch:
+            return mismatch
     if target == "CreateBuffer":
         if ins:
             return "CreateBuffer takes no operands"
@@ -58,14 +111,23 @@ def _problem(op: Operation, ctx: Context) -> str | None:
             return f"{target}'s operand {ins[0]} and result {outs[0]} differ in shape or element type"
         return None
     # Any other target: each buffer result must be named by one output_operand_alias.
-    aliases = op.attr("output_operand_aliases")
-    text = ""
-    if aliases is not None:
-        span = getattr(aliases, "span", None)
-        text = getattr(aliases, "text", "") or (ctx.source.text[span.start:span.end] if span is not None else "")
-        if not text:
-            return None  # aliases we cannot read: say nothing
+    if text is None:
+        return None  # aliases we cannot read: say nothing
     named = {tuple(int(x) for x in m.split(",") if x.strip()) for m in _OUTPUT_INDICES.findall(text)}
+    # A buffer operand part, and the output it aliases, may appear in one alias only.
+    seen_in: set[tuple[int, tuple[int, ...]]] = set()
+    seen_out: set[tuple[int, ...]] = set()
+    for out_idx, operand, in_idx in _ALIAS.findall(text):
+        o, path, target = int(operand), _ints(in_idx), _ints(out_idx)
+        part = _part(ins[o], path) if o < len(ins) else None
+        if not isinstance(part, MemRefType):
+            continue
+        if target in seen_out:
+            return f"buffer output {list(target)} is named by more than one output_operand_alias"
+        if (o, path) in seen_in:
+            return f"buffer operand {o}{list(path)} is aliased by more than one output_operand_alias"
+        seen_out.add(target)
+        seen_in.add((o, path))
     for i, t in enumerate(outs):
         if isinstance(t, MemRefType):
             index = () if len(outs) == 1 else (i,)
@@ -85,7 +147,9 @@ def custom_call_buffer_misuse(op: Operation, ctx: Context) -> Iterator[Diagnosti
     takes no operand and returns one memref; `Pin` turns one tensor into a
     memref of the same shape and element type, `Unpin` the reverse; any other
     custom_call that returns a memref names that result in an
-    `output_operand_aliases` entry. Memref results are otherwise valid and not
+    `output_operand_aliases` entry, and no buffer operand (or buffer output) is
+    named by two entries, and an alias that involves a buffer pairs parts of the
+    same type. Memref results are otherwise valid and not
     reported (before 0.6 they could not be read at all).
 
     ## Why is this bad?
@@ -102,7 +166,7 @@ def custom_call_buffer_misuse(op: Operation, ctx: Context) -> Iterator[Diagnosti
     %0 = "stablehlo.custom_call"() {call_target_name = "CreateBuffer", api_version = 4 : i32} : () -> memref<2xf32>
     ```
     """
-    if not any(isinstance(t, MemRefType) for t in (*op.operand_types, *op.result_types)) and \
+    if not any(_has_buffer(t) for t in (*op.operand_types, *op.result_types)) and \
             _target(op) not in ("CreateBuffer", "Pin", "Unpin"):
         return
     problem = _problem(op, ctx)
