@@ -113,3 +113,14 @@ def test_two_hosts_are_two_commands_with_the_same_coordinator():
     assert "1 of 2 processes here" in host0["device"]
     assert host1["outcome"] == "completed" and host1["notes"] == ["process 1 of 2: completed"]
     assert {tuple(o["process"]) for o in host1["outputs"]} == {(0, 4), (0, 5), (0, 6), (0, 7)}
+
+
+def test_confirm_on_the_multi_process_runtime():
+    proc = run_cli("--confirm", "--confirm-engine", "xla-distributed", "--output-format", "json",
+                   str(CORPUS / "deadlock" / "while_partition_trip_count.mlir"))
+    data = json.loads(proc.stdout)
+    diags = data if isinstance(data, list) else data.get("diagnostics", data.get("results", []))
+    text = json.dumps(diags)
+    assert "confirmed by execution (xla-distributed): processes (0,1), (0,2), (0,3) blocked as predicted" in text, \
+        proc.stdout[-3000:]
+    assert "not reproduced" not in text
