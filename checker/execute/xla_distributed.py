@@ -246,6 +246,17 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
     device = f"xla-distributed:{options.device} ({here} x {L} device{'s' if L > 1 else ''}, " \
              f"coordinator {coordinator})"
     tail = "\n".join(f"--- process {i}\n{_tail(logs[i], 1500)}" for i in ids)
+    marker_notes = []
+    worker_ops = None
+    for i in ids:
+        try:
+            data = json.loads(_read(os.path.join(tmp, f"markers_{i}.json")))
+        except ValueError:
+            continue
+        if worker_ops is None:
+            worker_ops = data.get("ops")
+        if data.get("note") and data["note"] not in marker_notes:
+            marker_notes.append(data["note"])
     statuses = [r["status"] if r else None for r in results.values()]
     first = next((r for r in results.values() if r and r["status"] != "completed"), None)
     if all(s == "completed" for s in statuses):
@@ -253,7 +264,8 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
         kind = results[ids[0]].get("device_kind", options.device)
         device = f"xla-distributed:{options.device} ({kind}; {here} x {L}, coordinator {coordinator})"
         return XlaResult("completed", outs, [], None, elapsed, device, tail,
-                         notes=[f"process {i} of {n}: completed" for i in ids] if len(procs) < n else [])
+                         notes=marker_notes + ([f"process {i} of {n}: completed" for i in ids]
+                                               if len(procs) < n else []))
     if first is not None and first["status"] == "unsupported":
         return XlaResult("unsupported", {}, [], first["message"], elapsed, device, tail)
     if first is not None and first["status"] in ("compile_error", "error") and ending == "done":
@@ -261,14 +273,8 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
 
     # a hang, an abort or a crash: who is blocked where, from the records
     progress: dict = {}
-    worker_ops = None
     for i in ids:
         progress.update(read_progress(os.path.join(tmp, f"progress_{i}.txt")))
-        if worker_ops is None:
-            try:
-                worker_ops = json.loads(_read(os.path.join(tmp, f"markers_{i}.json")))["ops"]
-            except (ValueError, KeyError):
-                pass
     finished = {q for i in ids if results[i] and results[i]["status"] == "completed"
                 for q in _devices(grid, i, L)}
     for q in finished:  # a process that returned is not blocked, whatever its last record
@@ -276,7 +282,7 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
     mine = [q for i in ids for q in _devices(grid, i, L)]
     blocked, states = blocked_from_progress(progress, comm_ops(module), worker_ops, mine, module.source.path,
                                             "gloo / XLA rendezvous")
-    notes = []
+    notes = list(marker_notes)
     for i in ids:
         devs = _devices(grid, i, L)
         r = results[i]
