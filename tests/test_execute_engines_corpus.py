@@ -46,17 +46,22 @@ def test_the_engines_agree_and_xla_confirms(path):
     from shlo_lint.checker.engine import lint_text
     from shlo_lint.checker.execute.replay import confirm, run_key
     from shlo_lint.checker.execute.run import load
+    from shlo_lint.checker.semantics import grid_of
 
     module = load(str(path))
     interp = run_module(module, RunOptions(engine="interp")).primary
     assert interp.outcome in ("completed", "deadlock"), (interp.outcome, interp.message)
-    xla_report = run_module(module, RunOptions(engine="xla", **FAST))
+    fast = dict(FAST)
+    grid = grid_of(module, None, None)
+    if grid.num_replicas * grid.num_partitions > 64:
+        fast["xla_stuck_terminate_s"] = 10  # 2,048 device threads may need more than 2 s to all arrive on 2 cores
+    xla_report = run_module(module, RunOptions(engine="xla", **fast))
     ran = {}
     for engine, report in (("xla", xla_report), ("xla-distributed", None)):
         if engine == "xla-distributed":
             if xla_report.primary.outcome == "unsupported" and "2048" not in (xla_report.primary.message or ""):
                 continue  # the same compiler refuses the same op; test_execute_xla_distributed checks the message
-            report = run_module(module, RunOptions(engine=engine, **FAST))
+            report = run_module(module, RunOptions(engine=engine, **fast))
         r = report.primary
         if r.outcome == "unsupported":
             assert any(w in r.message for w in WHY_UNSUPPORTED), (engine, r.message)
@@ -74,6 +79,6 @@ def test_the_engines_agree_and_xla_confirms(path):
         return
     diags = lint_text(path.read_text(encoding="utf-8"), str(path), Config().merged(select=("deadlock",)))
     findings = [d for d in diags if d.category == "deadlock" and d.trace]
-    marked = confirm(findings, module, RunOptions(**FAST), "xla", cache={run_key("xla"): xla_report})
+    marked = confirm(findings, module, RunOptions(**fast), "xla", cache={run_key("xla"): xla_report})
     for d in marked:
         assert d.notes[-1].message.startswith("confirmed by execution (xla): "), (d.name, d.notes[-1].message)

@@ -118,6 +118,76 @@ def test_markers_keep_the_data_layout():
     assert report.cross_check["status"] == "match" and report.cross_check["max_abs_diff"] == 0, report.cross_check
 
 
+def test_progress_records_last_one_wins_and_torn_lines_are_ignored(tmp_path):
+    from shlo_lint.checker.execute.xla_markers import blocked_from_progress, read_progress
+
+    path = tmp_path / "progress.txt"
+    path.write_text("E 0 0 0\nX 0 0 0\nE 1 0 0\nE 0 0 1\nX 0 0 1\nE 1 0")  # the last line was cut by a kill
+    progress = read_progress(str(path))
+    assert progress == {(0, 0): ("E", 1, 3), (0, 1): ("X", 0, 2)}
+    ops = [("stablehlo.all_reduce", 5, 3, None), ("stablehlo.all_gather", 9, 3, None)]
+    blocked, states = blocked_from_progress(progress, ops, [o[0] for o in ops], [(0, 0), (0, 1)], "f.mlir")
+    assert [(b.process, b.op, b.line) for b in blocked] == [((0, 0), "stablehlo.all_gather", 9)]
+    assert states == {(0, 0): "blocked", (0, 1): "finished"}
+    # the worker numbered other ops than ours: its op name, no line rather than a wrong one
+    blocked, _ = blocked_from_progress(progress, ops, ["stablehlo.all_reduce", "stablehlo.all_to_all"],
+                                       [(0, 0), (0, 1)], "f.mlir")
+    assert [(b.op, b.line) for b in blocked] == [("stablehlo.all_to_all", 0)]
+
+
+ASYNC_BRANCH = """\
+// Partition 0 alone starts an async all_reduce and waits for it at the async_done.
+module @async_branch attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %p = stablehlo.partition_id : tensor<ui32>
+    %c0 = stablehlo.constant dense<0> : tensor<ui32>
+    %first = stablehlo.compare EQ, %p, %c0, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    %i = stablehlo.convert %first : (tensor<i1>) -> tensor<i32>
+    %r = "stablehlo.case"(%i) ({
+      stablehlo.return %x : tensor<4xf32>
+    }, {
+      %f = "stablehlo.async_start"(%x) ({
+      ^bb0(%a: tensor<4xf32>):
+        %s = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+        ^bb0(%u: tensor<f32>, %v: tensor<f32>):
+          %t = stablehlo.add %u, %v : tensor<f32>
+          stablehlo.return %t : tensor<f32>
+        }) : (tensor<4xf32>) -> tensor<4xf32>
+        stablehlo.return %s : tensor<4xf32>
+      }) : (tensor<4xf32>) -> !stablehlo.future<tensor<4xf32>>
+      %y = stablehlo.tanh %x : tensor<4xf32>
+      %d = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<4xf32>>) -> tensor<4xf32>
+      %z = stablehlo.add %d, %y : tensor<4xf32>
+      stablehlo.return %z : tensor<4xf32>
+    }) : (tensor<i32>) -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_an_async_collective_blocks_at_its_async_done(tmp_path):
+    """The markers go around the async_start / async_done pair (the start's region
+    must hold exactly the collective); the device is reported where the
+    interpreter and the static analysis put it: at the async_done."""
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.execute.replay import confirm
+    from shlo_lint.checker.execute.run import load
+
+    path = tmp_path / "async_branch.mlir"
+    path.write_text(ASYNC_BRANCH)
+    report = run_path(str(path), RunOptions(engine="both", **FAST))
+    xla = report.reports["xla"]
+    assert xla.notes == [] and xla.outcome == "aborted", (xla.notes, xla.message)
+    assert [(b.process, b.op, b.line) for b in xla.blocked] == [((0, 0), "stablehlo.async_done", 21)]
+    assert "all_reduce at line 13" in xla.blocked[0].waits_for
+    assert report.cross_check["status"] == "match", report.cross_check
+    diags = lint_text(ASYNC_BRANCH, str(path), Config().merged(select=("deadlock",)))
+    marked = confirm([d for d in diags if d.trace], load(str(path)), RunOptions(**FAST), "xla")
+    assert marked and all(d.notes[-1].message.startswith("confirmed by execution (xla)") for d in marked)
+
+
 def test_send_recv_is_unsupported_on_xla_cpu():
     proc = run_cli("run", "--engine", "both", "-f", "json", str(CORPUS / "real" / "sendrecv_pair.gspmd.mlir"))
     data = json.loads(proc.stdout)

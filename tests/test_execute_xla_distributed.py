@@ -91,3 +91,36 @@ def test_send_is_unsupported_with_xla_cpus_reason():
     dist = run_path(str(CORPUS / "deadlock" / "send_without_recv.mlir"),
                     RunOptions(engine="xla-distributed", **FAST)).primary
     assert dist.outcome == "unsupported" and "HLO opcode `send` is not supported by XLA:CPU" in dist.message
+
+
+def test_two_hosts_are_two_commands_with_the_same_coordinator():
+    """What several hosts run, simulated on one: each command starts only its own
+    process id and points at the same coordinator; each reports its process."""
+    import subprocess
+    import sys
+
+    from shlo_lint.checker.execute.xla_distributed import free_port
+
+    coordinator = f"127.0.0.1:{free_port()}"
+    cmds = [[sys.executable, "-m", "shlo_lint", "run", "--engine", "xla-distributed", "-n", "2", "--coordinator",
+             coordinator, "--process-id", str(i), "--stuck-timeout", "3", "--xla-timeout", "60", "-f", "json",
+             str(CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir")] for i in (0, 1)]
+    hosts = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in cmds]
+    outs = [h.communicate(timeout=120) for h in hosts]
+    host0, host1 = (json.loads(o) for o, _ in outs)
+    assert [h.returncode for h in hosts] == [1, 0], [e[-2000:] for _, e in outs]
+    assert host0["outcome"] == "deadlock" and [b["process"] for b in host0["blocked"]] == [[0, 0]]
+    assert "1 of 2 processes here" in host0["device"]
+    assert host1["outcome"] == "completed" and host1["notes"] == ["process 1 of 2: completed"]
+    assert {tuple(o["process"]) for o in host1["outputs"]} == {(0, 4), (0, 5), (0, 6), (0, 7)}
+
+
+def test_confirm_on_the_multi_process_runtime():
+    proc = run_cli("--confirm", "--confirm-engine", "xla-distributed", "--output-format", "json",
+                   str(CORPUS / "deadlock" / "while_partition_trip_count.mlir"))
+    data = json.loads(proc.stdout)
+    diags = data if isinstance(data, list) else data.get("diagnostics", data.get("results", []))
+    text = json.dumps(diags)
+    assert "confirmed by execution (xla-distributed): processes (0,1), (0,2), (0,3) blocked as predicted" in text, \
+        proc.stdout[-3000:]
+    assert "not reproduced" not in text

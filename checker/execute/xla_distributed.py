@@ -241,17 +241,31 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
         text = _read(os.path.join(tmp, f"result_{i}.json"))
         results[i] = json.loads(text) if text else None
     logs = {i: _read(os.path.join(tmp, f"log_{i}.txt")) for i in ids}
-    device = f"xla-distributed:{options.device} ({len(procs)} processes x {L} device{'s' if L > 1 else ''}, " \
+    n = _job_size(L, grid)
+    here = f"{len(procs)} processes" if len(procs) == n else f"{len(procs)} of {n} processes here"
+    device = f"xla-distributed:{options.device} ({here} x {L} device{'s' if L > 1 else ''}, " \
              f"coordinator {coordinator})"
     tail = "\n".join(f"--- process {i}\n{_tail(logs[i], 1500)}" for i in ids)
+    marker_notes = []
+    worker_ops = None
+    for i in ids:
+        try:
+            data = json.loads(_read(os.path.join(tmp, f"markers_{i}.json")))
+        except ValueError:
+            continue
+        if worker_ops is None:
+            worker_ops = data.get("ops")
+        if data.get("note") and data["note"] not in marker_notes:
+            marker_notes.append(data["note"])
     statuses = [r["status"] if r else None for r in results.values()]
     first = next((r for r in results.values() if r and r["status"] != "completed"), None)
     if all(s == "completed" for s in statuses):
         outs = _outputs(tmp, results, grid, mode, ids, L)
         kind = results[ids[0]].get("device_kind", options.device)
-        device = f"xla-distributed:{options.device} ({kind}; {len(procs)} processes x {L}, coordinator {coordinator})"
+        device = f"xla-distributed:{options.device} ({kind}; {here} x {L}, coordinator {coordinator})"
         return XlaResult("completed", outs, [], None, elapsed, device, tail,
-                         notes=[f"process {i} of {len(procs)}: completed" for i in ids] if len(ids) < 2 else [])
+                         notes=marker_notes + ([f"process {i} of {n}: completed" for i in ids]
+                                               if len(procs) < n else []))
     if first is not None and first["status"] == "unsupported":
         return XlaResult("unsupported", {}, [], first["message"], elapsed, device, tail)
     if first is not None and first["status"] in ("compile_error", "error") and ending == "done":
@@ -259,14 +273,8 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
 
     # a hang, an abort or a crash: who is blocked where, from the records
     progress: dict = {}
-    worker_ops = None
     for i in ids:
         progress.update(read_progress(os.path.join(tmp, f"progress_{i}.txt")))
-        if worker_ops is None:
-            try:
-                worker_ops = json.loads(_read(os.path.join(tmp, f"markers_{i}.json")))["ops"]
-            except (ValueError, KeyError):
-                pass
     finished = {q for i in ids if results[i] and results[i]["status"] == "completed"
                 for q in _devices(grid, i, L)}
     for q in finished:  # a process that returned is not blocked, whatever its last record
@@ -274,11 +282,11 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
     mine = [q for i in ids for q in _devices(grid, i, L)]
     blocked, states = blocked_from_progress(progress, comm_ops(module), worker_ops, mine, module.source.path,
                                             "gloo / XLA rendezvous")
-    notes = []
+    notes = list(marker_notes)
     for i in ids:
         devs = _devices(grid, i, L)
         r = results[i]
-        who = f"process {i} of {options.num_processes or len(procs)} (device{'s' if L > 1 else ''} " \
+        who = f"process {i} of {n} (device{'s' if L > 1 else ''} " \
               f"{', '.join(fmt_pid(q) for q in devs[:4])}{' ...' if L > 4 else ''})"
         mine_b = [b for b in blocked if b.process in devs]
         if r and r["status"] == "completed":
@@ -307,6 +315,11 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
                          tail, states, notes)
     msg = first["message"] if first else "a process died without a result"
     return XlaResult("error", {}, [], msg, elapsed, device, tail, notes=notes)
+
+
+def _job_size(L: int, grid: Grid) -> int:
+    """How many processes the whole job has (L devices each)."""
+    return grid.num_replicas * grid.num_partitions // L
 
 
 def _devices(grid: Grid, i: int, L: int) -> list[tuple[int, int]]:

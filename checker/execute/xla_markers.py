@@ -35,15 +35,30 @@ CALLBACK_TARGET = {"cpu": "xla_ffi_python_cpu_callback", "gpu": "xla_ffi_python_
 
 
 # ----------------------------------------------------------------------------- parent side
-def comm_ops(module) -> list[tuple[str, int, int]]:
-    """(name, line, column) of every communicating op of a project-IR module, in
-    the order the worker numbers them."""
+def comm_ops(module) -> list[tuple[str, int, int, tuple | None]]:
+    """(name, line, column, wait) of every communicating op of a project-IR module,
+    in the order the worker numbers them. wait = (name, line, column) of the
+    async_done a device waits at for a collective inside an async_start (where
+    the interpreter and the static analysis put it too), else None."""
     out = []
     for op in module.walk():
         if op.name in COMM_OPS:
             line, col = module.source.line_col(op.name_span.start)
-            out.append((op.name, line, col))
+            out.append((op.name, line, col, _async_done_of(module, op)))
     return out
+
+
+def _async_done_of(module, op) -> tuple | None:
+    start = op.parent_op
+    if start is None or start.name != "stablehlo.async_start" or not start.result_names or start.parent is None:
+        return None
+    future = start.result_names[0][0]
+    dones = [o for o in start.parent.operations if o.name == "stablehlo.async_done"
+             and o.header.operands and o.header.operands[0][0] == future]
+    if len(dones) != 1:
+        return None
+    line, col = module.source.line_col(dones[0].name_span.start)
+    return dones[0].name, line, col
 
 
 def read_progress(path: str) -> dict[tuple[int, int], tuple[str, int, int]]:
@@ -76,7 +91,7 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
     or "finished" for a process with no collective pending."""
     from .interpreter import Blocked, fmt_pid
 
-    trusted = worker_ops is not None and [n for n, _, _ in ops] == list(worker_ops)
+    trusted = worker_ops is not None and [o[0] for o in ops] == list(worker_ops)
     at: dict[int, list] = {}
     for proc in processes:
         rec = progress.get(proc)
@@ -89,16 +104,20 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
             states[proc] = "finished"
             continue
         k = rec[1]
+        wait = None
         if trusted and k < len(ops):
-            name, line, col = ops[k]
+            name, line, col, wait = ops[k]
         else:
             name, line, col = (worker_ops[k] if worker_ops and k < len(worker_ops) else "collective"), 0, 0
         kind = name.rsplit(".", 1)[-1]
         peers = [q for q in at[k] if q != proc]
         with_ = f"; {', '.join(fmt_pid(q) for q in peers[:6])}{' ...' if len(peers) > 6 else ''} wait there too" \
             if peers else ""
+        what = f"this {kind}" if wait is None else f"the {kind} at line {line} (started asynchronously)"
+        if wait is not None:
+            name, line, col = wait
         blocked.append(Blocked(proc, name, path, line, col,
-                               f"the participants of this {kind} that never arrived ({engine}{with_})", []))
+                               f"the participants of {what} that never arrived ({engine}{with_})", []))
         states[proc] = "blocked"
     return blocked, states
 
@@ -178,16 +197,38 @@ def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
 
     for k, op in enumerate(ops):
         sharding = op.attributes["mhlo.sharding"] if "mhlo.sharding" in op.attributes else None
-        operands = list(op.operands)
+        start, ends = _span(op)
+        operands = list(start.operands)
         if operands:
-            with ir.InsertionPoint(op):
+            with ir.InsertionPoint(start):
                 _, call = marker(k, "E", operands, sharding)
             for i, v in enumerate(call.results):
-                op.operands[i] = v
-        results = list(op.results)
-        if results:
-            with ir.InsertionPoint.after(op):
-                _, call = marker(k, "X", results, sharding)
-            for old, new in zip(results, call.results):
-                old.replace_all_uses_except(new, call)
+                start.operands[i] = v
+        for end in ends:
+            results = list(end.results)
+            if results:
+                with ir.InsertionPoint.after(end):
+                    _, call = marker(k, "X", results, sharding)
+                for old, new in zip(results, call.results):
+                    old.replace_all_uses_except(new, call)
     return [o.name for o in ops]
+
+
+def _span(op):
+    """Where a collective starts and ends on a device: the op itself, or, inside a
+    stablehlo.async_start region (which must hold exactly that one op), the
+    async_start and the async_done(s) of its future. A future that leaves its
+    block (returned, passed to a call) cannot be followed: the caller compiles
+    without markers and says so."""
+    parent = op.parent
+    if parent is None or parent.name != "stablehlo.async_start":
+        return op, [op]
+    parent = parent.operation
+    ends = []
+    for use in parent.results[0].uses:
+        user = use.owner
+        user = getattr(user, "operation", user)
+        if user.name != "stablehlo.async_done":
+            raise ValueError(f"the future of the async {op.name} is used by {user.name}; markers cannot follow it")
+        ends.append(user)
+    return parent, ends
