@@ -27,7 +27,7 @@ _ALIAS = re.compile(r'([#!][\w$.\-]+)[ \t]*=[ \t]*')
 # One line: indentation, then (when it starts an op) results and the op name.
 _LINE = re.compile(
     r'([ \t]*)(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
-    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?[^\n]*\n?')
+    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?[^\n{}]*([{}]?)[^\n]*\n?')  # group 5: a brace on the line
 _BARE_NAMES = {"module": "builtin.module", "return": "func.return", "call": "func.call",
                "call_indirect": "func.call_indirect", "constant": "func.constant"}
 _BLOCK_LABEL = re.compile(r'[ \t]*(\^[\w$.\-]+)')
@@ -151,8 +151,7 @@ class _Scanner:
                 name = qname or bname
                 if name is not None and (qname is not None or "." in name or name in bare) \
                         and text[end - 1] not in ops_fast and (
-                            text.find("}", pos, end) < 0 if text.find("{", pos, end) < 0
-                            else _no_region_brace(text, pos, end)):
+                            not m.group(5) or _no_region_brace(text, pos, end)):
                     # Fast path: a whole op on one line (no region brace, no second op).
                     if bname is not None and "." not in name:
                         name = _BARE_NAMES.get(name, name)
