@@ -27,23 +27,25 @@ _ALIAS = re.compile(r'([#!][\w$.\-]+)[ \t]*=[ \t]*')
 # One line: indentation, then (when it starts an op) results and the op name.
 _LINE = re.compile(
     r'([ \t]*)(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
-    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?[^\n]*\n?')
+    r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?[^\n{}]*([{}]?)[^\n]*\n?')  # group 5: a brace on the line
 _BARE_NAMES = {"module": "builtin.module", "return": "func.return", "call": "func.call",
                "call_indirect": "func.call_indirect", "constant": "func.constant"}
 _BLOCK_LABEL = re.compile(r'[ \t]*(\^[\w$.\-]+)')
 _LABEL_COLON = re.compile(r'[ \t]*:')
-# The general walk's view of a statement: strings, brackets, comments, values,
-# `#attr` / `!type` / `@sym` / `^block` names and bare words (for op starts).
-_STMT_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//|[%#!@^][\w$.\-#]*|[A-Za-z_][\w$.\-]*')
+# What begins the next op in a complete statement's text between brackets:
+# results `%a, %b:2 = name`, an op name with a dot (not inside `#x.y` / `!x.y` /
+# `@x.y`, and not after `applies`: the pretty reduce names its body so) or one
+# of the inline ops MLIR prints bare.
+_NEXT_OP = re.compile(
+    r'(?<![\w$.\-%#!@^"])(?:%[\w$.\-#]+(?::\d+)?(?:\s*,\s*%[\w$.\-#]+(?::\d+)?)*\s*=[ \t]*(?=["A-Za-z_])'
+    r'|(?<!applies )[A-Za-z_][\w$\-]*\.[\w$.\-]*(?=[ \t(]|$)'
+    r'|(?:return|call|call_indirect|br|cond_br|yield)(?=[ \t(]|$))')
 # At a statement start: results `%a, %b:2 =`, then a quoted or bare op name.
 _STMT_START = re.compile(
     r'(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
     r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?')
 # Inside a complete statement, these begin the next op.
-_RESULTS_EQ = re.compile(r'%[\w$.\-#]+(?::\d+)?(?:\s*,\s*%[\w$.\-#]+(?::\d+)?)*\s*=[ \t]*(?=["A-Za-z_])')
 _GENERIC_NAME = re.compile(r'"[\w$\-]+\.[\w$.\-]+"\(')
-_OP_NAME_AFTER = re.compile(r'(?=\s|\(|$)')
-_INLINE_OPS = frozenset({"return", "call", "call_indirect", "br", "cond_br", "yield"})
 # What a region can start with (a per-axis `{0.1:-30, ...}` inside a type cannot).
 _REGION_BODY = re.compile(r'(?:\s|//[^\n]*\n)*(?:[%^"}]|[A-Za-z_]|\Z)')
 _REGION_RETURN = re.compile(r'\s*(?:return|func\.return|stablehlo\.return)\b')
@@ -148,7 +150,8 @@ class _Scanner:
                 results, qname, bname = m.group(2, 3, 4)
                 name = qname or bname
                 if name is not None and (qname is not None or "." in name or name in bare) \
-                        and text[end - 1] not in ops_fast and _one_op(text, m.end(3) if qname else m.end(4), end):
+                        and text[end - 1] not in ops_fast and (
+                            not m.group(5) or _no_region_brace(text, pos, end)):
                     # Fast path: a whole op on one line (no region brace, no second op).
                     if bname is not None and "." not in name:
                         name = _BARE_NAMES.get(name, name)
@@ -230,7 +233,11 @@ class _Scanner:
             if self.last_op is not None and results is None:
                 # Not an op of its own: the previous op goes on (`cond {`, `} do {`,
                 # `reducer(...) {`, `: (T) -> T` or an attr dict on the next line).
-                self.stmt = _Stmt(self.last_op, self.last_generic)
+                stmt = self.stmt = _Stmt(self.last_op, self.last_generic)
+                if not stmt.op.regions:
+                    # A one-line op may have ended its line inside brackets
+                    # (`func.func @f(%a: T` then `) -> T {`): take up its open ones.
+                    stmt.stack = _open_brackets(text, stmt.op.span.start, stmt.op.span.end)
                 continue
             if name is None:
                 self.error(f"expected an operation, got {text[pos:min(end, pos + 20)]!r}", pos, end)
@@ -244,48 +251,33 @@ class _Scanner:
         return resume
 
     def stmt_tokens(self, pos: int, end: int) -> int:
-        """Walk the open statement's tokens from `pos`; returns where it stopped: `end`,
-        just after a region's `{` (the region's ops follow), or where a new op or a
-        closing `}` begins after the statement is complete."""
+        """Walk the open statement's brackets from `pos`; returns where it stopped:
+        `end`, just after a region's `{` (the region's ops follow), or where a new
+        op or a closing `}` begins after the statement is complete. Only brackets,
+        strings and comments are tokens; the text between them at bracket depth 0
+        is searched (in C) for what can begin the next op, so a 150 kB signature
+        line costs a few regex calls, not a Python step per `%arg`."""
         stmt = self.stmt
         assert stmt is not None
         text = self.text
         stack = stmt.stack
         op = stmt.op
-        last = pos
-        prev_word = None
-        for m in _STMT_TOKENS.finditer(text, pos, end):
+        seg = pos  # start of the text not yet looked at for an op start
+        for m in _TOKENS.finditer(text, pos, end):
             tok = m.group(0)
             t0 = tok[0]
-            if not stack and m.start() > op.span.start:
-                new = None
-                if t0 == "%":
-                    new = _RESULTS_EQ.match(text, m.start(), end)
-                elif t0 == '"':
-                    new = _GENERIC_NAME.match(text, m.start(), end)
-                elif t0 == "}":
-                    new = m
-                elif (t0.isalpha() or t0 == "_") and prev_word != "applies" and (
-                        tok in _INLINE_OPS or ("." in tok and _OP_NAME_AFTER.match(text, m.end(), end))):
-                    new = m
-                if new is not None:
-                    stop = m.start()
-                    while stop > op.span.start and text[stop - 1] in " \t\r\n":
-                        stop -= 1
-                    op.span = Span(op.span.start, stop)
-                    self.stmt = None
-                    self.last_op = op
-                    return m.start()
-            if t0 == '"' or t0 == "%" or t0 == "#" or t0 == "!" or t0 == "@" or t0 == "^":
-                last = m.end()
-                prev_word = None
+            if not stack:
+                start = m.start()
+                nxt = _NEXT_OP.search(text, seg, start + 1) if start > seg else None  # +1: see a `"name"` after `=`
+                if nxt is not None:
+                    return self.end_stmt(op, nxt.start())
+                if t0 == "}" or (t0 == '"' and _GENERIC_NAME.match(text, start, end)):
+                    return self.end_stmt(op, start)
+            seg = m.end()
+            if t0 == '"':
                 continue
-            if t0.isalpha() or t0 == "_":
-                prev_word = tok
-                last = m.end()
-                continue
-            prev_word = None
             if tok == "//":
+                seg = end
                 break
             if t0 in "([":
                 stack.append(t0)
@@ -305,18 +297,30 @@ class _Scanner:
                     self.open_region(stmt, m.start())
                     return after  # the region's ops follow; the op resumes at its `}`
                 stack.append("{")
-            elif t0 == "}":
+            else:  # "}"
                 if stack and stack[-1] == "{":
                     stack.pop()
                 elif stack and stack[-1] == "R":
                     stack.pop()
                     op.region_spans[-1] = Span(op.region_spans[-1].start, m.end())
                     op.regions[-1].span = op.region_spans[-1]
-                else:  # pragma: no cover - caught as a statement end above
-                    self.error("unbalanced '}': nothing is open here", m.start())
-            last = m.end()
-        op.span = Span(op.span.start, max(last if last > end else end, op.span.start))
+        if not stack and seg < end:
+            nxt = _NEXT_OP.search(text, seg, end)
+            if nxt is not None:
+                return self.end_stmt(op, nxt.start())
+        op.span = Span(op.span.start, max(end, op.span.start))
         return end
+
+    def end_stmt(self, op: Operation, at: int) -> int:
+        """The open statement is complete; the next op (or a `}`) begins at `at`."""
+        stop = at
+        text = self.text
+        while stop > op.span.start and text[stop - 1] in " \t\r\n":
+            stop -= 1
+        op.span = Span(op.span.start, stop)
+        self.stmt = None
+        self.last_op = op
+        return at
 
     def open_region(self, stmt: _Stmt, brace: int) -> None:
         op = stmt.op
@@ -421,18 +425,35 @@ class _Scanner:
         self.module.root = root
 
 
-def _one_op(text: str, pos: int, end: int) -> bool:
-    """Is text[pos:end] (after an op name) the rest of one whole op? Its parentheses
-    balance and no brace opens or closes a region; C-speed string searches first,
-    the regex only on lines with a `{` (generic ops' `<{...}>`). Two ops on one line
-    with no brace between them are not looked for (MLIR allows it; printers never
-    write it; the header parse then reports the second as a syntax error)."""
-    if text.count("(", pos, end) != text.count(")", pos, end):
-        return False
-    b = text.find("{", pos, end)
-    if b < 0:
-        return text.find("}", pos, end) < 0
-    return _REGION_BRACE.search(text, b, end) is None and text.count("{", b, end) == text.count("}", b, end)
+def _no_region_brace(text: str, pos: int, end: int) -> bool:
+    """For a line with a `{`: do its braces all open and close attribute dicts
+    (`<{...}>`, `{key = ...}`) on this line, so that the line is still one whole
+    op? Two ops on one line with no brace between them are not looked for (MLIR
+    allows it, printers never write it: the header parse then reports a syntax
+    error); a line ending inside brackets is taken up by the next line."""
+    return _REGION_BRACE.search(text, pos, end) is None and text.count("{", pos, end) == text.count("}", pos, end)
+
+
+def _open_brackets(text: str, start: int, end: int) -> list[str]:
+    """The brackets text[start:end] leaves open (strings and comments skipped)."""
+    stack: list[str] = []
+    pos = start
+    while True:
+        m = _TOKENS.search(text, pos, end)
+        if m is None:
+            return stack
+        pos = m.end()
+        tok = m.group(0)
+        t0 = tok[0]
+        if tok == "//":
+            nl = text.find("\n", pos, end)
+            if nl < 0:
+                return stack
+            pos = nl
+        elif t0 in "([{":
+            stack.append(t0)
+        elif t0 in ")]}" and stack:
+            stack.pop()
 
 
 def _balanced_end(text: str, pos: int, line_end: int) -> int:
