@@ -23,11 +23,28 @@ from .source import Span
 _FORMATS = FORMAT_NAMES
 
 
+_LAZY_COMMANDS = {"run": ("shlo_lint.checker.execute.cli", "run_cmd")}
+"""Subcommands imported only when named (or listed by --help): `run` pulls in the
+interpreter and numpy, which `shlo-lint FILE` must not pay for at start-up."""
+
+
 class _DefaultToCheck(click.Group):
     """Route `shlo-lint file.mlir` to the `check` command, as ruff does for `ruff check`."""
 
+    def list_commands(self, ctx):
+        return sorted({*self.commands, *_LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in _LAZY_COMMANDS:
+            import importlib
+
+            module, attr = _LAZY_COMMANDS[name]
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return self.commands.get(name)
+
     def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+        known = {*self.commands, *_LAZY_COMMANDS}
+        if args and args[0] not in known and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
         elif not args:
             args = ["check"]
@@ -62,8 +79,16 @@ def _version() -> str:
         return "0+unknown"
 
 
+def _print_version(ctx, _param, value) -> None:
+    """--version; importlib.metadata (~30-50 ms of imports) is loaded only here, not at start-up."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"shlo-lint, version {_version()}")
+        ctx.exit()
+
+
 @click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "--version", prog_name="shlo-lint")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Verifier and linter for StableHLO programs.
 
@@ -427,16 +452,6 @@ def _confirm(results: list[FileResult], config: Config, engine: str) -> list[Fil
                                                     span=Span(0, 0)))
                 r.failed = True
     return results
-
-
-def _register_execution() -> None:
-    """`shlo-lint run` (checker/execute/); its heavy imports happen only when it runs."""
-    from .execute.cli import run_cmd
-
-    main.add_command(run_cmd)
-
-
-_register_execution()
 
 
 if __name__ == "__main__":  # pragma: no cover

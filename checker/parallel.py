@@ -16,9 +16,7 @@ Standard input (`-`) is read by the parent, never by a worker.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import Iterator
 
 from . import registry
@@ -66,6 +64,9 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
         for path in files:
             yield _lint_one(path, config)
         return
+    import multiprocessing  # (here, not at the top: a one-file run does not pay for it)
+    from concurrent.futures import ProcessPoolExecutor
+
     registry.load()
     parser()  # built before the fork: every worker inherits it
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
