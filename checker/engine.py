@@ -100,11 +100,13 @@ def parser():
     """The Lark header parser, built once per process."""
     global _parser
     if _parser is None:
-        from . import lexer, parse
+        from . import lexer
+        from .parse import LarkParser
+        from .parse.runner import _lark
 
-        _parser = parse.LarkParser()
+        _parser = LarkParser()
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
-        lexer.install(parse._lark())
+        lexer.install(_lark())
     return _parser
 
 
