@@ -95,6 +95,6 @@ def install(lark: Lark) -> Lark:
     if type(lexer) is not ContextualLexer:
         return lark
     for basic in {id(b): b for b in (*lexer.lexers.values(), lexer.root_lexer)}.values():
-        if type(basic) is BasicLexer and not basic.use_bytes and basic._scanner is None:
-            basic.__class__ = LazyBasicLexer
+        if type(basic) is BasicLexer and not basic.use_bytes:
+            basic.__class__ = LazyBasicLexer  # (one whose scanner is already built keeps it)
     return lark
