@@ -22,7 +22,13 @@ newer Lark whose internals differ, is left as it is).
 from __future__ import annotations
 
 from lark import Lark
-from lark.lexer import BasicLexer, CallChain, ContextualLexer, Scanner, _create_unless
+from lark.lexer import BasicLexer, ContextualLexer, Scanner
+
+try:  # the internals this mirrors (lark >= 1.2: scanners match a TextSlice)
+    from lark.lexer import CallChain, TextSlice, _create_unless  # noqa: F401 - TextSlice: the version probe
+    SUPPORTED = True
+except ImportError:  # pragma: no cover - another lark: its lexer is left as it is
+    SUPPORTED = False
 
 HOT = 256
 """Matches on one scanner before its union regex is compiled."""
@@ -92,9 +98,9 @@ class LazyBasicLexer(BasicLexer):
 def install(lark: Lark) -> Lark:
     """Make `lark`'s contextual lexer compile its union regexes lazily (see the module doc)."""
     lexer = getattr(getattr(lark, "parser", None), "lexer", None)
-    if type(lexer) is not ContextualLexer:
+    if not SUPPORTED or type(lexer) is not ContextualLexer:
         return lark
     for basic in {id(b): b for b in (*lexer.lexers.values(), lexer.root_lexer)}.values():
-        if type(basic) is BasicLexer and not basic.use_bytes and basic._scanner is None:
-            basic.__class__ = LazyBasicLexer
+        if type(basic) is BasicLexer and not basic.use_bytes:
+            basic.__class__ = LazyBasicLexer  # (one whose scanner is already built keeps it)
     return lark
