@@ -289,7 +289,11 @@ def _worker(conn, time_limit: float, memory_mb: int) -> None:
         job = conn.recv()
         if job is None:
             return
-        conn.send(check_case(job, time_limit))
+        try:
+            result = check_case(job, time_limit)
+        except BaseException as e:  # noqa: BLE001 - e.g. out of memory while recording a failure
+            result = {"problems": [("traceback", f"in the fuzz worker: {type(e).__name__}", "")]}
+        conn.send(result)
 
 
 class Pool:
