@@ -275,6 +275,8 @@ def signature(problem: tuple[str, str, str]) -> str:
     kind, what, where = problem
     if kind in ("hang", "bad_span", "wrong_exit", "invalid_output"):
         what = re.sub(r"\d+", "N", what)
+    if kind == "disguised":  # one parser bug, whatever op (or mutilated op name) it hit
+        what = re.sub(r"could not read this \S+ op", "could not read this <op> op", what)
     return f"{kind}|{what}|{where}"
 
 
@@ -287,7 +289,11 @@ def _worker(conn, time_limit: float, memory_mb: int) -> None:
         job = conn.recv()
         if job is None:
             return
-        conn.send(check_case(job, time_limit))
+        try:
+            result = check_case(job, time_limit)
+        except BaseException as e:  # noqa: BLE001 - e.g. out of memory while recording a failure
+            result = {"problems": [("traceback", f"in the fuzz worker: {type(e).__name__}", "")]}
+        conn.send(result)
 
 
 class Pool:
@@ -461,34 +467,42 @@ def campaign(cases: int = 300, seed: int = 0, time_limit: float = 10.0, out: Pat
                 rate = done / max(time.time() - t0, 1e-9)
                 print(f"  {done} cases, {rate:.1f}/s, " + ", ".join(f"{k} {counts[k]}" for k in KINDS if counts[k]),
                       file=sys.stderr, flush=True)
-        # minimise each distinct failure with the same pool (same limits)
+        # Each distinct failure: written as found first (minimising can be slow), then
+        # minimised with the same pool (same limits) and written again.
         for sig, entry in found.items():
-            if entry["problem"][0] in ("hang",):
-                entry["minimised"] = entry["text"]  # each try costs the full time limit
-                continue
-            budget = minimise_budget if entry["problem"][0] != "memory" else min(minimise_budget, 40)
+            entry["minimised"] = entry["text"]
+            _write(out, sig, entry)
+        for sig, entry in found.items():
+            kind = entry["problem"][0]
+            if kind == "hang":
+                continue  # each try costs the full time limit
+            budget = minimise_budget if kind != "memory" else min(minimise_budget, 25)
 
             def still(candidate: str, _sig=sig) -> bool:
                 (res,) = pool.run([candidate])
                 return any(signature(p) == _sig for p in res["problems"])
 
             entry["minimised"] = minimise(entry["text"], sig, still, budget)
+            _write(out, sig, entry)
     finally:
         pool.close()
     with tempfile.TemporaryDirectory() as tmp:
         counts.update(cli_sample(cli_texts, Path(tmp)))
     counts["seconds"] = round(time.time() - t0, 1)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        for sig, entry in found.items():
-            h = hashlib.sha256(sig.encode()).hexdigest()[:10]
-            kind = entry["problem"][0]
-            (out / f"{kind}-{h}.mlir").write_bytes(entry["minimised"].encode("utf-8", errors="surrogatepass"))
-            (out / f"{kind}-{h}.txt").write_text(
-                f"kind: {kind}\nwhat: {entry['problem'][1]}\nwhere: {entry['problem'][2]}\n"
-                f"cases: {entry['count']}\nfrom: corpus/{entry['seed']} with {', '.join(entry['mutations'])}\n")
     counts["findings"] = {sig: {"count": e["count"], "minimised": e["minimised"]} for sig, e in found.items()}
     return counts
+
+
+def _write(out: Path | None, sig: str, entry: dict) -> None:
+    if out is None or not entry["minimised"]:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    h = hashlib.sha256(sig.encode()).hexdigest()[:10]
+    kind = entry["problem"][0]
+    (out / f"{kind}-{h}.mlir").write_bytes(entry["minimised"].encode("utf-8", errors="surrogatepass"))
+    (out / f"{kind}-{h}.txt").write_text(
+        f"kind: {kind}\nwhat: {entry['problem'][1]}\nwhere: {entry['problem'][2]}\n"
+        f"cases: {entry['count']}\nfrom: corpus/{entry['seed']} with {', '.join(entry['mutations'])}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -103,6 +103,10 @@ def test_out_of_memory_in_a_rule_is_one_shlo003_not_a_traceback_and_stops_the_fi
 def test_open_fuzz_findings_stay_guarded(finding):
     """Reproducers handed over to other areas (bench/fuzz_findings/): until fixed,
     each is a located SHLO001/SHLO003 with exit 2, never an escaping exception."""
-    res = fuzz.check_case(finding.read_text(encoding="utf-8", errors="replace"), 60)
+    pool = fuzz.Pool(1, time_limit=60, memory_mb=1200)  # a forked worker with a memory cap
+    try:
+        (res,) = pool.run([finding.read_text(encoding="utf-8", errors="replace")])
+    finally:
+        pool.close()
     assert not [p for p in res["problems"] if p[0] in ("traceback", "hang", "wrong_exit", "invalid_output",
                                                         "bad_span")], res
