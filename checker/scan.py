@@ -3,9 +3,11 @@
 MLIR as printers write it puts one op per line and opens regions at line ends,
 so most lines are a whole op: those take a fast path (one regex match and a
 look at the last character). Everything else — regions, ops written over
-several lines, seed-style hand-written forms — goes through a bracket walker
-that skips strings. Op headers (operands, types, attributes, loc) are NOT read
-here: the Lark grammar parses them on demand (ir.Operation.header).
+several lines, several ops or a whole module on one line, seed-style
+hand-written forms — goes through a general walk that follows brackets (skipping
+strings and comments) and knows where a statement ends (docs/parser.md). Op
+headers (operands, types, attributes, loc) are NOT read here: the Lark grammar
+parses them on demand (ir.Operation.header).
 
 Syntax problems found here (unbalanced brackets, a `}` with nothing open, an
 unterminated region at end of file) are recorded in module.syntax_errors and
