@@ -3,9 +3,11 @@
 MLIR as printers write it puts one op per line and opens regions at line ends,
 so most lines are a whole op: those take a fast path (one regex match and a
 look at the last character). Everything else — regions, ops written over
-several lines, seed-style hand-written forms — goes through a bracket walker
-that skips strings. Op headers (operands, types, attributes, loc) are NOT read
-here: the Lark grammar parses them on demand (ir.Operation.header).
+several lines, several ops or a whole module on one line, seed-style
+hand-written forms — goes through a general walk that follows brackets (skipping
+strings and comments) and knows where a statement ends (docs/parser.md). Op
+headers (operands, types, attributes, loc) are NOT read here: the Lark grammar
+parses them on demand (ir.Operation.header).
 
 Syntax problems found here (unbalanced brackets, a `}` with nothing open, an
 unterminated region at end of file) are recorded in module.syntax_errors and
@@ -35,17 +37,20 @@ _LABEL_COLON = re.compile(r'[ \t]*:')
 # What begins the next op in a complete statement's text between brackets:
 # results `%a, %b:2 = name`, an op name with a dot (not inside `#x.y` / `!x.y` /
 # `@x.y`, and not after `applies`: the pretty reduce names its body so) or one
-# of the inline ops MLIR prints bare.
+# of the inline ops MLIR prints bare; or a top-level `#alias =` / `!alias =`.
 _NEXT_OP = re.compile(
     r'(?<![\w$.\-%#!@^"])(?:%[\w$.\-#]+(?::\d+)?(?:\s*,\s*%[\w$.\-#]+(?::\d+)?)*\s*=[ \t]*(?=["A-Za-z_])'
     r'|(?<!applies )[A-Za-z_][\w$\-]*\.[\w$.\-]*(?=[ \t(]|$)'
-    r'|(?:return|call|call_indirect|br|cond_br|yield)(?=[ \t(]|$))')
+    r'|(?:return|call|call_indirect|br|cond_br|yield)(?=[ \t(]|$)'
+    r'|[#!][\w$.\-]+[ \t]*=(?!=))')
 # At a statement start: results `%a, %b:2 =`, then a quoted or bare op name.
 _STMT_START = re.compile(
     r'(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
     r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?')
 # Inside a complete statement, these begin the next op.
 _GENERIC_NAME = re.compile(r'"[\w$\-]+\.[\w$.\-]+"\(')
+# After an alias definition, on its line: the next top-level item.
+_NEXT_TOP = re.compile(r'[ \t]+(?=[#!][\w$.\-]+[ \t]*=[^=]|module\b|func\.func\b|"builtin\.module"|\{-#)')
 # What a region can start with (a per-axis `{0.1:-30, ...}` inside a type cannot).
 _REGION_BODY = re.compile(r'(?:\s|//[^\n]*\n)*(?:[%^"}]|[A-Za-z_]|\Z)')
 _REGION_RETURN = re.compile(r'\s*(?:return|func\.return|stablehlo\.return)\b')
@@ -206,7 +211,13 @@ class _Scanner:
                     resume = end
                 continue
             if c in "#!" and len(self.frames) == 1:
-                return self.alias(pos, end)
+                stop = self.alias(pos, end)
+                if stop is None:
+                    break
+                if stop > end:
+                    return stop  # ran over lines: the scan resumes after it
+                pos = stop
+                continue
             if c == "{" and text.startswith("{-#", pos):
                 close = text.find("#-}", pos)
                 if close < 0:
@@ -372,21 +383,25 @@ class _Scanner:
         return stop
 
     def alias(self, start: int, end: int) -> int | None:
-        """`#name = ...` / `!name = ...` at top level; the definition may run over
-        several lines (a `#sparse_tensor.encoding<{...}>` written out): it ends where
-        its brackets balance. Returns where to resume when it ran past this line."""
+        """`#name = ...` / `!name = ...` at top level. Returns where it ends: on this
+        line, before the next top-level item when several share the line; past the
+        line when its brackets run over several lines (a written-out
+        `#sparse_tensor.encoding<{...}>`); None after an error."""
         text = self.text
         m = _ALIAS.match(text, start, end)
         if m is None:
             self.error(f"expected an alias definition `#name = ...`, got {text[start:end][:20]!r}", start, end)
             return None
-        stop = _balanced_end(text, m.end(), end)
+        nxt = _NEXT_TOP.search(text, m.end(), end)
+        stop = nxt.start() if nxt is not None else end
+        if not _balanced(text, m.end(), stop):
+            stop = _balanced_end(text, m.end(), end)
         value_end = stop
         while value_end > m.end() and text[value_end - 1] in " \t\r\n":
             value_end -= 1
         self.module.alias_texts[m.group(1)] = (text[m.end():value_end], m.end())
         self.module.loc_alias_spans[m.group(1)] = Span(start, value_end)
-        return stop if stop > end else None
+        return stop
 
     # ------------------------------------------------------------------ end
     def finish(self) -> None:
@@ -454,6 +469,15 @@ def _open_brackets(text: str, start: int, end: int) -> list[str]:
             stack.append(t0)
         elif t0 in ")]}" and stack:
             stack.pop()
+
+
+def _balanced(text: str, start: int, end: int) -> bool:
+    """Do text[start:end]'s brackets balance? (C-speed counts; `->` is no `>`;
+    a bracket inside a string makes it say no, and the char walk decides.)"""
+    c = text.count
+    return (c("(", start, end) + c("[", start, end) + c("{", start, end) + c("<", start, end)
+            == c(")", start, end) + c("]", start, end) + c("}", start, end) + c(">", start, end)
+            - c("->", start, end))
 
 
 def _balanced_end(text: str, pos: int, line_end: int) -> int:

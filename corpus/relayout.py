@@ -22,7 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCES = ["real/cond_axis_index_psum.buggy_deadlock.mlir", "real/sendrecv_pair.buggy_type_mismatch.mlir",
-           "real/gpipe_at_set.mlir", "real/tp_mlp_grad.mlir", "real/psum.generic.mlir"]
+           "real/gpipe_at_set.mlir", "real/tp_mlp_grad.mlir", "real/psum.generic.mlir",
+           "real/psum.debug.mlir", "real/sendrecv_pair.debug.mlir"]
 
 _PIECES = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[^"/]+|/')
 

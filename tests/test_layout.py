@@ -12,6 +12,7 @@ import pytest
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.attributes import Attribute
 from shlo_lint.checker.engine import parser
+from shlo_lint.checker.ir import LocAlias
 from shlo_lint.checker.scan import scan
 from shlo_lint.checker.source import SourceFile
 from shlo_lint.checker.types import QuantizedType, TensorType
@@ -53,7 +54,10 @@ def ops_of(text: str):
     out = []
     for op in m.walk():
         h = op.header
-        out.append((op.name, op.result_names, [n for n, _ in h.operands], _norm(h.operand_types),
+        loc = h.loc
+        if isinstance(loc, LocAlias):  # what the alias says, wherever it was defined
+            loc = (loc.name, str(m.loc_aliases.get(loc.name)))
+        out.append((op.name, op.result_names, [n for n, _ in h.operands], _norm(h.operand_types), loc,
                     _norm(h.result_types), _norm(h.attributes), len(op.regions),
                     [[(b.label, [(a.name, a.type) for a in b.arguments]) for b in r.blocks] for r in op.regions]))
     return out, m
