@@ -181,6 +181,7 @@ class _Scanner:
         construct (an alias, a resource block) runs past the line."""
         text = self.text
         resume = None
+        continued_at = -1
         while True:
             while pos < end and text[pos] in " \t\r":
                 pos += 1
@@ -241,9 +242,12 @@ class _Scanner:
                 self.stmt = _Stmt(op, generic)
                 pos = name_end
                 continue
-            if self.last_op is not None and results is None:
+            if self.last_op is not None and results is None and continued_at != pos:
                 # Not an op of its own: the previous op goes on (`cond {`, `} do {`,
                 # `reducer(...) {`, `: (T) -> T` or an attr dict on the next line).
+                # Once per position: text the previous op does not take up either
+                # (e.g. a `#loc = ...` alias inside a region) is an error, not a loop.
+                continued_at = pos
                 stmt = self.stmt = _Stmt(self.last_op, self.last_generic)
                 if not stmt.op.regions:
                     # A one-line op may have ended its line inside brackets

@@ -129,3 +129,22 @@ def test_every_real_corpus_file_scans_without_errors():
         m = skeleton(f.read_text())
         assert not m.syntax_errors, (f, m.syntax_errors[:3])
         assert sum(1 for _ in m.walk()) > 3, f
+
+
+def test_alias_line_inside_a_region_is_an_error_not_a_hang():
+    """Fuzzing found it (a line swap in a debug-info export): a `#loc = loc(...)`
+    line inside a function body was taken as the previous op going on, which did not
+    take it up either, again and again."""
+    import time
+
+    from shlo_lint import lint_text
+
+    text = ('func.func @main(%a: tensor<f32>) -> tensor<f32> {\n'
+            '  %0 = stablehlo.add %a, %a : tensor<f32>\n'
+            '#loc86 = loc("x")\n'
+            '  return %0 : tensor<f32>\n'
+            '}\n')
+    t0 = time.monotonic()
+    diags = lint_text(text, "f.mlir")
+    assert time.monotonic() - t0 < 30
+    assert [(d.code, d.span.start) for d in diags if d.code == "SHLO001"] == [("SHLO001", text.index("#loc86"))]
