@@ -42,10 +42,6 @@ EXPECTED_REAL = {
     "cond_axis_index_psum": "deadlock",       # only partition 0 enters the all_reduce
     "buggy_type_mismatch": "error",           # recv declares 8 floats, the send sends 4
     "buggy_done_twice": "error",              # one future completed twice
-    # The interpreter has no stablehlo.gather / stablehlo.scatter yet: it says so
-    # ("cannot execute: op stablehlo.gather") instead of guessing. The file is in
-    # corpus/real/ for the parser (it lints clean); flip to "completed" with them.
-    "gpipe_at_set": "error",
 }
 
 
