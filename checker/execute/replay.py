@@ -72,15 +72,41 @@ def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]
     return sets, undecided
 
 
+def scheduler_order(module, options: RunOptions | None = None, analysis_options: dict | None = None):
+    """(first, second): the issue order XLA's scheduler may choose in which the
+    static analysis found its deadlock (Verdict.schedule: every process that runs
+    their block issues `second` before `first`), or None when the verdict needs
+    none. The diagnostics do not carry it, so the analysis runs again, with the
+    lint's options (`analysis_options`, the config's `-O` options)."""
+    from ..deadlock import analyze
+    from ..semantics import grid_of
+
+    options = options or RunOptions()
+    opts = dict(analysis_options or {})
+    opts.setdefault("external-channels", sorted(options.external_channels))
+    try:
+        v = analyze(module, grid_of(module, options.num_replicas, options.num_partitions), opts)
+    except ValueError:  # an option the lint already reported
+        return None
+    r = getattr(v, "schedule", None)
+    return None if r is None else (r.first.op, r.second.op)
+
+
 def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = None,
-            engine: str = "interp", cache: dict | None = None) -> list[Diagnostic]:
+            engine: str = "interp", cache: dict | None = None,
+            analysis_options: dict | None = None) -> list[Diagnostic]:
     """The diagnostics, each deadlock finding with a note saying what execution showed.
-    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has."""
+    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has;
+    `analysis_options` are the lint's `-O` options (to find the verdict's issue order
+    again, see scheduler_order)."""
     if module is None or not any(d.category == "deadlock" for d in diagnostics):
         return diagnostics
     options = options or RunOptions()
     cache = {} if cache is None else cache
     engines = ["interp", "xla"] if engine == "both" else [engine]
+    if "interp" in engines and options.reorder is None and any(d.trace for d in diagnostics
+                                                                 if d.category == "deadlock"):
+        options = replace(options, reorder=scheduler_order(module, options, analysis_options))
     out = []
     for d in diagnostics:
         if d.category == "deadlock":
@@ -90,18 +116,20 @@ def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = 
     return out
 
 
-def run_key(engine: str, schedule=None, matching: str = "xla") -> tuple:
+def run_key(engine: str, schedule=None, matching: str = "xla", reorder=None) -> tuple:
     """XLA decides its own schedule and always matches like XLA: one run serves every
     counterexample of a file."""
     if engine != "interp":
         return (engine,)
-    return (engine, tuple(schedule or ()), matching)
+    return (engine, tuple(schedule or ()), matching, tuple(id(o) for o in reorder or ()))
 
 
 def _run(module, options: RunOptions, engine: str, cache: dict, schedule=None, matching: str = "xla") -> RunReport:
-    key = run_key(engine, schedule, matching)
+    reorder = options.reorder if matching == "xla" else None  # the scheduler's order is an XLA finding
+    key = run_key(engine, schedule, matching, reorder)
     if key not in cache:
-        opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching)
+        opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching,
+                       reorder=reorder)
         cache[key] = run_module(module, opts)
     return cache[key]
 
@@ -119,7 +147,8 @@ def _confirm_one(d: Diagnostic, module, options: RunOptions, engine: str, cache:
                 + (f" (blocked: {blocked})" if blocked else ""))
         label = "confirmed by execution" if ok else "not reproduced by execution"
         return d.note(d.location, f"{label} ({engine}): {text}")
-    report = _run(module, options, engine, cache, schedule=[tuple(t.process) for t in d.trace] or None)
+    report = _run(module, options, engine, cache, schedule=[tuple(t.process) for t in d.trace] or None,
+                  matching=options.matching)
     r = report.primary
     if not expected:
         # no counterexample to replay (SHLO503 undecided): say what one concrete run did

@@ -64,6 +64,10 @@ class RunOptions:
     """xla-distributed: no progress for this long while all processes run = a hang."""
     external_channels: frozenset = frozenset()
     """Channels whose send/recv talk to another program (`-O external-channels=1,3`)."""
+    reorder: tuple | None = None
+    """interp: (first, second) ops of one block; every process that runs the block
+    issues `second` just before `first` (an issue order XLA's scheduler may choose:
+    the deadlock analysis's Verdict.schedule; issue_order.py)."""
 
 
 @dataclass
@@ -284,7 +288,7 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
                              schedule=options.schedule, matching=options.matching,
-                             external_channels=options.external_channels)
+                             external_channels=options.external_channels, reorder=options.reorder)
     except ExecutionError as e:
         return EngineReport("error", "interp", backend.describe(), message=e.message)
     r = interp.run(options.inputs)
