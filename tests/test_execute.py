@@ -292,13 +292,17 @@ DATA_BRANCH = per_device("""
 
 def test_async_futures_and_data_dependent_branch():
     """A start/done inside an `if` on a per-process input: with random inputs some
-    processes skip the branch and the others wait at the done forever; with zeros
-    every process skips it."""
+    processes skip the branch and the others wait forever at the start (XLA's
+    issue order: the start waits for its peers; under the spec's matching, at the
+    done); with zeros every process skips it."""
     rand = run_text(DATA_BRANCH)
     assert rand.outcome == "deadlock"
     takers = {p for p, args in rand.inputs.items() if bool(args[1])}
     assert {b.process for b in rand.blocked} == takers and 0 < len(takers) < 8
-    assert all(b.op == "stablehlo.async_done" and "to start this all_gather" in b.waits_for for b in rand.blocked)
+    assert all(b.op == "stablehlo.async_start" and "to start this all_gather" in b.waits_for for b in rand.blocked)
+    spec = Interpreter(shlo_lint.parse(DATA_BRANCH, "prog.mlir"), matching="spec").run(Inputs())
+    assert spec.outcome == "deadlock" and {b.process for b in spec.blocked} == takers
+    assert all(b.op == "stablehlo.async_done" for b in spec.blocked)
     assert run_text(DATA_BRANCH, Inputs("zeros")).outcome == "completed"
 
 

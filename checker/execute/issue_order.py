@@ -79,3 +79,36 @@ def reordered(block: Block, first: Operation, second: Operation) -> list[Operati
     window = ops[ia:ib + 1]
     moved = [o for o in window if id(o) in need]
     return ops[:ia] + moved + [o for o in window if id(o) not in need] + ops[ib + 1:]
+
+
+def scheduler_order(module, grid, analysis_options: dict | None = None) -> tuple[Operation, Operation] | None:
+    """(first, second): an issue order XLA's scheduler may choose in which the
+    program hangs although the order written completes (the deadlock analysis's
+    Verdict.schedule: every process that runs their block issues `second` before
+    `first`), or None. `analysis_options` are the lint's `-O` options. Only a
+    program with communication under control flow can have one: others are not
+    analysed (the check reads op names only)."""
+    from ..deadlock import analyze
+    from ..spmd import structure
+
+    opts = dict(analysis_options or {})
+    if str(opts.get("deadlock-matching", "xla")).lower() != "xla":
+        return None
+    struct = structure(module)
+    if struct.uniform or not grid.known:
+        return None
+    try:
+        v = analyze(module, grid, opts, struct=struct)
+    except ValueError:  # a bad option: `check` reports it
+        return None
+    r = getattr(v, "schedule", None)
+    return None if r is None else (r.first.op, r.second.op)
+
+
+def describe(interp_where, reorder: tuple[Operation, Operation]) -> str:
+    """The note a run in the scheduler's order carries."""
+    first, second = reorder
+    return (f"issue order: {second.name} at {interp_where(second)} issued before {first.name} at "
+            f"{interp_where(first)} by every process that runs their block, an order XLA's scheduler may choose "
+            "(neither depends on the other) in which the deadlock analysis finds a hang; the order as written "
+            "completes (`--issue-order written` runs it)")

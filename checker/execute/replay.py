@@ -25,7 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, Location
+from ..semantics import grid_of
 from .interpreter import fmt_pid
+from .issue_order import scheduler_order
 from .run import RunOptions, RunReport, run_module
 
 XLA_ONLY = "collective-matched-only-by-xla"
@@ -72,26 +74,6 @@ def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]
     return sets, undecided
 
 
-def scheduler_order(module, options: RunOptions | None = None, analysis_options: dict | None = None):
-    """(first, second): the issue order XLA's scheduler may choose in which the
-    static analysis found its deadlock (Verdict.schedule: every process that runs
-    their block issues `second` before `first`), or None when the verdict needs
-    none. The diagnostics do not carry it, so the analysis runs again, with the
-    lint's options (`analysis_options`, the config's `-O` options)."""
-    from ..deadlock import analyze
-    from ..semantics import grid_of
-
-    options = options or RunOptions()
-    opts = dict(analysis_options or {})
-    opts.setdefault("external-channels", sorted(options.external_channels))
-    try:
-        v = analyze(module, grid_of(module, options.num_replicas, options.num_partitions), opts)
-    except ValueError:  # an option the lint already reported
-        return None
-    r = getattr(v, "schedule", None)
-    return None if r is None else (r.first.op, r.second.op)
-
-
 def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = None,
             engine: str = "interp", cache: dict | None = None,
             analysis_options: dict | None = None) -> list[Diagnostic]:
@@ -104,9 +86,13 @@ def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = 
     options = options or RunOptions()
     cache = {} if cache is None else cache
     engines = ["interp", "xla"] if engine == "both" else [engine]
-    if "interp" in engines and options.reorder is None and any(d.trace for d in diagnostics
-                                                                 if d.category == "deadlock"):
-        options = replace(options, reorder=scheduler_order(module, options, analysis_options))
+    if "interp" in engines and options.reorder is None and options.issue_order == "scheduler" and \
+            any(d.trace for d in diagnostics if d.category == "deadlock"):
+        # the order the verdict's deadlock needs (the diagnostics do not carry it: the
+        # analysis runs again with the lint's options); none: the order as written
+        opts = {"external-channels": sorted(options.external_channels), **(analysis_options or {})}
+        grid = grid_of(module, options.num_replicas, options.num_partitions)
+        options = replace(options, reorder=scheduler_order(module, grid, opts), issue_order="written")
     out = []
     for d in diagnostics:
         if d.category == "deadlock":
