@@ -104,7 +104,7 @@ def parser():
 
         _parser = parse.LarkParser()
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
-        lexer.install(parse.runner._lark())
+        lexer.install(parse._lark())
     return _parser
 
 
