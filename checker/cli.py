@@ -441,12 +441,13 @@ def _confirm(results: list[FileResult], config: Config, engine: str) -> list[Fil
         external = parse_external_channels(config.options.get("external-channels"))
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--option") from None
+    matching = str(config.options.get("deadlock-matching", "xla")).lower()
     options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas,
-                         external_channels=external)
+                         external_channels=external, matching=matching if matching in ("xla", "spec") else "xla")
     for r in results:
         if r.module is not None and not r.failed:
             try:
-                r.diagnostics = confirm(r.diagnostics, r.module, options, engine)
+                r.diagnostics = confirm(r.diagnostics, r.module, options, engine, analysis_options=config.options)
             except Exception as e:  # noqa: BLE001 - the one guard per file, --confirm stage
                 r.diagnostics.append(internal_error(r.source, e, "replaying deadlock findings (--confirm)",
                                                     span=Span(0, 0)))

@@ -292,13 +292,17 @@ DATA_BRANCH = per_device("""
 
 def test_async_futures_and_data_dependent_branch():
     """A start/done inside an `if` on a per-process input: with random inputs some
-    processes skip the branch and the others wait at the done forever; with zeros
-    every process skips it."""
+    processes skip the branch and the others wait forever at the start (XLA's
+    issue order: the start waits for its peers; under the spec's matching, at the
+    done); with zeros every process skips it."""
     rand = run_text(DATA_BRANCH)
     assert rand.outcome == "deadlock"
     takers = {p for p, args in rand.inputs.items() if bool(args[1])}
     assert {b.process for b in rand.blocked} == takers and 0 < len(takers) < 8
-    assert all(b.op == "stablehlo.async_done" and "to start this all_gather" in b.waits_for for b in rand.blocked)
+    assert all(b.op == "stablehlo.async_start" and "to start this all_gather" in b.waits_for for b in rand.blocked)
+    spec = Interpreter(shlo_lint.parse(DATA_BRANCH, "prog.mlir"), matching="spec").run(Inputs())
+    assert spec.outcome == "deadlock" and {b.process for b in spec.blocked} == takers
+    assert all(b.op == "stablehlo.async_done" for b in spec.blocked)
     assert run_text(DATA_BRANCH, Inputs("zeros")).outcome == "completed"
 
 
@@ -419,6 +423,46 @@ def test_deadlock_corpus_is_reproduced(path):
     assert res.outcome == "deadlock", res.message
     blocked = {b.process for b in res.blocked}
     assert any(v <= blocked for v in verdicts), (verdicts, blocked)
+
+
+def test_async_starts_are_issue_points_under_xla_matching():
+    """XLA's issue order: crossed async starts block at the starts (the static
+    counterexample's lines); the spec's reading blocks at the dones."""
+    path = CORPUS / "deadlock" / "async_cycle.mlir"
+    xla = run_path(str(path)).primary
+    assert xla.outcome == "deadlock"
+    assert sorted((b.process, b.op, b.line) for b in xla.blocked) == [
+        ((0, 0), "stablehlo.all_reduce_start", 13), ((0, 1), "stablehlo.all_gather_start", 24)]
+    spec = run_path(str(path), RunOptions(matching="spec")).primary
+    assert sorted((b.process, b.op) for b in spec.blocked) == [
+        ((0, 0), "stablehlo.all_reduce_done"), ((0, 1), "stablehlo.all_gather_done")]
+
+
+def test_the_scheduler_order_the_analysis_names_is_run():
+    """Two independent collectives in a branch: the order written completes; the
+    order XLA's scheduler may choose (Verdict.schedule) hangs, and `run` runs it
+    unless asked for the order written."""
+    path = CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir"
+    r = run_path(str(path)).primary
+    assert r.outcome == "deadlock" and r.notes[0].startswith("issue order: stablehlo.all_gather at ")
+    assert {b.process: b.line for b in r.blocked} == {(0, 0): 18, (0, 1): 18, (0, 2): 23, (0, 3): 23}
+    written = run_path(str(path), RunOptions(issue_order="written")).primary
+    assert written.outcome == "completed" and not any(n.startswith("issue order") for n in written.notes)
+    proc = run_cli("run", "--issue-order", "written", str(path))
+    assert proc.returncode == 0 and "completed" in proc.stdout, proc.stdout
+
+
+def test_a_reorder_that_breaks_a_dependence_is_refused():
+    from shlo_lint.checker.execute.run import load, run_module
+
+    path = CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir"
+    module = load(str(path))
+    case = next(o for o in module.walk() if o.name == "stablehlo.if")
+    ar, ag = [o for o in case.regions[1].blocks[0].operations if o.name.startswith("stablehlo.all_")]
+    r = run_module(module, RunOptions(reorder=(ar, ag))).primary  # the all_gather reads the all_reduce
+    assert r.outcome == "error" and "cannot replay the issue order" in r.message
+    r = run_module(module, RunOptions(reorder=(ag, ar))).primary  # not in this order in the block
+    assert r.outcome == "error" and "cannot replay the issue order" in r.message
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -33,7 +33,15 @@ WHY_UNSUPPORTED = ("is not supported by XLA:CPU",  # send / recv
 # group pairs them in order and the job *completes* (with each side summing
 # different data). The finding stays a bug (wrong results, or a hang on a runtime
 # that keys by channel); this pins the observed behaviour so a change is noticed.
-DIVERGES = {"different_channel_both_branches.mlir": ("xla-distributed", "completed")}
+#
+# An issue order XLA's scheduler may choose: the interpreter runs the order in
+# which the deadlock analysis finds the hang (issue_order.py, `--issue-order
+# scheduler`); XLA:CPU (jaxlib 0.10) happens to keep the order written in this
+# hand-written program and completes (its file says so). The JAX export
+# jax_cond_async_starts_scheduler_order.mlir is the case where XLA:CPU's
+# scheduler did pick the hanging order: there all engines agree.
+DIVERGES = {"different_channel_both_branches.mlir": {"xla-distributed": "completed"},
+            "sync_collectives_scheduler_order.mlir": {"xla": "completed", "xla-distributed": "completed"}}
 
 
 def _lines(report) -> dict:
@@ -68,14 +76,14 @@ def test_the_engines_agree_and_xla_confirms(path):
             continue
         ran[engine] = r
         assert not any("progress markers" in n for n in r.notes), (engine, r.notes)
-        if DIVERGES.get(path.name, (None,))[0] == engine:
-            assert r.outcome == DIVERGES[path.name][1], (engine, r.outcome, r.message)
+        if engine in DIVERGES.get(path.name, {}):
+            assert r.outcome == DIVERGES[path.name][engine], (engine, r.outcome, r.message)
             continue
         assert (r.outcome in HANG_OUTCOMES) == (interp.outcome == "deadlock"), (engine, r.outcome, r.message)
         if interp.outcome == "deadlock":
             assert _lines(r) == _lines(interp), (engine, r.outcome, r.notes)
             assert {p for p, s in r.states.items() if s == "blocked"} == set(_lines(interp))
-    if "xla" not in ran or interp.outcome != "deadlock":
+    if "xla" not in ran or interp.outcome != "deadlock" or "xla" in DIVERGES.get(path.name, {}):
         return
     diags = lint_text(path.read_text(encoding="utf-8"), str(path), Config().merged(select=("deadlock",)))
     findings = [d for d in diags if d.category == "deadlock" and d.trace]

@@ -136,7 +136,7 @@ def test_progress_records_last_one_wins_and_torn_lines_are_ignored(tmp_path):
 
 
 ASYNC_BRANCH = """\
-// Partition 0 alone starts an async all_reduce and waits for it at the async_done.
+// Partition 0 alone starts an async all_reduce and waits for its peers at the async_start.
 module @async_branch attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     %p = stablehlo.partition_id : tensor<ui32>
@@ -166,10 +166,11 @@ module @async_branch attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replica
 """
 
 
-def test_an_async_collective_blocks_at_its_async_done(tmp_path):
+def test_an_async_collective_blocks_at_its_async_start(tmp_path):
     """The markers go around the async_start / async_done pair (the start's region
     must hold exactly the collective); the device is reported where the
-    interpreter and the static analysis put it: at the async_done."""
+    interpreter and the static analysis put it: at the async_start, where XLA
+    issues the collective (issue_order.py)."""
     from shlo_lint.checker.config import Config
     from shlo_lint.checker.engine import lint_text
     from shlo_lint.checker.execute.replay import confirm
@@ -180,7 +181,7 @@ def test_an_async_collective_blocks_at_its_async_done(tmp_path):
     report = run_path(str(path), RunOptions(engine="both", **FAST))
     xla = report.reports["xla"]
     assert xla.notes == [] and xla.outcome == "aborted", (xla.notes, xla.message)
-    assert [(b.process, b.op, b.line) for b in xla.blocked] == [((0, 0), "stablehlo.async_done", 21)]
+    assert [(b.process, b.op, b.line) for b in xla.blocked] == [((0, 0), "stablehlo.async_start", 11)]
     assert "all_reduce at line 13" in xla.blocked[0].waits_for
     assert report.cross_check["status"] == "match", report.cross_check
     diags = lint_text(ASYNC_BRANCH, str(path), Config().merged(select=("deadlock",)))

@@ -60,12 +60,15 @@ def _size(value: str) -> int:
               help="xla-distributed: seconds without progress, every process running, that make a hang.")
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None,
               help="Write the outputs (the interpreter's, else XLA's) to this .npz.")
+@click.option("--issue-order", type=click.Choice(["scheduler", "written"]), default="scheduler", show_default=True,
+              help="interp: 'scheduler' runs the order of two independent collectives XLA's scheduler may choose "
+                   "when the deadlock analysis finds that it hangs (a note says so); 'written' the program's order.")
 @click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
               help="Options as for `check` (and [tool.shlo-lint.options]); `run` reads external-channels=1,3: "
                    "send/recv channels that talk to another program.")
 def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
             xla_stuck_timeout, num_partitions, num_replicas, num_processes, coordinator, process_ids, stuck_timeout,
-            save_outputs, rule_options) -> None:
+            save_outputs, issue_order, rule_options) -> None:
     """Run PROG for every process of its grid and report what happened.
 
     \b
@@ -92,7 +95,7 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          xla_stuck_terminate_s=xla_stuck_timeout, num_processes=num_processes,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
                          dist_stuck_s=stuck_timeout,
-                         external_channels=_external_channels(paths, rule_options))
+                         external_channels=_external_channels(paths, rule_options), issue_order=issue_order)
     reports = [r for p in paths for r in run_paths(p, options)]
     if save_outputs:
         _save(reports, save_outputs)

@@ -15,8 +15,12 @@ replayed counterexample blocks the same processes:
   takes s's n-th send to t on that channel, blocking until it is sent. A process
   finishes only once each of its sends (and permute sends) has been received
   (XLA's send-done): otherwise it stays blocked at that send.
-* async_start / `*_start` arrive without waiting; async_done / `*_done` wait
-  for the started operation as its synchronous form would.
+* async_start / `*_start`: under matching "xla" (the default) a start is an
+  issue point like a synchronous collective: it blocks until every member has
+  issued its matching start, and its done completes at once (XLA's runtime,
+  issue_order.py). Under "spec" a start arrives without waiting and
+  async_done / `*_done` wait for the started operation as its synchronous form
+  would.
 * A device-to-device send/recv pairs with its peers inside this program
   (their `source_target_pairs` name processes of this grid): a send nobody
   receives leaves its process blocked at the send, a recv nobody sends to
@@ -36,6 +40,7 @@ from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
+from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
 from .ops.reduce import COMBINE as _COMBINE
@@ -476,15 +481,20 @@ class CommunicationFunctions(OpFunctions):
             if isinstance(fut.wait, RendezvousWait):
                 fut.wait.started = True
             fut.op = op
+            if waits_at_start(self.interp.matching):  # XLA: the start is the issue point (issue_order.py)
+                yield from issue(fut, op)
             return [fut]
         # a body without communication (slices, seed 002's any-function form): run it now
         values = yield from self.interp.run_region(frame, region, args)
         frame.proc.op = op
         return [Future(op, values=list(values))]
 
-    @impl(*(f"stablehlo.{k}_start" for k in COLLECTIVE_KINDS))
+    @impl(*(f"stablehlo.{k}_start" for k in COLLECTIVE_KINDS), blocking=True)
     def start(self, frame, op, args):
-        return [self.start_future(frame, op, op.name.rsplit(".", 1)[1][: -len("_start")], args)]
+        fut = self.start_future(frame, op, op.name.rsplit(".", 1)[1][: -len("_start")], args)
+        if waits_at_start(self.interp.matching):  # XLA: the start is the issue point (issue_order.py)
+            yield from issue(fut, op)
+        return [fut]
 
     @impl("stablehlo.async_done", *(f"stablehlo.{k}_done" for k in COLLECTIVE_KINDS), blocking=True)
     def done(self, frame, op, args):

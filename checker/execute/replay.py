@@ -25,7 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, Location
+from ..semantics import grid_of
 from .interpreter import fmt_pid
+from .issue_order import scheduler_order
 from .run import RunOptions, RunReport, run_module
 
 XLA_ONLY = "collective-matched-only-by-xla"
@@ -73,14 +75,24 @@ def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]
 
 
 def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = None,
-            engine: str = "interp", cache: dict | None = None) -> list[Diagnostic]:
+            engine: str = "interp", cache: dict | None = None,
+            analysis_options: dict | None = None) -> list[Diagnostic]:
     """The diagnostics, each deadlock finding with a note saying what execution showed.
-    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has."""
+    `cache` (run key → RunReport, see _run) lets a caller reuse runs it already has;
+    `analysis_options` are the lint's `-O` options (to find the verdict's issue order
+    again, see scheduler_order)."""
     if module is None or not any(d.category == "deadlock" for d in diagnostics):
         return diagnostics
     options = options or RunOptions()
     cache = {} if cache is None else cache
     engines = ["interp", "xla"] if engine == "both" else [engine]
+    if "interp" in engines and options.reorder is None and options.issue_order == "scheduler" and \
+            any(d.trace for d in diagnostics if d.category == "deadlock"):
+        # the order the verdict's deadlock needs (the diagnostics do not carry it: the
+        # analysis runs again with the lint's options); none: the order as written
+        opts = {"external-channels": sorted(options.external_channels), **(analysis_options or {})}
+        grid = grid_of(module, options.num_replicas, options.num_partitions)
+        options = replace(options, reorder=scheduler_order(module, grid, opts), issue_order="written")
     out = []
     for d in diagnostics:
         if d.category == "deadlock":
@@ -90,18 +102,20 @@ def confirm(diagnostics: list[Diagnostic], module, options: RunOptions | None = 
     return out
 
 
-def run_key(engine: str, schedule=None, matching: str = "xla") -> tuple:
+def run_key(engine: str, schedule=None, matching: str = "xla", reorder=None) -> tuple:
     """XLA decides its own schedule and always matches like XLA: one run serves every
     counterexample of a file."""
     if engine != "interp":
         return (engine,)
-    return (engine, tuple(schedule or ()), matching)
+    return (engine, tuple(schedule or ()), matching, tuple(id(o) for o in reorder or ()))
 
 
 def _run(module, options: RunOptions, engine: str, cache: dict, schedule=None, matching: str = "xla") -> RunReport:
-    key = run_key(engine, schedule, matching)
+    reorder = options.reorder if matching == "xla" else None  # the scheduler's order is an XLA finding
+    key = run_key(engine, schedule, matching, reorder)
     if key not in cache:
-        opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching)
+        opts = replace(options, engine=engine, schedule=list(schedule) if schedule else None, matching=matching,
+                       reorder=reorder)
         cache[key] = run_module(module, opts)
     return cache[key]
 
@@ -119,7 +133,8 @@ def _confirm_one(d: Diagnostic, module, options: RunOptions, engine: str, cache:
                 + (f" (blocked: {blocked})" if blocked else ""))
         label = "confirmed by execution" if ok else "not reproduced by execution"
         return d.note(d.location, f"{label} ({engine}): {text}")
-    report = _run(module, options, engine, cache, schedule=[tuple(t.process) for t in d.trace] or None)
+    report = _run(module, options, engine, cache, schedule=[tuple(t.process) for t in d.trace] or None,
+                  matching=options.matching)
     r = report.primary
     if not expected:
         # no counterexample to replay (SHLO503 undecided): say what one concrete run did

@@ -64,6 +64,14 @@ class RunOptions:
     """xla-distributed: no progress for this long while all processes run = a hang."""
     external_channels: frozenset = frozenset()
     """Channels whose send/recv talk to another program (`-O external-channels=1,3`)."""
+    reorder: tuple | None = None
+    """interp: (first, second) ops of one block; every process that runs the block
+    issues `second` just before `first` (an issue order XLA's scheduler may choose:
+    the deadlock analysis's Verdict.schedule; issue_order.py)."""
+    issue_order: str = "scheduler"
+    """interp, matching "xla", no `reorder`: "scheduler" runs the issue order XLA's
+    scheduler may choose in which the deadlock analysis finds a hang (when the
+    order written completes; a note says so), "written" the order as written."""
 
 
 @dataclass
@@ -281,13 +289,22 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
         backend = make_backend(options.device)
     except ExecutionError as e:
         return EngineReport("unsupported", "interp", options.device, message=e.message)
+    reorder = options.reorder
+    if reorder is None and options.issue_order == "scheduler" and options.matching == "xla":
+        from .issue_order import scheduler_order
+
+        reorder = scheduler_order(module, grid, {"external-channels": sorted(options.external_channels)})
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
                              schedule=options.schedule, matching=options.matching,
-                             external_channels=options.external_channels)
+                             external_channels=options.external_channels, reorder=reorder)
     except ExecutionError as e:
         return EngineReport("error", "interp", backend.describe(), message=e.message)
     r = interp.run(options.inputs)
+    if reorder is not None:
+        from .issue_order import describe
+
+        r.notes.insert(0, describe(interp.where, reorder))
     return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
                         r.notes, r.checks)
 

@@ -38,27 +38,24 @@ CALLBACK_TARGET = {"cpu": "xla_ffi_python_cpu_callback", "gpu": "xla_ffi_python_
 def comm_ops(module) -> list[tuple[str, int, int, tuple | None]]:
     """(name, line, column, wait) of every communicating op of a project-IR module,
     in the order the worker numbers them. wait = (name, line, column) of the
-    async_done a device waits at for a collective inside an async_start (where
-    the interpreter and the static analysis put it too), else None."""
+    async_start a device waits at for a collective inside one, else None: XLA
+    issues the collective where its start is scheduled (XLA:CPU runs it there as
+    a synchronous collective) and the device waits there for its peers, where
+    the interpreter and the static analysis put it too (issue_order.py)."""
     out = []
     for op in module.walk():
         if op.name in COMM_OPS:
             line, col = module.source.line_col(op.name_span.start)
-            out.append((op.name, line, col, _async_done_of(module, op)))
+            out.append((op.name, line, col, _async_start_of(module, op)))
     return out
 
 
-def _async_done_of(module, op) -> tuple | None:
+def _async_start_of(module, op) -> tuple | None:
     start = op.parent_op
-    if start is None or start.name != "stablehlo.async_start" or not start.result_names or start.parent is None:
+    if start is None or start.name != "stablehlo.async_start":
         return None
-    future = start.result_names[0][0]
-    dones = [o for o in start.parent.operations if o.name == "stablehlo.async_done"
-             and o.header.operands and o.header.operands[0][0] == future]
-    if len(dones) != 1:
-        return None
-    line, col = module.source.line_col(dones[0].name_span.start)
-    return dones[0].name, line, col
+    line, col = module.source.line_col(start.name_span.start)
+    return start.name, line, col
 
 
 def read_progress(path: str) -> dict[tuple[int, int], tuple[str, int, int]]:

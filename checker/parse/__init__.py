@@ -36,6 +36,7 @@ from __future__ import annotations
 from .api import (LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type,
                   parse_type_list)
 from .ctx import InternalParseError, SyntaxProblem
+from .runner import _lark  # noqa: F401 - the Lark instance: checker/lexer.py installs its scanners on it
 
 __all__ = ["InternalParseError", "LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",
            "parse_location", "parse_type", "parse_type_list"]
