@@ -6,7 +6,8 @@
 Each case is a corpus program (corpus/{valid,invalid,real,deadlock,seeds}) with 1-3
 mutations: byte flips, token and line deletion / duplication / swaps, truncation,
 deep nesting ([ ( { < and tensor<...>), huge / negative / overflowing numbers, NUL
-and bidi characters, op-name swaps, splices from another program. Cases run in
+and bidi characters, op-name swaps, value renames (a use of another or an
+undefined value), splices from another program. Cases run in
 worker processes (fork; one by default: these machines are shared), each under a
 soft limit (SIGALRM raises a BaseException the per-file guard does not swallow) and
 a hard one (the worker is killed and replaced), with an address-space limit so a
@@ -183,8 +184,21 @@ def m_splice(rng, text, seeds):
     return text[:i] + chunk + text[i:]
 
 
+_VALUE = re.compile(r"%[\w$.\-]+")
+
+
+def m_rename_value(rng, text, seeds):
+    """A use of another (or an undefined) value: how fragments and typos look."""
+    found = list(_VALUE.finditer(text))
+    if not found:
+        return text
+    m = rng.choice(found)
+    other = rng.choice(found).group(0) if rng.random() < 0.6 else f"%undefined{rng.randrange(3)}"
+    return text[:m.start()] + other + text[m.end():]
+
+
 MUTATORS = [m_byte_flip, m_token_delete, m_token_duplicate, m_token_swap, m_line_delete, m_line_duplicate,
-            m_line_swap, m_truncate, m_deep_nesting, m_numbers, m_odd_chars, m_op_swap, m_splice]
+            m_line_swap, m_truncate, m_deep_nesting, m_numbers, m_odd_chars, m_op_swap, m_splice, m_rename_value]
 
 
 def mutate(rng: random.Random, seeds: list[tuple[str, str]]) -> tuple[str, str, list[str]]:

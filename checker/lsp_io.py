@@ -204,9 +204,11 @@ class FramedStdin:
     def _body(self, length: int) -> bytes | None:
         """The body of `length` bytes at buf[0], resynchronising when it is shorter."""
         waited_logged = False
+        scanned = 0  # the body is searched once, chunk by chunk (a 100 MB document stays linear)
         while True:
-            have = self.buf[:length]
-            m = _NEXT_HEADER.search(have)
+            end = min(len(self.buf), length)
+            m = _NEXT_HEADER.search(self.buf, max(0, scanned - 64), end)
+            scanned = end
             if m is not None:
                 body = bytes(self.buf[:m.start()])
                 del self.buf[:m.start()]

@@ -20,7 +20,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "fuzz"
 
 
 def test_bounded_fuzz_campaign_no_escaping_exception_no_hang_valid_outputs():
-    counts = fuzz.campaign(cases=300, seed=20261124, time_limit=20, out=None, cli=6, memory_mb=1200,
+    counts = fuzz.campaign(cases=300, seed=20261124, time_limit=20, out=None, cli=6, memory_mb=1000,
                            minimise_budget=0)
     summary = {k: v for k, v in counts.items() if k != "findings"}
     assert counts["cases"] == 300

@@ -232,3 +232,13 @@ def test_reader_memory_stays_bounded_on_endless_garbage():
     assert reader.readline().startswith(b"Content-Length:")
     assert len(reader.buf) <= (1 << 16) + 64
     assert any("skipped 5242880 bytes" in m for m in logs), logs
+
+
+def test_reader_is_linear_in_a_big_document():
+    """A 20 MB didOpen arrives in 64 KiB reads; the body is searched once, not once per read."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                       "params": {"text": "%0 = stablehlo.add %a, %b\n" * 800_000}}).encode()
+    start = time.perf_counter()
+    out, _ = _frames(frame(body) + frame(hover(2)))
+    assert [len(b) for b in out] == [len(body), len(json.dumps(hover(2)))]
+    assert time.perf_counter() - start < 20
