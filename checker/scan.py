@@ -181,14 +181,21 @@ class _Scanner:
         construct (an alias, a resource block) runs past the line."""
         text = self.text
         resume = None
-        continued_at = -1
+        reopened = -1  # where the previous op was last taken up again
         while True:
             while pos < end and text[pos] in " \t\r":
                 pos += 1
             if pos >= end:
                 break
             if self.stmt is not None:
+                was = pos
                 pos = self.stmt_tokens(pos, end)
+                if pos == was and self.stmt is None and reopened == was:
+                    # Taken up as the previous op's continuation, yet what is here
+                    # would start another statement (`#x = ...` inside a region):
+                    # neither, so say so and go on with the next line.
+                    self.error(f"expected an operation, got {text[pos:min(end, pos + 20)]!r}", pos, end)
+                    break
                 continue
             c = text[pos]
             if c == "/" and text.startswith("//", pos):
@@ -242,13 +249,11 @@ class _Scanner:
                 self.stmt = _Stmt(op, generic)
                 pos = name_end
                 continue
-            if self.last_op is not None and results is None and continued_at != pos:
+            if self.last_op is not None and results is None:
                 # Not an op of its own: the previous op goes on (`cond {`, `} do {`,
                 # `reducer(...) {`, `: (T) -> T` or an attr dict on the next line).
-                # Once per position: text the previous op does not take up either
-                # (e.g. a `#loc = ...` alias inside a region) is an error, not a loop.
-                continued_at = pos
                 stmt = self.stmt = _Stmt(self.last_op, self.last_generic)
+                reopened = pos
                 if not stmt.op.regions:
                     # A one-line op may have ended its line inside brackets
                     # (`func.func @f(%a: T` then `) -> T {`): take up its open ones.

@@ -186,3 +186,26 @@ def test_builtin_types_and_literal_forms_parse():
     assert isinstance(b.element, QuantizedType) and "{0.1:-30, 0.5:-20}" in b.element.text
     assert sig.inputs[6].shape == (None, None)
     assert lint_text(text, "forms.mlir", Config()) == []
+
+
+# ----------------------------------------------------------------------------- never a hang
+@pytest.mark.parametrize("junk", ["#x = ", "!stablehlo.token=", "#loc1 = loc(unknown) ", "} }", "a.b ", "%a = "])
+def test_statement_starts_in_odd_places_end_with_a_diagnostic(junk):
+    # `#x = ...` inside a region once made the walk take the previous op up again
+    # and stop at once, forever.
+    import signal
+
+    def timeout(*_a):
+        raise TimeoutError("the scan did not finish")
+
+    old = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(10)
+    try:
+        for where in ("  return %1", "  %1 = \"stablehlo", "    %s = stablehlo.add", "}) : (tensor<4xf32>)"):
+            i = CANON.index(where)
+            text = CANON[:i] + junk + CANON[i:]
+            lint_text(text, "t.mlir", Config())
+            module_of(text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
