@@ -58,14 +58,16 @@ class _DefaultToCheck(click.Group):
                 KeyboardInterrupt):
             raise
         except Exception as e:  # noqa: BLE001
+            import traceback
+
             from .engine import REPORT_URL
 
+            if isinstance(e, MemoryError):
+                traceback.clear_frames(e.__traceback__)  # what filled memory, before anything allocates
             detail = f"{type(e).__name__}: {e}" if not isinstance(e, MemoryError) else "out of memory (MemoryError)"
             click.echo(f"shlo-lint: internal error: {detail}; this is a shlo-lint bug, please report it "
                        f"({REPORT_URL})", err=True)
             if os.environ.get("SHLO_LINT_TRACEBACK"):
-                import traceback
-
                 traceback.print_exc()
             sys.exit(2)
 

@@ -125,7 +125,7 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
         return _lint_source(source, config, read_error, where)
     except _FileAborted as e:
         return FileResult(source, None, [e.diagnostic], failed=True)
-    except Exception as e:  # noqa: BLE001 - the one per-file guard
+    except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
         return FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     finally:
         if enabled:
@@ -273,7 +273,7 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list
                     if block.label_span is not None:
                         block.arguments  # noqa: B018
         except Exception as e:  # noqa: BLE001 - a parser bug costs one op, not the file
-            if isinstance(e, MemoryError):
+            if isinstance(e, MemoryError):  # internal_error clears the frames first
                 raise _FileAborted(internal_error(module.source, e, "parsing", op)) from None
             sig = _signature(e)
             if sig not in seen_errors:
@@ -304,13 +304,15 @@ def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str
     try:
         found = list(spec.func(subject, ctx) or ())
     except Exception as e:  # noqa: BLE001 - a rule bug must not cost the user the rest of the file
+        is_op = subject is not ctx.module and hasattr(subject, "name_span")
+        if isinstance(e, MemoryError):  # before anything that allocates
+            traceback.clear_frames(e.__traceback__)
+            raise _FileAborted(internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
+                                              subject if is_op else None)) from None
         if _signature(e) in seen_errors:
             return  # the parser crash under it is already reported at its op
-        is_op = subject is not ctx.module and hasattr(subject, "name_span")
         found = [internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
                                 subject if is_op else None)]
-        if isinstance(e, MemoryError):
-            raise _FileAborted(found[0]) from None
     yield from found
 
 

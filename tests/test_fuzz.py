@@ -95,7 +95,8 @@ def test_out_of_memory_in_a_rule_is_one_shlo003_not_a_traceback_and_stops_the_fi
     import json
 
     diags = json.loads(proc.stdout)["diagnostics"]
-    assert [d["code"] for d in diags] == ["SHLO003"] and "out of memory" in diags[0]["message"]
+    # Out of memory, even building the message may fail: then it is the plain one.
+    assert [d["code"] for d in diags] == ["SHLO003"] and "please report" in diags[0]["message"]
 
 
 @pytest.mark.parametrize("finding", sorted((ROOT / "bench" / "fuzz_findings").glob("*.mlir")),
