@@ -1,0 +1,191 @@
+"""The tracer's values: what a value is on every process, computed on demand (the
+backward slice of branch indices and trip counts only), through the ops that
+need communication facts or the tracer's frames: a collective's result
+(`_received`: the same within each group, checker/uniform.py), `case` / `while`
+/ `func.call` folded per process. The folds that need neither are in
+checker/spmd_values.py; the tracer (checker/spmd.py) mixes this class in.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import uniform as U
+from .ir import Block, Operation, Value
+from .spmd_values import (_MISSING, _PER_PROCESS, NONCOMM_FUTURE, FutureVal, Table, Unknown, ValueFolding, _as_np,
+                          _Frame, _join, _line, _merge, _norm, _region_of, _short, scalar_element, wrap)
+from .uniform import Uni
+from .spmd_structure import CALL_OPS, CASE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
+
+
+class TracerValues(ValueFolding):
+    """Value folding for `Tracer` (checker/spmd.py), which provides the state these
+    methods read: grid, n, module, struct, frames and the budget checks."""
+
+    # -- values (on demand) ---------------------------------------------------------------
+    def _received(self, op: Operation, role: str):
+        """What a communication op's result is: the same on every member of its
+        group (all_reduce, all_gather, collective_broadcast, also when done
+        asynchronously: a done whose future comes straight from its start), else
+        per-device data."""
+        if role == "done" and op.operands and op.operands[0] is not None:
+            start = op.operands[0].owner
+            if isinstance(start, Operation) and comm_role(start) == "start":
+                op, role = start, "collective"
+        key = (id(op), role)
+        cached = self._received_cache.get(key)
+        if cached is None:
+            cached = self._received_cache[key] = self._received_uncached(op, role)
+        return cached
+
+    def _received_uncached(self, op: Operation, role: str):
+        # Depends on the op and the grid only; a loop runs the same op once per trip,
+        # and its groups cost O(processes) to read (see _received's cache).
+        kind = collective_kind(op)
+        where = f"the {kind} at line {_line(op)}"
+        if role == "collective" and kind in U.SAME_VALUE_KINDS:
+            groups = U.communicators(op, collective_op(op), kind, self.grid)
+            if groups is not None:
+                lab = U.group_labels(groups, self.n)
+                if lab is None:
+                    return U.UNIFORM
+                return Uni(lab, (U.Origin(f"{where} (the same only within each of its process groups)", op, lab),))
+        return U.per_process(self.n, f"data received by {where}", op)
+
+    def value(self, v: Value, frame: _Frame, _depth: int = 0):
+        region = _region_of(v)
+        f: _Frame | None = frame
+        while f is not None and f.region is not region:
+            f = f.parent
+        if f is None:
+            f = frame  # a scope we did not enter as a frame: memoise locally
+        got = f.values.get(v, _MISSING)
+        if got is not _MISSING:
+            return got
+        owner = v.owner
+        if isinstance(owner, Block):
+            if owner is self.entry_block and self.entry_block is not None:
+                got = f.values[v] = self._entry_arg(v)
+                return got
+            return Unknown(f"the block argument {v.name} (data)")
+        if _depth > 120:
+            return Unknown("a computation too deep to follow")
+        vals = self._fold(owner, f, _depth)
+        for r, val in zip(owner.results, vals):
+            f.values[r] = val
+        return f.values.get(v, Unknown(f"{owner.name} result"))
+
+    def _fold(self, op: Operation, frame: _Frame, depth: int) -> list:
+        name = op.name
+        n = op.num_results
+        if name == "stablehlo.async_start" or comm_role(op) == "start":
+            return [NONCOMM_FUTURE] * n if comm_role(op) is None else [Unknown("a future not started here")] * n
+        role = comm_role(op)
+        if role is not None:
+            return [self._received(op, role)] * max(n, 1)
+        if name in CASE_OPS:
+            return self._fold_case(op, frame, depth)
+        if name in WHILE_OPS:
+            return self._fold_while(op, frame, depth)
+        if name in CALL_OPS:
+            return self._fold_call(op, frame, depth)
+        elem = scalar_element(op.result_types[0]) if n == 1 and op.result_types else None
+        if name == "stablehlo.partition_id":
+            return [self.partition.copy()]
+        if name == "stablehlo.replica_id":
+            return [self.replica.copy()]
+        if name == "stablehlo.constant":
+            return [self._constant(op, elem)]
+        if name == "stablehlo.optimization_barrier":
+            return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        if name == "stablehlo.custom_call":
+            return self._custom_call(op, frame, depth)
+        if name in _PER_PROCESS:
+            return [U.per_process(self.n, f"the {_short(name)} at line {_line(op)}", op)] * max(n, 1)
+        args = []
+        for v in op.operands:
+            a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
+            if isinstance(a, (Unknown, FutureVal)):
+                return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+            args.append(a)
+        if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
+                and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
+            got = self._table_slice(op, args)
+            if got is not None:
+                return [_norm(wrap(got, elem))]
+        if name == "stablehlo.gather" and len(args) == 2 and isinstance(args[0], Table) and elem is not None \
+                and isinstance(args[1], (int, np.ndarray)):
+            got = self._table_gather(op, args[0].array, args[1])
+            if got is not None:
+                return [_norm(wrap(got, elem))]
+        if elem is None or any(isinstance(a, (Uni, Table)) for a in args):
+            # Not an integer scalar the tracer computes: only whether it is the same
+            # on every process (a constant table counts as the same everywhere).
+            return [U.combine([a for a in args if not isinstance(a, Table)])] * max(n, 1)
+        try:
+            with np.errstate(all="ignore"):
+                out = self._apply(op, name, args, elem)
+        except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
+            return [Unknown(f"{_short(name)} at line {_line(op)} ({e})")]
+        if isinstance(out, Unknown):
+            return [U.combine(args)]
+        return [_norm(wrap(out, elem))]
+
+    def _fold_case(self, op: Operation, frame: _Frame, depth: int) -> list:
+        idx = self._branch_index(op, frame)
+        if isinstance(idx, Unknown):
+            return [Unknown(idx.reason, op)] * op.num_results
+        if isinstance(idx, Uni):
+            outs = [self._returned(region, _Frame(region, frame)) for region in op.regions]
+            return [_join([r[i] if i < len(r) else Unknown("no value") for r in outs], idx)
+                    for i in range(op.num_results)]
+        per_branch = []
+        for b, region in enumerate(op.regions):
+            sel = (idx == b) if isinstance(idx, np.ndarray) else (np.ones(self.n, bool) if idx == b else None)
+            if sel is None or not sel.any():
+                continue
+            inner = _Frame(region, frame)
+            per_branch.append((sel, self._returned(region, inner)))
+        return [_merge([(sel, r[i] if i < len(r) else Unknown("no value")) for sel, r in per_branch])
+                for i in range(op.num_results)]
+
+    def _fold_while(self, op: Operation, frame: _Frame, depth: int) -> list:
+        if len(op.regions) != 2:
+            return [Unknown("a malformed while")] * op.num_results
+        cond, body = op.regions
+        carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        active = np.ones(self.n, dtype=bool)
+        for _trip in range(self.max_trips + 1):
+            self._check_budget()
+            cframe = _Frame(cond, frame)
+            if cond.blocks:
+                self._bind(cond.blocks[0], cframe, carried)
+            ret = self._returned(cond, cframe)
+            pred = ret[0] if ret else Unknown("no predicate")
+            if isinstance(pred, Uni):
+                return self._fold_uniform_while(op, frame, carried, pred)
+            if isinstance(pred, (Unknown, FutureVal, Table)):
+                return [Unknown(f"a while at line {_line(op)} whose trip count depends on data", op)] * op.num_results
+            go = active & (_as_np(pred) != 0)
+            if not go.any():
+                return carried
+            bframe = _Frame(body, frame)
+            if body.blocks:
+                self._bind(body.blocks[0], bframe, carried)
+            new = self._returned(body, bframe)
+            if len(new) != len(carried):
+                return [Unknown("a malformed while")] * op.num_results
+            carried = [_merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
+            active = go
+        return [Unknown(f"a while at line {_line(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+
+    def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
+        name = self.struct.callees.get(id(op))
+        func = self.struct.funcs.get(name) if name else None
+        if func is None or not func.regions or depth > 120:
+            return [Unknown(f"a call to @{name}")] * op.num_results
+        region = func.regions[0]
+        inner = _Frame(region, None)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, [self.value(v, frame, depth + 1) if v is not None else
+                                                 Unknown("undefined") for v in op.operands])
+        return self._returned(region, inner)

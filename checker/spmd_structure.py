@@ -1,0 +1,277 @@
+"""What the scanner already tells about communication, before anything is traced:
+which ops communicate and how (`comm_role`, `collective_kind`), which functions
+communicate, which communication sits under control flow, whether there is
+point-to-point traffic (`structure(module)`, `Structure.uniform`). Split from
+checker/spmd.py, which re-exports these names; the per-process tracer there
+reads them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .ir import Module, Operation
+from .semantics import COLLECTIVES
+
+# --------------------------------------------------------------------------- op names
+GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
+"""Collectives whose process group rendezvous (everything but collective_permute)."""
+CASE_OPS = frozenset({"stablehlo.case", "stablehlo.if"})
+WHILE_OPS = frozenset({"stablehlo.while"})
+CALL_OPS = frozenset({"func.call"})
+INLINE_OPS = frozenset({"sdy.manual_computation", "sdy.named_computation"})
+"""Ops that run their one region once, in place."""
+TRANSPARENT_OPS = frozenset({"builtin.module", "module"})
+RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return", "sdy.return"})
+TESSERA_STARTS = frozenset(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
+TESSERA_AWAITS = frozenset({"tessera.await", "tessera.collective.await"})
+
+ROLES = ("collective", "permute", "send", "recv", "start", "done")
+
+_COMM_NAMES = frozenset(
+    [f"stablehlo.{k}" for k in COLLECTIVES]
+    + [f"stablehlo.{k}_{s}" for k in COLLECTIVES for s in ("start", "done")]
+    + ["stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "stablehlo.async_done"]
+    + list(TESSERA_STARTS) + list(TESSERA_AWAITS))
+"""Every op name comm_role() can say yes to (a set test before the string work)."""
+
+
+def async_inner(op: Operation) -> Operation | None:
+    """The collective an `async_start` runs (the first collective in its body), else None."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.name.startswith("stablehlo.") and inner.name[10:] in COLLECTIVES:
+                    return inner
+    return None
+
+
+def comm_role(op: Operation) -> str | None:
+    """What a communication op does to its process: "collective" (rendezvous of its
+    group), "permute" (collective_permute), "send", "recv", "start" (an async
+    collective starts), "done" (waits for a started one); None for other ops.
+    Reads only the op name (and an async_start's body)."""
+    name = op.name
+    if name.startswith("stablehlo."):
+        kind = name[10:]
+        if kind in GROUP_KINDS:
+            return "collective"
+        if kind == "collective_permute":
+            return "permute"
+        if kind == "send" or kind == "recv":
+            return kind
+        if kind == "async_start":
+            return "start" if async_inner(op) is not None else None
+        if kind == "async_done":
+            return "done"
+        if kind.endswith("_start") and kind[:-6] in COLLECTIVES:
+            return "start"
+        if kind.endswith("_done") and kind[:-5] in COLLECTIVES:
+            return "done"
+        return None
+    if name in TESSERA_STARTS:
+        return "start"
+    if name in TESSERA_AWAITS:
+        return "done"
+    return None
+
+
+def collective_op(op: Operation) -> Operation:
+    """The op whose attributes describe the communication: an async_start's inner
+    collective, else the op itself."""
+    if op.name == "stablehlo.async_start":
+        return async_inner(op) or op
+    return op
+
+
+def collective_kind(op: Operation) -> str:
+    """`all_reduce`, `collective_permute`, `send`, ... for any communication op."""
+    op = collective_op(op)
+    name = op.name.rsplit(".", 1)[-1]
+    for suffix in ("_start", "_done"):
+        if name.endswith(suffix) and name[: -len(suffix)] in COLLECTIVES:
+            return name[: -len(suffix)]
+    return name
+
+
+# --------------------------------------------------------------------------- structure
+_FUNC_NAME = re.compile(r'func\.func\s+(?:(public|private|nested)\s+)?@("[^"]*"|[\w$.\-]+)')
+_CALLEE = re.compile(r'callee\s*=\s*@("[^"]*"|[\w$.\-]+)|\bcall\s+@("[^"]*"|[\w$.\-]+)')
+
+
+def _text_head(op: Operation, limit: int = 600) -> str:
+    src = op.module.source.text
+    end = op.span.end if op.header_end < 0 else op.header_end
+    return src[op.span.start:min(end, op.span.start + limit)]
+
+
+def func_name(op: Operation) -> tuple[str | None, str | None]:
+    """(name, visibility) of a func.func, read from its text (no header parse:
+    JAX's @main header can hold thousands of arguments)."""
+    m = _FUNC_NAME.search(_text_head(op, 400))
+    if m is None:
+        return op.symbol_name, None
+    return m.group(2).strip('"'), m.group(1)
+
+
+def call_target(op: Operation) -> str | None:
+    """The callee of a func.call, read from its text."""
+    m = _CALLEE.search(_text_head(op))
+    if m is None:
+        return None
+    return (m.group(1) or m.group(2)).strip('"')
+
+
+@dataclass
+class Structure:
+    """What op names alone say about a module's communication."""
+
+    funcs: dict[str, Operation]
+    entries: list[str]
+    """Functions a run starts in: `main`, else the only public function, else every
+    function no other function calls."""
+    comm_ops: list[Operation]
+    """Communication ops in functions reachable from the entries (inner ops of
+    async_start excluded)."""
+    comm_funcs: set[str]
+    """Functions that communicate, directly or through calls."""
+    callees: dict[int, str]
+    """id(func.call op) → callee name."""
+    relevant: set[int]
+    """id() of every op the tracer must execute rather than skip: control flow,
+    calls and inline regions that contain communication."""
+    conditional: list[Operation]
+    """Communication ops (or calls to communicating functions) under control flow."""
+    opaque: list[Operation]
+    """Communication ops inside regions the analysis does not model (reduce bodies, ...)."""
+    p2p: list[Operation]
+    """send / recv ops this program matches itself: every one that is not a host
+    transfer (a channel declared external is the deadlock model's business)."""
+    external: list[Operation] = field(default_factory=list)
+    """send / recv ops that talk to the host (host transfers)."""
+
+    @property
+    def uniform(self) -> bool:
+        """Every process runs the same communication ops in the same order and there
+        is no point-to-point traffic: deadlock-free by construction (each collective's
+        group arrives together, and every start precedes its done on every process)."""
+        return not self.conditional and not self.opaque and not self.p2p
+
+    @property
+    def communicates(self) -> bool:
+        return bool(self.comm_ops)
+
+
+_PLAIN, _COND, _OPAQUE = 0, 1, 2
+
+
+def structure(module: Module) -> Structure:
+    """One name-only walk of the module (no header is parsed)."""
+    funcs: dict[str, Operation] = {}
+    visibility: dict[str, str | None] = {}
+    comm: list[tuple[Operation, str | None, int]] = []
+    calls: list[tuple[Operation, str | None, int]] = []
+    if module.root is None:
+        return Structure({}, [], [], set(), {}, set(), [], [], [], [])
+    # Only ops with regions are pushed; leaf ops are checked by name in place
+    # (a 30 MB module is ~300k ops, a few thousand of them with regions).
+    names = _COMM_NAMES
+    stack: list[tuple[Operation, str | None, int]] = [(module.root, None, _PLAIN)]
+    while stack:
+        op, fn, flag = stack.pop()
+        name = op.name
+        if name == "func.func":
+            fname, vis = func_name(op)
+            if fname is not None:
+                funcs.setdefault(fname, op)
+                visibility.setdefault(fname, vis)
+            fn, flag = fname, _PLAIN
+        elif name in CASE_OPS or name in WHILE_OPS:
+            flag = max(flag, _COND)
+        elif name in INLINE_OPS or name in TRANSPARENT_OPS or op is module.root:
+            pass
+        else:
+            flag = _OPAQUE
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    cname = child.name
+                    if cname in names and comm_role(child) is not None:
+                        comm.append((child, fn, flag))
+                    elif cname in CALL_OPS:
+                        calls.append((child, fn, flag))
+                    elif child.regions:
+                        stack.append((child, fn, flag))
+
+    callees: dict[int, str] = {}
+    edges: dict[str | None, list[str]] = {}
+    for op, fn, _flag in calls:
+        target = call_target(op)
+        if target is not None:
+            callees[id(op)] = target
+            edges.setdefault(fn, []).append(target)
+    called = {t for ts in edges.values() for t in ts}
+    if "main" in funcs:
+        entries = ["main"]
+    else:
+        public = [n for n in funcs if visibility.get(n) != "private"]
+        entries = public if len(public) == 1 else [n for n in funcs if n not in called]
+    reachable: set[str] = set()
+    todo = list(entries)
+    while todo:
+        n = todo.pop()
+        if n in reachable or n not in funcs:
+            continue
+        reachable.add(n)
+        todo.extend(edges.get(n, ()))
+
+    comm_funcs = {fn for op, fn, _ in comm if fn in reachable}
+    changed = True
+    while changed:  # callers of communicating functions communicate
+        changed = False
+        for op, fn, _flag in calls:
+            if fn in reachable and fn not in comm_funcs and callees.get(id(op)) in comm_funcs:
+                comm_funcs.add(fn)  # type: ignore[arg-type]
+                changed = True
+
+    relevant: set[int] = set()
+    conditional: list[Operation] = []
+    opaque: list[Operation] = []
+    comm_ops: list[Operation] = []
+    p2p: list[Operation] = []
+    marks: list[tuple[Operation, int]] = []
+    for op, fn, flag in comm:
+        if fn in reachable:
+            comm_ops.append(op)
+            marks.append((op, flag))
+            if op.name in ("stablehlo.send", "stablehlo.recv"):
+                p2p.append(op)
+    p2p, external = _split_external(p2p)
+    for op, fn, flag in calls:
+        if fn in reachable and callees.get(id(op)) in comm_funcs:
+            relevant.add(id(op))
+            marks.append((op, flag))
+    for op, flag in marks:
+        if flag == _COND:
+            conditional.append(op)
+        elif flag == _OPAQUE:
+            opaque.append(op)
+        for anc in op.ancestors():
+            if anc.name == "func.func" or id(anc) in relevant:
+                break
+            relevant.add(id(anc))
+    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external)
+
+
+def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operation]]:
+    """(matched, external) send/recv ops: host transfers are external (their peer
+    is the host). Every other send/recv names devices of this program in its
+    source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
+    another program are declared with the `external-channels` option, which the
+    deadlock model applies (checker/deadlock/model.py)."""
+    from .semantics import flag
+
+    matched, external = [], []
+    for op in p2p:
+        (external if flag(op, "is_host_transfer") else matched).append(op)
+    return matched, external
