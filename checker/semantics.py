@@ -245,7 +245,8 @@ def iter_process_groups(grid: Grid, strategy_name: str, groups: Iterable[Iterabl
                 yield [(r, p) for p in g]
     elif strategy_name == CROSS_REPLICA_AND_PARTITION:
         for g in groups:
-            yield [(r, p) for r in g for p in range(P)]  # type: ignore[arg-type]
+            # The spec's order (partition-major), which all_gather's concatenation follows.
+            yield [(r, p) for p in range(P) for r in g]  # type: ignore[arg-type]
     elif strategy_name == FLATTENED_IDS:
         for g in groups:
             yield [grid.unflat(i) for i in g]

@@ -296,3 +296,11 @@ def test_custom_form_checks_read_from_their_text_when_the_parser_keeps_them_opaq
     res = Interpreter(module).run(Inputs("zeros"))
     assert res.outcome == "failed"
     assert res.checks["passed"] == 2 and [f["line"] for f in res.checks["failed"]] == [4]
+
+
+def test_process_groups_follow_the_spec_order_and_dynamic_roots_per_operand():
+    """cross_replica_and_partition groups are partition-major (all_gather concatenates
+    in that order); has_dynamic_root gives each data operand its own root."""
+    proc = run_cli("run", str(EXE / "run_parallel_group_order.mlir"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "6 checks passed" in proc.stdout

@@ -355,15 +355,20 @@ class CommunicationFunctions(OpFunctions):
                 res[m] = [self.cast(rv.ops[m], xp.concatenate([pieces[s][i][k] for s in members], axis=concat), i)
                           for i in range(n)]
         elif kind == "collective_broadcast":
-            root = members[0]
-            if flag(op, "has_dynamic_root"):
-                idx = int(np.asarray(self.backend.to_numpy(arr[members[0]][-1])).reshape(()))
-                if not 0 <= idx < len(members):
-                    raise ExecutionError(f"cannot execute: dynamic root {idx} is outside the process group", op)
-                root = members[idx]
             n_out = len(result_tensor_types(op))
+            roots = [members[0]] * n_out
+            if flag(op, "has_dynamic_root"):  # one root per data operand (tensor<[n]xi32>), or one for all
+                idxs = np.asarray(self.backend.to_numpy(arr[members[0]][-1])).reshape(-1)
+                if idxs.size == 1:
+                    idxs = np.repeat(idxs, n_out)
+                if idxs.size != n_out:
+                    raise ExecutionError(f"cannot execute: {idxs.size} dynamic roots for {n_out} data operands", op)
+                for i, idx in enumerate(int(x) for x in idxs):
+                    if not 0 <= idx < len(members):
+                        raise ExecutionError(f"cannot execute: dynamic root {idx} is outside the process group", op)
+                    roots[i] = members[idx]
             for m in members:
-                res[m] = [self.cast(rv.ops[m], v, i) for i, v in enumerate(arr[root][:n_out])]
+                res[m] = [self.cast(rv.ops[m], arr[roots[i]][i], i) for i in range(n_out)]
         else:  # pragma: no cover - kinds are closed
             raise ExecutionError(f"cannot execute: op {op.name}", op)
         return res
