@@ -163,7 +163,7 @@ class _Scanner:
                     block = self.frames[-1][0].blocks[-1]
                     op = Operation(name, Span(m.end(1), end),
                                    ((results, 1),) if results is not None and "," not in results and ":" not in results
-                                   else (_result_names(results) if results else ()), self.module, block)
+                                   else (self.result_names(results, m.end(1)) if results else ()), self.module, block)
                     block.operations.append(op)
                     self.last_op = op
                     self.last_generic = qname is not None
@@ -241,7 +241,7 @@ class _Scanner:
                 if not generic and "." not in name:
                     name = _BARE_NAMES.get(name, name)
                 block = self.frames[-1][0].blocks[-1]
-                op = Operation(name, Span(pos, name_end), _result_names(results) if results else (),
+                op = Operation(name, Span(pos, name_end), self.result_names(results, pos) if results else (),
                                self.module, block)
                 block.operations.append(op)
                 self.last_op = op
@@ -330,6 +330,17 @@ class _Scanner:
                 return self.end_stmt(op, nxt.start())
         op.span = Span(op.span.start, max(end, op.span.start))
         return end
+
+    def result_names(self, results: str, pos: int) -> tuple[tuple[str, int], ...]:
+        """`%a, %b:3` as ((name, count), ...). A count the file is too short to give
+        types to (each result needs one) is an error and counts as 1: `%r:2147483647`
+        must not make every rule that reads the results build 2^31 values."""
+        names = _result_names(results)
+        if any(c > len(self.text) for _, c in names):
+            self.error(f"{results.strip()} declares more results than this file could give types to", pos,
+                       pos + len(results))
+            names = tuple((n, min(c, 1)) for n, c in names)
+        return names
 
     def end_stmt(self, op: Operation, at: int) -> int:
         """The open statement is complete; the next op (or a `}`) begins at `at`."""

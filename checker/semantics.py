@@ -105,6 +105,9 @@ def grid_of(module: Module, num_replicas: int | None = None, num_partitions: int
     """The module's grid; explicit numbers (flags/config) override the module attributes.
     A module that states one of the two gets 1 for the other (JAX always writes both)."""
     r, p = module.num_replicas, module.num_partitions
+    # A count below 1 is no grid (SHLO191 reports it); analyses must not size arrays by it.
+    r = r if r is None or r >= 1 else None
+    p = p if p is None or p >= 1 else None
     source = "module" if (r is not None or p is not None) else "default"
     if num_replicas is not None or num_partitions is not None:
         source = "config"

@@ -132,6 +132,7 @@ def split_group(classes: np.ndarray | None, groups: list[np.ndarray], mask: np.n
     if classes is None:
         return None
     for g in groups:
+        g = g[(g >= 0) & (g < mask.size)]  # ids outside the grid (reported by the group rules) are no member
         g = g[mask[g]]
         if g.size > 1 and bool(np.any(classes[g] != classes[g[0]])):
             return g
@@ -254,6 +255,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     is the same (its in_sharding split along the manual axes), None when every
     device gets the whole value, or why it cannot be read."""
     from .execute.sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
+    from .execute.values import ExecutionError
 
     shardings = _sdy_list(op.attr("in_shardings"))
     if shardings is None or len(shardings) != len(op.operands):
@@ -271,7 +273,10 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     mesh = None
     for m in module.walk():
         if m.name == "sdy.mesh" and m.symbol_name == name:
-            mesh = mesh_from_attr(m.attr("mesh"))
+            try:
+                mesh = mesh_from_attr(m.attr("mesh"))
+            except ExecutionError as e:
+                return str(e)
             break
     if mesh is None:
         return f"mesh @{name} not found"

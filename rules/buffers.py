@@ -26,7 +26,8 @@ _ALIAS = re.compile(r"output_operand_alias<\s*output_tuple_indices\s*=\s*\[([^\]
 
 
 def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(",") if x.strip())
+    """The integers of a `[1, 2]` list body; anything else in it is not an index."""
+    return tuple(int(x) for x in re.findall(r"-?\d+", text))
 
 
 def _has_buffer(t: Type | None) -> bool:

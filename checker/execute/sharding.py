@@ -18,6 +18,10 @@ import numpy as np
 
 from .values import ExecutionError
 
+# A device list of more than this is not a program anyone runs: refuse it before
+# building it (a mutated `devices=[...]` or mesh axis could ask for 2^64).
+MAX_DEVICES = 1 << 24
+
 
 @dataclass(frozen=True)
 class Tiling:
@@ -117,6 +121,8 @@ def mesh_from_attr(attr) -> Mesh:
         if d and device_ids is None:
             device_ids = tuple(int(x) for x in d.group(1).split(",") if x.strip())
     size = math.prod(n for _, n in axes) if axes else 1
+    if size > MAX_DEVICES or any(n < 1 for _, n in axes):
+        raise ExecutionError(f"a mesh of {size} devices is not read (axis sizes {[n for _, n in axes]})")
     return Mesh(tuple(axes), device_ids or tuple(range(size)))
 
 
@@ -186,6 +192,8 @@ def hlo_tiling(text: str, rank: int, num_devices: int) -> Tiling | str:
     if not m:
         raise ExecutionError(f"cannot read sharding {text}")
     dims = [int(x) for x in m.group(1).split(",")]
+    if math.prod(dims) > MAX_DEVICES or (m.group(3) and math.prod(int(x) for x in m.group(3).split(",")) > MAX_DEVICES):
+        raise ExecutionError(f"sharding {text} names more than {MAX_DEVICES} devices")
     if m.group(3):
         reshape = [int(x) for x in m.group(3).split(",")]
         perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else list(range(len(reshape)))
