@@ -17,7 +17,7 @@ from . import registry
 from .config import Config
 from .context import Context
 from .diagnostics import Diagnostic, Location, Severity
-from .ir import Module
+from .ir import Module, Operation
 from .paths import excluded
 from .registry import RuleSpec
 from .scan import scan
@@ -304,7 +304,8 @@ def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str
     try:
         found = list(spec.func(subject, ctx) or ())
     except Exception as e:  # noqa: BLE001 - a rule bug must not cost the user the rest of the file
-        is_op = subject is not ctx.module and hasattr(subject, "name_span")
+        # Not hasattr(subject, "name_span"): that parses the header, which may be what failed.
+        is_op = subject is not ctx.module and isinstance(subject, Operation)
         if isinstance(e, MemoryError):  # before anything that allocates
             traceback.clear_frames(e.__traceback__)
             raise _FileAborted(internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
