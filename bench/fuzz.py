@@ -295,9 +295,21 @@ def signature(problem: tuple[str, str, str]) -> str:
 
 
 # ----------------------------------------------------------------------------- workers
+def _address_space() -> int:
+    """Bytes of address space this process already has (0 if unknown)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _worker(conn, time_limit: float, memory_mb: int) -> None:
     if memory_mb:
-        limit = memory_mb << 20
+        # On top of what the parent had when it forked: a parent that imported JAX
+        # (the test suite) already holds gigabytes of address space, and an absolute
+        # limit below that kills every worker at its first allocation.
+        limit = _address_space() + (memory_mb << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     while True:
         job = conn.recv()
