@@ -259,6 +259,8 @@ class FutureAnalysis:
             if name is None or name not in self.funcs:
                 continue
             for j, inner in self._fresh_results(name).items():
+                if j >= call.num_results:  # the callee returns more than the call has results (a bad file)
+                    continue
                 root, outs = inner[0]
                 initial = {(c, frozenset()): w.under(Step(call, f"returned by @{name}"), call)
                            for (c, _r), w in outs.items()}
@@ -291,6 +293,8 @@ class FutureAnalysis:
         for op in func.walk():
             if op.name == CALL and (name := callee(op)) in self.funcs and name != fname:
                 for j, inner in self._fresh_results(name).items():
+                    if j >= op.num_results:
+                        continue
                     root, outs = inner[0]
                     initial = {(c, frozenset()): w.under(Step(op, f"returned by @{name}"), op)
                                for (c, _r), w in outs.items()}

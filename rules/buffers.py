@@ -114,7 +114,7 @@ def _problem(op: Operation, ctx: Context) -> str | None:
     # Any other target: each buffer result must be named by one output_operand_alias.
     if text is None:
         return None  # aliases we cannot read: say nothing
-    named = {tuple(int(x) for x in m.split(",") if x.strip()) for m in _OUTPUT_INDICES.findall(text)}
+    named = {_ints(m) for m in _OUTPUT_INDICES.findall(text)}
     # A buffer operand part, and the output it aliases, may appear in one alias only.
     seen_in: set[tuple[int, tuple[int, ...]]] = set()
     seen_out: set[tuple[int, ...]] = set()

@@ -115,7 +115,9 @@ def test_open_fuzz_findings_stay_guarded(finding):
 
 @pytest.mark.parametrize("name", ["grid_negative_partitions", "mesh_axis_2_pow_63",
                                   "group_ids_outside_grid_under_data_branch",
-                                  "custom_call_alias_indices_not_numbers"])
+                                  "custom_call_alias_indices_not_numbers",
+                                  "custom_call_output_indices_not_numbers",
+                                  "callee_returns_more_futures_than_the_call_has_results"])
 def test_fuzz_campaign_findings_are_findings_not_internal_errors(name):
     """A 50,000-case campaign on the merged tree found these: a grid count below 1
     sized the tracer's arrays, a 2^63-device mesh was listed device by device,
