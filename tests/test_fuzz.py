@@ -136,3 +136,16 @@ def test_a_result_count_the_file_cannot_type_is_a_syntax_error():
     assert [d.code for d in diags if d.category == "syntax"] == ["SHLO001"]
     assert "declares more results than this file could give types to" in diags[0].message
     assert not [d for d in diags if d.code == "SHLO003"]
+
+
+def test_dot_general_dimensions_that_are_not_numbers_are_a_syntax_error():
+    """Third campaign: `contracting_dims = [%x] x [0]` was an AttributeError inside the
+    parser (SHLO003); it is bad text, a located SHLO001."""
+    text = ('func.func @main(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {\n'
+            '  %0 = stablehlo.dot_general %a, %b, contracting_dims = [%a] x [0] : '
+            '(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>\n'
+            '  return %0 : tensor<4x8xf32>\n}\n')
+    diags = lint_text(text, "f.mlir", Config())
+    assert [d.code for d in diags] == ["SHLO001"]
+    assert "expected two lists of dimension numbers, got [%a]" in diags[0].message
+    assert diags[0].span.start == text.index("[%a]")

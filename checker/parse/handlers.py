@@ -143,8 +143,15 @@ def _h_dot_general(b, h, pre, fn, types, rest, nres):
         if kw in ("batching_dims", "contracting_dims") and len(vals) == 3 and vals[0][0] == "b" \
                 and vals[2][0] == "b":
             which = "batching" if kw == "batching_dims" else "contracting"
-            params.append((f"lhs_{which}_dimensions", b._bracket_attr(vals[0])))
-            params.append((f"rhs_{which}_dimensions", b._bracket_attr(vals[2])))
+            lhs, rhs = b._bracket_attr(vals[0]), b._bracket_attr(vals[2])
+            bad = next((a for a in (lhs, rhs) if not isinstance(a, ArrayAttr)), None)
+            if bad is not None:  # e.g. `[%x] x [0]`: not dimension numbers
+                if b.ctx is not None and b.ctx.module is not None:
+                    b.ctx.module.syntax_errors.append(
+                        (f"{kw}: expected two lists of dimension numbers, got {getattr(bad, 'text', '?')}", bad.span))
+                continue
+            params.append((f"lhs_{which}_dimensions", lhs))
+            params.append((f"rhs_{which}_dimensions", rhs))
             spans.append(Span(sp.start, vals[2][2].end))
             consumed.add(kw)
         elif kw == "precision":
