@@ -139,6 +139,11 @@ class Trace:
         return [self.steps[i] for i in self.classes[int(self.class_of[flat])].steps]
 
 
+# Memory the tracer may spend on process masks (one bool per process per distinct
+# set of processes that reaches a step) before it gives up with a TraceLimit.
+MAX_MASK_BYTES = 512 << 20
+
+
 class TraceLimit(Exception):
     """The trace grew past its step budget or deadline."""
 
@@ -173,6 +178,7 @@ class Tracer(TracerValues):
         self.loops: dict[int, tuple[Operation, np.ndarray]] = {}
         self.depth = 0
         self._masks: dict[bytes, np.ndarray] = {}
+        self._mask_bytes = 0
         self._blocks = 0
         self.block = -1
         self.uniform: list[UniformDecision] = []
@@ -188,6 +194,13 @@ class Tracer(TracerValues):
         key = np.packbits(mask).tobytes()
         got = self._masks.get(key)
         if got is None:
+            self._mask_bytes += mask.nbytes + len(key)
+            if self._mask_bytes > MAX_MASK_BYTES:
+                # Distinct process subsets x processes: a loop whose trip count is the
+                # partition id over a million processes would otherwise fill memory
+                # long before the deadline.
+                raise TraceLimit(f"more than {MAX_MASK_BYTES >> 20} MB of per-process masks "
+                                 f"({len(self._masks)} distinct sets of {self.n} processes)")
             mask.setflags(write=False)
             self._masks[key] = got = mask
         return got

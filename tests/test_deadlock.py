@@ -547,3 +547,17 @@ def test_quotient_sound_on_random_uniform_programs(prog):
         assert complete
     v = analyze(m, grid_of(m))
     assert v.status == ("deadlock-free" if complete else "deadlock")
+
+
+def test_the_tracer_gives_up_on_process_masks_past_its_memory_budget(monkeypatch):
+    """A loop whose trip count is the partition id makes one distinct set of
+    processes per trip; over a million processes that filled gigabytes before the
+    deadline (a fuzz finding). Past MAX_MASK_BYTES the verdict is unknown, saying why."""
+    from shlo_lint.checker import spmd
+
+    monkeypatch.setattr(spmd, "MAX_MASK_BYTES", 64 << 10)
+    text = (CORPUS / "deadlock" / "while_partition_trip_count.mlir").read_text()
+    text = text.replace("mhlo.num_partitions = 4 ", "mhlo.num_partitions = 4096 ")
+    v = verdict_of(text)
+    assert v.status == "unknown"
+    assert "MB of per-process masks" in v.reason
