@@ -76,6 +76,26 @@ device ids are packed as process_index * 2048 + local id, so a 4096-device grid 
 one process fails ("Multiprocess computations aren't implemented on the CPU backend")."""
 
 
+def worker_env(platform: str, devices: int, stuck_warn_s, stuck_terminate_s) -> dict:
+    """The environment of an XLA worker process (this engine's and each process of
+    xla-distributed's): `devices` CPU devices and the collective watchdog's
+    timeouts on CPU, the caller's XLA_FLAGS otherwise kept; our import path."""
+    env = dict(os.environ)
+    flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
+        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
+    if platform == "cpu":
+        flags += [f"--xla_force_host_platform_device_count={devices}",
+                  f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={stuck_warn_s}",
+                  f"--xla_cpu_collective_call_terminate_timeout_seconds={stuck_terminate_s}"]
+        env["JAX_PLATFORMS"] = "cpu"
+    else:
+        env.pop("JAX_PLATFORMS", None)
+    env["XLA_FLAGS"] = " ".join(flags)
+    env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
+    env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")])
+    return env
+
+
 def jax_available() -> bool:
     try:
         import importlib.util
@@ -117,19 +137,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
         with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
             json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
                        "num_args": len(ftype.inputs), "markers": True}, f)
-        env = dict(os.environ)
-        flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
-            "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
-        if platform == "cpu":
-            flags += [f"--xla_force_host_platform_device_count={N}",
-                      f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={options.stuck_warn_s}",
-                      f"--xla_cpu_collective_call_terminate_timeout_seconds={options.stuck_terminate_s}"]
-            env["JAX_PLATFORMS"] = "cpu"
-        else:
-            env.pop("JAX_PLATFORMS", None)
-        env["XLA_FLAGS"] = " ".join(flags)
-        env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
-        env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")])
+        env = worker_env(platform, N, options.stuck_warn_s, options.stuck_terminate_s)
         cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla_worker", tmp]
         if options.memory_bytes:
             env["SHLO_LINT_XLA_MEMORY_BYTES"] = str(int(options.memory_bytes))  # the worker limits itself

@@ -46,7 +46,7 @@ from ..ir import Module, func_type
 from ..semantics import Grid
 from .interpreter import fmt_pid, program_mode
 from .values import ExecutionError, Inputs
-from .xla import XlaResult, _inputs, _last_phase, _tail, jax_available
+from .xla import XlaResult, _inputs, _last_phase, _tail, jax_available, worker_env
 from .xla_markers import blocked_from_progress, comm_ops, read_progress
 
 
@@ -160,19 +160,7 @@ def _init_failed(tmp: str, i: int) -> bool:
 
 
 def _start(tmp: str, ids: list[int], L: int, platform: str, options: DistOptions) -> dict:
-    env = dict(os.environ)
-    flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
-        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
-    if platform == "cpu":
-        flags += [f"--xla_force_host_platform_device_count={L}",
-                  f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={options.stuck_warn_s}",
-                  f"--xla_cpu_collective_call_terminate_timeout_seconds={options.stuck_terminate_s}"]
-        env["JAX_PLATFORMS"] = "cpu"
-    else:
-        env.pop("JAX_PLATFORMS", None)
-    env["XLA_FLAGS"] = " ".join(flags)
-    env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
-    env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")])
+    env = worker_env(platform, L, options.stuck_warn_s, options.stuck_terminate_s)
     procs = {}
     for i in ids:
         log = open(os.path.join(tmp, f"log_{i}.txt"), "wb")
