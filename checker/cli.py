@@ -15,7 +15,7 @@ from . import options as _options
 from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
-from .engine import FileResult, internal_error, iter_files, lint_source, read_path
+from .engine import FileResult, check_selectors, internal_error, iter_files, lint_source, read_path
 from .parallel import lint_files, resolve_jobs
 from .progress import Progress
 from .source import Span
@@ -166,15 +166,18 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         if rule_options:
             config = config.merged(options={**config.options,
                                             **_options.validate(_parse_options(rule_options), "-O")})
+        config = config.merged(
+            select=_split(select) or None, ignore=(config.ignore + _split(ignore)) if ignore else None,
+            extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
+            extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
+            force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
+            output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
-    config = config.merged(
-        select=_split(select) or None, ignore=(config.ignore + _split(ignore)) if ignore else None,
-        extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
-        extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
-        force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
-        output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
-    _check_selectors(config)
+    try:
+        check_selectors(config)
+    except ConfigError as e:
+        raise click.BadParameter(str(e), param_hint="--select/--ignore") from None
     try:
         n_jobs = resolve_jobs(jobs)
     except ValueError as e:
@@ -293,18 +296,6 @@ def _config(paths, config_path, isolated) -> Config:
     start = Path(first) if first and os.path.exists(first) else Path.cwd()
     found = find_pyproject(start) or find_pyproject(Path.cwd())
     return load_config(found) if found else Config()
-
-
-def _check_selectors(config: Config) -> None:
-    rules = registry.all_rules()
-    cats = {r.category for r in rules}
-    per_file = [s for _, sels in config.per_file_ignores for s in sels]
-    for sel in (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file):
-        s = sel.strip()
-        if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
-            continue
-        raise click.BadParameter(f"`{sel}` matches no rule code, prefix, category or name",
-                                 param_hint="--select/--ignore")
 
 
 def _summary(results: list[FileResult]) -> dict:

@@ -24,8 +24,8 @@ TABLE = "tool.shlo-lint"
 FORMAT_NAMES = ("text", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html")
 
 
-class ConfigError(Exception):
-    """A bad setting: reported, exit code 2."""
+class ConfigError(ValueError):
+    """A bad setting: reported, exit code 2 (a ValueError for library callers)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,31 @@ class Config:
     path: str | None = None
     """The pyproject.toml these settings came from."""
 
+    def __post_init__(self) -> None:
+        # The library API (lint_text, lint_paths, check_lowered) builds Configs
+        # directly: a misspelt option or a bad enum would otherwise be ignored
+        # without a word and the check it tunes would run with its default.
+        # Options are converted to the types the rules read (idempotent).
+        if self.options:
+            try:
+                object.__setattr__(self, "options", _options.validate(dict(self.options), "Config(options=...)"))
+            except _options.OptionError as e:
+                raise ConfigError(str(e)) from None
+        for key, allowed in _ENUMS.items():
+            value = getattr(self, key.replace("-", "_"))
+            if value not in allowed:
+                raise ConfigError(f"Config({key.replace('-', '_')}={value!r}): must be one of {', '.join(allowed)}")
+        for name in ("num_partitions", "num_replicas", "full_parse_limit"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ConfigError(f"Config({name}={value!r}): must be a positive integer")
+
     def merged(self, **overrides: Any) -> "Config":
+        unknown = sorted(set(overrides) - {f.name for f in fields(Config)})
+        if unknown:
+            known = ", ".join(f.name for f in fields(Config) if f.name != "path")
+            raise ConfigError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                              f"(known: {known})")
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     def ignores_for(self, path: str) -> tuple[str, ...]:

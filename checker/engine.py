@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import registry
-from .config import Config
+from .config import Config, ConfigError
 from .context import Context
 from .diagnostics import Diagnostic, Location, Severity
 from .ir import Module, Operation
@@ -90,6 +90,20 @@ def enabled(spec: RuleSpec, config: Config) -> bool:
         return True  # never silenced: the file was not checked
     chosen = any(_matches(s, spec) for s in (*config.select, *config.extend_select))
     return chosen and not any(_matches(s, spec) for s in config.ignore)
+
+
+def check_selectors(config: Config) -> None:
+    """ConfigError for a select/ignore/per-file-ignores entry that matches no rule:
+    a misspelt code would silently select (or ignore) nothing."""
+    registry.load()
+    rules = registry.all_rules()
+    cats = {r.category for r in rules}
+    per_file = [s for _, sels in config.per_file_ignores for s in sels]
+    for sel in (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file):
+        s = sel.strip()
+        if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
+            continue
+        raise ConfigError(f"`{sel}` matches no rule code, prefix, category or name")
 
 
 # ----------------------------------------------------------------------------- linting
@@ -408,8 +422,11 @@ def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude:
 
 
 def lint_text(text: str, path: str = "<string>", config: Config | None = None) -> list[Diagnostic]:
-    """Lint one program given as text."""
-    return lint_source(SourceFile(path, text), config or Config()).diagnostics
+    """Lint one program given as text. ConfigError (a ValueError) for a selector
+    that matches no rule (options and enums are checked when the Config is made)."""
+    config = config or Config()
+    check_selectors(config)
+    return lint_source(SourceFile(path, text), config).diagnostics
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | str | None = 1) -> list[FileResult]:
@@ -419,5 +436,6 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | s
     from .parallel import lint_files, resolve_jobs
 
     config = config or Config()
+    check_selectors(config)
     files = list(iter_files(paths, config.exclude, config.force_exclude))
     return list(lint_files(files, config, resolve_jobs(jobs)))

@@ -31,7 +31,7 @@ from typing import Any
 
 from shlo_lint.checker.config import Config, find_pyproject, load_config
 from shlo_lint.checker.diagnostics import Diagnostic, Location, Note, Severity
-from shlo_lint.checker.engine import lint_source
+from shlo_lint.checker.engine import check_selectors, lint_source
 from shlo_lint.checker.ir import FileLineColLoc, Module, Operation
 from shlo_lint.checker.source import SourceFile, Span
 
@@ -85,6 +85,7 @@ def check_lowered(lowered: Any, *, config: Config | None = None, path: str | Non
         found = find_pyproject(Path.cwd())
         config = load_config(found) if found else Config()
     config = config.merged(**{k: tuple(v) if isinstance(v, list) else v for k, v in settings.items()})
+    check_selectors(config)
     source = SourceFile(path, text)
     result = lint_source(source, config)
     if result.module is None:

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from shlo_lint import Config, lint_text
+from shlo_lint.checker.config import ConfigError
 from shlo_lint.checker.deadlock import analyze, options_of
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.ir import Operation
@@ -211,15 +212,17 @@ def test_matching_semantics_is_an_option():
     assert codes == ["SHLO501"]
 
 
-def test_bad_options_are_reported_not_raised():
+def test_bad_options_are_refused_before_linting():
+    """A bad option must not let the analysis run with its default and exit 0:
+    the library API refuses it when the Config is made, as the CLI does for -O."""
     with pytest.raises(ValueError):
         options_of({"deadlock-matching": "mpi"})
     with pytest.raises(ValueError):
         options_of({"z3-timeout-ms": "soon"})
-    text = (CORPUS / "deadlock" / "recv_before_send_ring.mlir").read_text()
-    diags = lint_text(text, "t.mlir", Config(options={"deadlock-matching": "mpi"}))
-    assert [(d.code, d.severity.value) for d in diags] == [("SHLO503", "info")]
-    assert "deadlock-matching" in diags[0].message
+    with pytest.raises(ConfigError, match="deadlock-matching.*'mpi'"):
+        Config(options={"deadlock-matching": "mpi"})
+    with pytest.raises(ConfigError, match="did you mean `deadlock-matching`"):
+        Config().merged(options={"deadlock-matchng": "spec"})
 
 
 def test_scheduler_order_is_named():

@@ -102,6 +102,19 @@ def test_a_correct_program_is_clean_and_settings_apply(mesh):
     assert d.location.line == _line_of("# <- precv")[0]
 
 
+def test_bad_settings_are_refused_not_ignored(mesh):
+    """A misspelt option, code or setting must not leave a check silently off."""
+    text = mlir_text(lower(mesh, recv_len=8))
+    with pytest.raises(ValueError, match="did you mean `deadlock-matching`"):
+        shlo_lint.check_lowered(text, options={"deadlock-matchng": "spec"})
+    with pytest.raises(ValueError, match="`SHLO12O` matches no rule"):
+        shlo_lint.check_lowered(text, ignore=("SHLO12O",))
+    with pytest.raises(ValueError, match="unknown setting num_partition"):
+        shlo_lint.check_lowered(text, num_partition=8)
+    with pytest.raises(ValueError, match="fail_on"):
+        shlo_lint.lint_text(text, "t.mlir", shlo_lint.Config(fail_on="errors"))
+
+
 def test_other_objects_are_refused_with_a_clear_message():
     with pytest.raises(TypeError, match="expected jax.jit"):
         shlo_lint.check_lowered(42)
