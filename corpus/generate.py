@@ -34,6 +34,8 @@ import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
 from jax.sharding import Mesh, PartitionSpec as P  # noqa: E402
 
+from patterns import PATTERNS  # noqa: E402  (corpus/patterns.py, beside this script)
+
 try:  # the async collective API is private; it exists in jax >= 0.7-ish
     import jax._src.lax.parallel as _par
 except ImportError:  # pragma: no cover
@@ -394,6 +396,7 @@ PROGRAMS = [
           must_contain="async_start")),
     ("probe_async_loop_carried_future", b_probe_async_loop_carried_future,
      dict(probe="a future cannot be a fori_loop carry")),
+    *PATTERNS,  # corpus/patterns.py: ring attention, FSDP, MoE, ...
 ]
 
 
