@@ -8,12 +8,13 @@ import re
 
 from lark import Token
 
-from ..attributes import DenseElementsAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
+                          UnitAttr)
 from ..ir import LocAlias, OpHeader
 from ..types import TokenType
 from .builder import _Builder
 from .ctx import _Ctx
-from .runner import _builder
+from .runner import _builder, _lark
 from .values import _ARROW, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar, _tensor_simple
 
 
@@ -25,28 +26,54 @@ from .values import _ARROW, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val
 # strings with escapes, ...) goes to Lark. Equivalence is tested on the corpus.
 _ELEM_RE = (r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+|index"
             r"|complex<(?:bf16|f16|f32|f64)>)")
-_FAST_TOKEN = re.compile(
+# Tokens whose text is a whole grammar terminal take that terminal's own regex
+# from the Lark instance (`{hash}`, `{bang}`, `{dense}`, `{array}`: HASH, BANG,
+# DENSE, ARRAY), so a fast token is exactly the text Lark's lexer would cut.
+_FAST_TEMPLATE = (
     r"\s*(?:"
     r"(?P<loc>loc\((?:#[A-Za-z_$.\-][\w$.\-]*|unknown)\))"
     r"|(?P<bail>loc\()"
     r"|(?P<tensor>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)" + _ELEM_RE + r">)"
     r"|(?P<value>%[\w$.\-]+(?:#[0-9]+)?)"
-    r"|(?P<dense>dense<[^<>\"]*>)"
+    r"|(?P<dense>{dense})"
+    r"|(?P<array>{array})"
     r"|(?P<hex>[-+]?0x[0-9A-Fa-f]+)"
     r"|(?P<float>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9]+[eE][-+]?[0-9]+)"
     r"|(?P<int>[-+]?[0-9]+)"
     r"|(?P<elem>(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+|index|none|token)(?![\w$.]))"
     r"|(?P<token>!stablehlo\.token(?![\w$.<\-]))"
+    r"|(?P<bang>{bang})"
+    r"|(?P<hash>{hash})"
     r"|(?P<word>[A-Za-z_][\w$.]*)"
     r"|(?P<arrow>->)"
-    r"|(?P<p>::|[=,:()\[\]])"
+    r"|(?P<p>::|[=,:()\[\]{{}}>]|<(?=\{{))"
     r"|(?P<region>«[^»]*»)"
     r"|(?P<sym>@[A-Za-z_$.\-][\w$.\-]*)"
     r'|(?P<string>"[^"\\\n]*")'
     r"|(?P<end>\Z))")
-_FAST_KINDS = [None] * (_FAST_TOKEN.groups + 1)
-for _name, _index in _FAST_TOKEN.groupindex.items():
-    _FAST_KINDS[_index] = _name
+_FAST_TOKEN: "re.Pattern[str] | None" = None
+_FAST_KINDS: list = []
+_TYPE_KINDS = ("tensor", "elem", "token", "bang")
+
+
+def _tokenizer() -> "re.Pattern[str]":
+    """The fast tokenizer, built on first use from the Lark instance's terminals."""
+    global _FAST_TOKEN, _FAST_KINDS
+    if _FAST_TOKEN is None:
+        terms = {t.name: t.pattern.to_regexp() for t in _lark().terminals}
+        pattern = re.compile(_FAST_TEMPLATE.format(dense=terms["DENSE"], array=terms["ARRAY"],
+                                                   bang=terms["BANG"], hash=terms["HASH"]))
+        kinds = [None] * (pattern.groups + 1)
+        for name, index in pattern.groupindex.items():
+            kinds[index] = name
+        _FAST_KINDS = kinds
+        _FAST_TOKEN = pattern
+    return _FAST_TOKEN
+
+
+# attr_value's `X : type` forms -> the grammar's callbacks (their span ends where the type does).
+_TYPED = {"int": _Builder._a_int_typed, "float": _Builder._a_float_typed, "hex": _Builder._a_hex_typed,
+          "dense": _Builder._a_dense_typed, "string": _Builder._a_string_typed}
 
 
 class _Bail(Exception):
@@ -57,8 +84,8 @@ def _fast_tokens(text: str) -> list[tuple[str, str, int, int]]:
     """(kind, text, start, end) for every token, or _Bail on anything unusual."""
     toks = []
     pos = 0
+    match = _tokenizer().match
     kinds = _FAST_KINDS
-    match = _FAST_TOKEN.match
     while True:
         m = match(text, pos)
         if m is None:
@@ -149,9 +176,16 @@ class _Fast:
                 out.append(_COLON)
             elif kind == "->":
                 out.append(_ARROW)
-            elif kind in ("tensor", "elem", "token"):
+            elif kind in _TYPE_KINDS:
                 t = self.type_tok(kind, value, start, end)
                 out.append(("t", t, b._span2(start, end)))
+            elif kind == "{":
+                d = self.dict_(start)
+                out.append(("d", d, d.span))
+            elif kind == "<":  # `<{...}>`: properties
+                d = self.dict_(self.take("{")[2])
+                self.take(">")
+                out.append(("p", d, d.span))
             elif kind == "(":
                 inner = self.items(")")
                 rp = self.take(")")
@@ -176,6 +210,10 @@ class _Fast:
             return _tensor_simple(value)
         if kind == "token":
             return TokenType()
+        if kind == "bang":
+            t = b._bang_type(value)
+            b._ts, b._te = start, end  # (a nested parse of its body restores them; as t_bang)
+            return t
         return _scalar(value)
 
     def attr_tok(self, kind, value, start, end):
@@ -192,7 +230,61 @@ class _Fast:
             return SymbolRefAttr(value[1:], (), b._span2(start, end))
         if kind == "string":
             return StringAttr(value[1:-1], None, b._span2(start, end))
+        if kind == "hash":
+            return b._hash_attr(value, b._span2(start, end), start)
+        if kind == "array":
+            return b._a_array(Token("ARRAY", value, start, end_pos=end))
         raise _Bail
+
+    def dict_(self, start: int) -> DictAttr:
+        """`{key [= value], ...}` after its `{` (at `start`), as attr_dict."""
+        b = self.b
+        entries = []
+        if self.peek() != "}":
+            while True:
+                kind, key, ks, ke = self.take()
+                if kind in ("word", "elem"):  # (`index = ...`: BARE_ID where a key goes)
+                    pass
+                elif kind == "string":
+                    key = key[1:-1]
+                else:
+                    raise _Bail
+                if self.peek() == "=":
+                    self.take()
+                    entries.append((key, self.attr_value()))
+                else:
+                    entries.append((key, UnitAttr(b._span2(ks, ke))))
+                if self.peek() == ",":
+                    self.take()
+                    continue
+                break
+        rb = self.take("}")
+        return DictAttr(tuple(entries), b._span2(start, rb[3]))
+
+    def attr_value(self):
+        """One attr_value of the grammar (a dict entry's value, a bracket element)."""
+        b = self.b
+        kind, value, start, end = self.take()
+        if kind in ("int", "float", "hex", "dense", "string"):
+            if self.peek() == ":":
+                self.take()
+                t_kind, t_value, t_start, t_end = self.take()
+                if t_kind not in _TYPE_KINDS:
+                    raise _Bail
+                t = self.type_tok(t_kind, t_value, t_start, t_end)
+                tok = Token(kind.upper(), value, start, end_pos=end)
+                return _TYPED[kind](b, tok, t)
+            return self.attr_tok(kind, value, start, end)
+        if kind == "word":
+            return b._a_word(Token("BARE_ID", value, start, end_pos=end))
+        if kind == "[":
+            return b._bracket_attr(self.bracket(start))
+        if kind == "{":
+            return self.dict_(start)
+        if kind in _TYPE_KINDS:
+            t = self.type_tok(kind, value, start, end)
+            return TypeAttr(t, b._span2(start, end))
+        return self.attr_tok(kind, value, start, end)
 
     def loc(self, value: str):
         inner = value[4:-1]
@@ -212,44 +304,21 @@ class _Fast:
         return ("b", elems, b._span2(start, rb[3]))
 
     def selem(self):
+        """One bracket element: a slice range `a:b[:c]`, a `%value`, or an attr_value."""
         b = self.b
-        kind, value, start, end = self.take()
-        if kind in ("int", "float", "hex", "dense"):
+        kind, value, start, end = self.toks[self.i] if self.i < self.n else (None, None, 0, 0)
+        if kind == "int" and self.peek(1) == ":" and self.peek(2) == "int":
+            self.i += 3
+            lim = self.toks[self.i - 1]
             if self.peek() == ":":
                 self.take()
-                nk = self.peek()
-                if kind == "int" and nk == "int":
-                    lim = self.take()
-                    if self.peek() == ":":
-                        self.take()
-                        st = self.take("int")
-                        return _Range(int(value), int(lim[1]), int(st[1]), b._span2(start, st[3]))
-                    return _Range(int(value), int(lim[1]), 1, b._span2(start, lim[3]))
-                if nk in ("tensor", "elem", "token"):
-                    t_kind, t_value, t_start, t_end = self.take()
-                    t = self.type_tok(t_kind, t_value, t_start, t_end)
-                    tok = Token(kind.upper(), value, start, end_pos=end)
-                    if kind == "int":
-                        return b._a_int_typed(tok, t)
-                    if kind == "float":
-                        return b._a_float_typed(tok, t)
-                    if kind == "hex":
-                        return b._a_hex_typed(tok, t)
-                    return b._a_dense_typed(tok, t)
-                raise _Bail
-            return self.attr_tok(kind, value, start, end)
-        if kind == "word":
-            return b._a_word(Token("BARE_ID", value, start, end_pos=end))
+                st = self.take("int")
+                return _Range(int(value), int(lim[1]), int(st[1]), b._span2(start, st[3]))
+            return _Range(int(value), int(lim[1]), 1, b._span2(start, lim[3]))
         if kind == "value":
+            self.i += 1
             return _Val(value, b._span2(start, end))
-        if kind == "[":
-            return b._bracket_attr(self.bracket(start))
-        if kind in ("tensor", "elem", "token"):
-            t = self.type_tok(kind, value, start, end)
-            return TypeAttr(t, b._span2(start, end))
-        if kind in ("sym", "string"):
-            return self.attr_tok(kind, value, start, end)
-        raise _Bail
+        return self.attr_value()
 
     def types(self, closer: str | None) -> list:
         out = []
@@ -257,7 +326,7 @@ class _Fast:
             return out
         while True:
             kind, value, start, end = self.take()
-            if kind not in ("tensor", "elem", "token"):
+            if kind not in _TYPE_KINDS:
                 raise _Bail
             out.append(self.type_tok(kind, value, start, end))
             if self.peek() == ",":
@@ -279,6 +348,11 @@ class _Fast:
                     continue
                 break
         self.take(")")
+        props = None
+        if self.peek() == "<":
+            self.take()
+            props = self.dict_(self.take("{")[2])
+            self.take(">")
         if self.peek() == "(" and self.peek(1) == "region":
             self.take()
             while True:
@@ -290,6 +364,9 @@ class _Fast:
             self.take(")")
         elif self.peek() == "region":
             raise _Bail
+        attrs = None
+        if self.peek() == "{":
+            attrs = self.dict_(self.take()[2])
         self.take(":")
         if self.peek() == "(":
             self.take()
@@ -306,14 +383,20 @@ class _Fast:
             self.take(")")
         else:
             kind, value, start, end = self.take()
-            if kind not in ("tensor", "elem", "token"):
+            if kind not in _TYPE_KINDS:
                 raise _Bail
             outs = [self.type_tok(kind, value, start, end)]
         if self.peek() == "loc":
             h.loc = self.loc(self.take()[1])
         if self.i != self.n:
             raise _Bail
-        h.attributes = {}
+        merged = {}
+        if props is not None:
+            merged.update(props.entries)
+            h.properties = frozenset(k for k, _ in props.entries)
+        if attrs is not None:
+            merged.update(attrs.entries)
+        h.attributes = merged
         h.operand_types = list(ins)
         h.result_types = list(outs)
         return h
