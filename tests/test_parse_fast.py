@@ -75,14 +75,32 @@ TAKEN = [
     '"sdy.mesh"() <{mesh = #sdy.mesh<["x"=8]>, sym_name = "mesh"}> {stablehlo.mesh = {axes = '
     '[{name = "x", size = 8 : i64}]}} : () -> ()',
     '%18 = stablehlo.foo %a <{k = 1 : i64}> {d = "v"} : tensor<4xf32>',
+    # sdy's inline shardings and meshes (angle groups), function-type values, full locations
+    '%19 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{}, {}]>] '
+    'manual_axes={"x"} (%arg1: tensor<2x4xf32>) ' + REGION + ' : (tensor<16x4xf32>) -> tensor<8x4xf32>',
+    'sdy.mesh @mesh = <["x"=2, "y"=4]> {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}]}}',
+    '"func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<32x8xf32>, tensor<32x8xf32>) -> '
+    '(tensor<32x8xf32>, tensor<256x8xf32>), res_attrs = [{jax.result_info = "result[0]"}, {}], '
+    'sym_name = "main"}> ({\n}) : () -> ()',
+    '"func.func"() <{function_type = () -> tensor<f32>, sym_name = "g"}> ({\n}) : () -> ()',
+    'func.func public @main(%arg0: tensor<32x16xf32> loc("x"), %arg1: tensor<16x16xf32> loc("w")) -> '
+    '(tensor<32x16xf32> {jax.result_info = "result"}) {\n} loc(#loc)',
+    '%20 = stablehlo.add %a, %b : tensor<f32> loc(callsite("f"("a.py":3:4 to :9) at fused["b.py":1:2 to 5:6, '
+    'unknown, #loc7]))',
+    '%21 = "stablehlo.abs"(%a) : (tensor<f32>) -> tensor<f32> loc("name")',
+]
+
+LOCATIONS = [
+    'loc("a.py":1:2)', 'loc("a.py":1:2 to :7)', 'loc("a.py":1:2 to 3:4)', 'loc("jit(f)/add")',
+    'loc("n"(#loc3))', 'loc(callsite(#loc1 at #loc2))', 'loc(fused[#loc1, "x", unknown])', 'loc(fused[])',
+    'loc(unknown)', 'loc(#loc9)', 'loc("x"("y"("a.py":1:1)))',
 ]
 
 LEFT_TO_LARK = [
-    # a string with an escape, a `< {` with a space, a full location, a function-type value
+    # a string with an escape, a `< {` with a space, a nested function type, a quantized element type
     '%0 = "stablehlo.custom_call"(%a) <{call_target_name = "a\\22b"}> : (tensor<4xf32>) -> tensor<4xf32>',
     '%0 = "stablehlo.custom_call"(%a) < {call_target_name = "x"}> : (tensor<4xf32>) -> tensor<4xf32>',
-    'func.func public @main(%arg0: tensor<32x16xf32> loc("x")) -> tensor<32x16xf32> {\n}',
-    '"func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "f"}> ({\n}) : () -> ()',
+    '"func.func"() <{function_type = ((tensor<4xf32>) -> tensor<4xf32>) -> tensor<4xf32>}> ({\n}) : () -> ()',
     '%0 = stablehlo.uniform_quantize %a : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:-128>>',
 ]
 
@@ -168,3 +186,20 @@ def test_property_spans_point_into_the_file():
     assert h.properties == frozenset({"channel_handle", "replica_groups", "use_global_device_ids"})
     unit = h.attributes["use_global_device_ids"]
     assert source[unit.span.start:unit.span.end] == "use_global_device_ids"
+
+
+@pytest.mark.parametrize("text", LOCATIONS)
+def test_location_definitions_read_as_lark_reads_them(text):
+    from shlo_lint.checker.parse.fast import _fast_loc
+    from shlo_lint.checker.parse.runner import _run
+
+    fast = _fast_loc(_Ctx(text, 5))
+    assert fast is not None
+    assert fast == _run("loc_only", _Ctx(text, 5))
+
+
+@pytest.mark.parametrize("text", ['loc(fused<"m">["a.py":1:1])', 'loc("a\\"b")', 'loc("a":1:2) x', 'loc(('])
+def test_unusual_locations_are_left_to_lark(text):
+    from shlo_lint.checker.parse.fast import _fast_loc
+
+    assert _fast_loc(_Ctx(text, 0)) is None

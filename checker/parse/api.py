@@ -16,7 +16,7 @@ from ..source import Span
 from ..types import FunctionType, Type
 from .cache import _CACHE_MAX_BODY, _cache_key, _relocate, _reusable
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
-from .fast import _fast_parse
+from .fast import _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known
 
@@ -106,7 +106,8 @@ class LarkParser:
         error is recorded and None returned when it does not parse."""
         ctx = _Ctx(text, offset, module)
         try:
-            return _run("loc_only", ctx)
+            loc = _fast_loc(ctx) if self.fast else None
+            return loc if loc is not None else _run("loc_only", ctx)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             module.syntax_errors.append((problem.message, problem.span))

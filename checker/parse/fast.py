@@ -10,12 +10,13 @@ from lark import Token
 
 from ..attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
                           UnitAttr)
-from ..ir import LocAlias, OpHeader
-from ..types import TokenType
+from ..ir import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
+from ..types import FunctionType, TokenType
 from .builder import _Builder
 from .ctx import _Ctx
 from .runner import _builder, _lark
-from .values import _ARROW, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar, _tensor_simple
+from .values import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar,
+                     _tensor_simple)
 
 
 # ----------------------------------------------------------------------------- fast path
@@ -27,12 +28,14 @@ from .values import _ARROW, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val
 _ELEM_RE = (r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+|index"
             r"|complex<(?:bf16|f16|f32|f64)>)")
 # Tokens whose text is a whole grammar terminal take that terminal's own regex
-# from the Lark instance (`{hash}`, `{bang}`, `{dense}`, `{array}`: HASH, BANG,
-# DENSE, ARRAY), so a fast token is exactly the text Lark's lexer would cut.
+# from the Lark instance (`{hash}`, `{bang}`, `{dense}`, `{array}`, `{angle}`:
+# HASH, BANG, DENSE, ARRAY, ANGLE), so a fast token is exactly the text Lark's
+# lexer would cut. An angle group right after a word (`foo<...>`) is not one:
+# Lark reads `tensor<`, `complex<`, `memref<`... as types there.
 _FAST_TEMPLATE = (
     r"\s*(?:"
     r"(?P<loc>loc\((?:#[A-Za-z_$.\-][\w$.\-]*|unknown)\))"
-    r"|(?P<bail>loc\()"
+    r"|(?P<locopen>loc\()"
     r"|(?P<tensor>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)" + _ELEM_RE + r">)"
     r"|(?P<value>%[\w$.\-]+(?:#[0-9]+)?)"
     r"|(?P<dense>{dense})"
@@ -45,6 +48,7 @@ _FAST_TEMPLATE = (
     r"|(?P<bang>{bang})"
     r"|(?P<hash>{hash})"
     r"|(?P<word>[A-Za-z_][\w$.]*)"
+    r"|(?P<angle>(?<![\w$.]){angle})"
     r"|(?P<arrow>->)"
     r"|(?P<p>::|[=,:()\[\]{{}}>]|<(?=\{{))"
     r"|(?P<region>«[^»]*»)"
@@ -62,7 +66,8 @@ def _tokenizer() -> "re.Pattern[str]":
     if _FAST_TOKEN is None:
         terms = {t.name: t.pattern.to_regexp() for t in _lark().terminals}
         pattern = re.compile(_FAST_TEMPLATE.format(dense=terms["DENSE"], array=terms["ARRAY"],
-                                                   bang=terms["BANG"], hash=terms["HASH"]))
+                                                   bang=terms["BANG"], hash=terms["HASH"],
+                                                   angle=terms["ANGLE"]))
         kinds = [None] * (pattern.groups + 1)
         for name, index in pattern.groupindex.items():
             kinds[index] = name
@@ -95,8 +100,6 @@ def _fast_tokens(text: str) -> list[tuple[str, str, int, int]]:
         kind = kinds[index]
         if kind == "end":
             return toks
-        if kind == "bail":
-            raise _Bail
         value = m.group(index)
         if kind == "p":
             if value == "::":
@@ -196,6 +199,10 @@ class _Fast:
                 out.append(("r", None, b._span2(start, end)))
             elif kind == "loc":
                 out.append(("l", self.loc(value), None))
+            elif kind == "locopen":
+                out.append(("l", self.loc_rest(), None))
+            elif kind == "angle":
+                out.append(("<", value, b._span2(start, end)))
             else:
                 a = self.attr_tok(kind, value, start, end)
                 out.append(("a", a, a.span))
@@ -284,11 +291,83 @@ class _Fast:
         if kind in _TYPE_KINDS:
             t = self.type_tok(kind, value, start, end)
             return TypeAttr(t, b._span2(start, end))
+        if kind == "(":  # a function type: `(T, U) -> V`, `() -> (V, W)`
+            ins = self.types(")")
+            self.take(")")
+            self.take("->")
+            if self.peek() == "(":
+                self.take()
+                outs = self.types(")")
+                te = self.take(")")[3]
+            else:
+                t_kind, t_value, t_start, te = self.take()
+                if t_kind not in _TYPE_KINDS:
+                    raise _Bail
+                outs = [self.type_tok(t_kind, t_value, t_start, te)]
+            b._ts, b._te = start, te
+            return TypeAttr(FunctionType(tuple(ins), tuple(outs)), b._span2(start, te))
         return self.attr_tok(kind, value, start, end)
 
     def loc(self, value: str):
         inner = value[4:-1]
         return _UNKNOWN if inner == "unknown" else LocAlias(inner)
+
+    def loc_rest(self):
+        """The rest of `loc(...)` after its `loc(`, as the grammar's loc_inner callbacks read it."""
+        loc = self.loc_inner()
+        self.take(")")
+        return loc
+
+    def loc_inner(self):
+        kind, value, _start, _end = self.take()
+        if kind == "string":
+            name = value[1:-1]
+            nk = self.peek()
+            if nk == ":":
+                self.take()
+                line = int(self.take("int")[1])
+                self.take(":")
+                col = int(self.take("int")[1])
+                if self.peek() == "word" and self.toks[self.i][1] == "to":
+                    self.take()
+                    if self.peek() == ":":
+                        self.take()
+                        return FileLineColLoc(name, line, col, line, int(self.take("int")[1]))
+                    end_line = int(self.take("int")[1])
+                    self.take(":")
+                    return FileLineColLoc(name, line, col, end_line, int(self.take("int")[1]))
+                return FileLineColLoc(name, line, col)
+            if nk == "(":
+                self.take()
+                child = self.loc_inner()
+                self.take(")")
+                return NameLoc(name, child)
+            return NameLoc(name)
+        if kind == "hash":
+            return LocAlias(value)
+        if kind == "word":
+            if value == "unknown":
+                return _UNKNOWN
+            if value == "callsite":
+                self.take("(")
+                callee = self.loc_inner()
+                if self.take("word")[1] != "at":
+                    raise _Bail
+                caller = self.loc_inner()
+                self.take(")")
+                return CallSiteLoc(callee, caller)
+            if value == "fused" and self.peek() == "[":
+                self.take()
+                locs = []
+                if self.peek() != "]":
+                    while True:
+                        locs.append(self.loc_inner())
+                        if self.peek() != ",":
+                            break
+                        self.take()
+                self.take("]")
+                return FusedLoc(tuple(locs))
+        raise _Bail
 
     def bracket(self, start: int):
         b = self.b
@@ -318,6 +397,9 @@ class _Fast:
         if kind == "value":
             self.i += 1
             return _Val(value, b._span2(start, end))
+        if kind == "angle":
+            self.i += 1
+            return _Angle(value, b._span2(start, end))
         return self.attr_value()
 
     def types(self, closer: str | None) -> list:
@@ -388,6 +470,9 @@ class _Fast:
             outs = [self.type_tok(kind, value, start, end)]
         if self.peek() == "loc":
             h.loc = self.loc(self.take()[1])
+        elif self.peek() == "locopen":
+            self.take()
+            h.loc = self.loc_rest()
         if self.i != self.n:
             raise _Bail
         merged = {}
@@ -417,3 +502,20 @@ def _fast_parse(ctx: _Ctx) -> OpHeader | None:
         return None
     finally:
         b.ctx, b._ts, b._te = saved
+
+
+def _fast_loc(ctx: _Ctx):
+    """A `loc(...)` text (a `#locN = ...` definition's value) on the fast path;
+    None when it needs the full grammar. Locations carry no spans."""
+    try:
+        toks = _fast_tokens(ctx.text)
+        if len(toks) == 1 and toks[0][0] == "loc":
+            return _Fast(None, toks).loc(toks[0][1])
+        if not toks or toks[0][0] != "locopen":
+            return None
+        p = _Fast(None, toks)
+        p.i = 1
+        loc = p.loc_rest()
+        return loc if p.i == p.n else None
+    except (_Bail, ValueError, RecursionError):
+        return None
