@@ -2,6 +2,7 @@
 names, types, attributes, every (nested) span, locations."""
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 
 import pytest
@@ -159,3 +160,27 @@ def test_names_a_hit_cannot_read_back_are_not_reused():
         assert bodies == ["#foo<%a>", "#foo<%b>"]
         children = [op.header.loc.child.name for op in ops.values() if op.name == "stablehlo.abs"]
         assert children == ["#loc1", "#loc2"]
+
+
+@pytest.mark.parametrize("name", ["psum.mlir", "tp_mlp_grad.mlir", "fori_pipeline.generic.mlir",
+                                  "sendrecv_ring.generic.mlir"])
+def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeypatch):
+    # The engine checks a header whose layout already parsed without building it
+    # (LarkParser.header_checked); every diagnostic must be what parsing every
+    # header afresh gives. A broken repeat of a cached line still reports.
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+
+    text = (CORPUS / "real" / name).read_text()
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if re.match(r'\s*%\S+ = "?stablehlo\.', line))
+    broken = "".join(lines[:at + 1] + [lines[at].replace(" = ", " = = ", 1)] + lines[at + 1:])
+
+    def lint(src: str, parser):
+        monkeypatch.setattr(engine, "_parser", parser)
+        result = engine.lint_source(SourceFile("t.mlir", src), Config())
+        return [(d.code, d.message, d.span) for d in result.diagnostics]
+
+    for src in (text, broken):
+        assert lint(src, LarkParser()) == lint(src, LarkParser(cache=False))
+    assert any(code == "SHLO001" for code, _m, _s in lint(broken, LarkParser()))

@@ -101,6 +101,21 @@ class LarkParser:
             return self._fallback(op, body, ctx)
         return h
 
+    def header_checked(self, module, op) -> bool:
+        """True when `op`'s header is known to parse without parsing it: a header
+        of the same layout (a cache hit) parsed without error. ir.Operation builds
+        it when first read, the same as now; most never are (rules read ~5% of a
+        big module's headers), so a whole-module check costs a mask and a lookup
+        per op instead of a relocated copy."""
+        if not self.cache:
+            return False
+        body = _compress(module.source.text, op.span.start, op.span.end,
+                         getattr(op, "region_spans", None) or [])[0]
+        if len(body) > _CACHE_MAX_BODY:
+            return False
+        cache = module.__dict__.get("_header_cache")
+        return bool(cache and cache.get(_cache_key(body)))
+
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
         error is recorded and None returned when it does not parse."""
