@@ -184,3 +184,15 @@ def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeyp
     for src in (text, broken):
         assert lint(src, LarkParser()) == lint(src, LarkParser(cache=False))
     assert any(code == "SHLO001" for code, _m, _s in lint(broken, LarkParser()))
+
+
+def test_a_malformed_name_of_the_same_length_is_not_a_hit():
+    from shlo_lint.checker.engine import lint_text
+
+    text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+            '  %0:2 = "stablehlo.foo"(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)\n'
+            '  %1 = "stablehlo.abs"(%0#1) : (tensor<f32>) -> tensor<f32>\n'
+            '  %2 = "stablehlo.abs"(%0#x) : (tensor<f32>) -> tensor<f32>\n'
+            "  return %1 : tensor<f32>\n}\n")
+    errors = [d for d in lint_text(text, "t.mlir") if d.code == "SHLO001"]
+    assert len(errors) == 1 and "'#x'" in errors[0].message

@@ -27,7 +27,9 @@ from .values import _respan
 # with its spans moved (through both ops' offset maps) and its names and loc read
 # back from this op's own text. Strings are left as they are (they may hold `%`).
 _CACHE_MAX_BODY = 4096
-_MASKABLE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|%[\w$.\-#]+|#loc[\w$.\-]*')
+# A name is masked as the grammar's VALUE_ID reads it (`%0#1`, never `%0#x`: the
+# same length, but a syntax error that a hit on `%0#1` would hide).
+_MASKABLE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|%[\w$.\-]+(?:#[0-9]+)?|#loc[\w$.\-]*')
 _LOC_ALIAS_AT_END = re.compile(r"loc\((#[\w$.\-]+)\)\s*$")
 
 
