@@ -107,14 +107,16 @@ class LarkParser:
         it when first read, the same as now; most never are (rules read ~5% of a
         big module's headers), so a whole-module check costs a mask and a lookup
         per op instead of a relocated copy."""
-        if not self.cache:
-            return False
-        body = _compress(module.source.text, op.span.start, op.span.end,
-                         getattr(op, "region_spans", None) or [])[0]
-        if len(body) > _CACHE_MAX_BODY:
-            return False
         cache = module.__dict__.get("_header_cache")
-        return bool(cache and cache.get(_cache_key(body)))
+        if not cache or not self.cache:
+            return False
+        span = op.span
+        regions = op.region_spans
+        if regions:
+            body = _compress(module.source.text, span.start, span.end, regions)[0]
+        else:
+            body = module.source.text[span.start:span.end]
+        return len(body) <= _CACHE_MAX_BODY and bool(cache.get(_cache_key(body)))
 
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
