@@ -88,6 +88,13 @@ TAKEN = [
     '%20 = stablehlo.add %a, %b : tensor<f32> loc(callsite("f"("a.py":3:4 to :9) at fused["b.py":1:2 to 5:6, '
     'unknown, #loc7]))',
     '%21 = "stablehlo.abs"(%a) : (tensor<f32>) -> tensor<f32> loc("name")',
+    # tensors of quantized / dialect elements, and with an encoding
+    '%22 = stablehlo.uniform_quantize %a : (tensor<20x20xf32>) -> '
+    'tensor<20x20x!quant.uniform<i8:f32, 0.0039215482917486456:-128>>',
+    '%23 = "stablehlo.abs"(%a) : (tensor<?x4xf32, #stablehlo.bounds<8, ?>>) -> tensor<*x!quant.uniform<i8:f32, 0.5>>',
+    '%24 = stablehlo.add %a, %b : tensor<f32, #enc>',
+    '%25 = "stablehlo.custom_call"(%a) <{call_target_name = "x", operand_layouts = '
+    '[tensor<2x!quant.uniform<i8:f32, 1.0>>]}> : (tensor<2xf32>) -> tensor<2xf32>',
 ]
 
 LOCATIONS = [
@@ -97,11 +104,11 @@ LOCATIONS = [
 ]
 
 LEFT_TO_LARK = [
-    # a string with an escape, a `< {` with a space, a nested function type, a quantized element type
+    # a string with an escape, a `< {` with a space, a nested function type, a space in a shape
     '%0 = "stablehlo.custom_call"(%a) <{call_target_name = "a\\22b"}> : (tensor<4xf32>) -> tensor<4xf32>',
     '%0 = "stablehlo.custom_call"(%a) < {call_target_name = "x"}> : (tensor<4xf32>) -> tensor<4xf32>',
     '"func.func"() <{function_type = ((tensor<4xf32>) -> tensor<4xf32>) -> tensor<4xf32>}> ({\n}) : () -> ()',
-    '%0 = stablehlo.uniform_quantize %a : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:-128>>',
+    '%0 = stablehlo.uniform_quantize %a : (tensor<4xf32>) -> tensor<4x 4x!quant.uniform<i8:f32, 0.5:-128>>',
 ]
 
 
@@ -203,3 +210,21 @@ def test_unusual_locations_are_left_to_lark(text):
     from shlo_lint.checker.parse.fast import _fast_loc
 
     assert _fast_loc(_Ctx(text, 0)) is None
+
+
+BLOCK_LABELS = [
+    "^bb0:", "^bb0():", "^bb0(%x: tensor<f32>, %y: tensor<f32>):",
+    '^bb1(%arg2: tensor<4x!quant.uniform<i8:f32, 0.5>> {a = 1 : i64} loc("x"), %arg3: !stablehlo.token loc(#loc3)):',
+    "^while_body(%i: tensor<i32>, %acc: tensor<?x4xf32, #stablehlo.bounds<8, ?>>):",
+]
+
+
+@pytest.mark.parametrize("text", BLOCK_LABELS)
+def test_block_labels_read_as_lark_reads_them(text):
+    from shlo_lint.checker.parse.fast import _fast_block_label
+    from shlo_lint.checker.parse.runner import _run
+
+    module = Module(SourceFile("t.mlir", "// x\n" + text), SLOW)
+    fast = _fast_block_label(_Ctx(text, 5, module))
+    assert fast is not None
+    assert deep(fast) == deep(_run("block_label", _Ctx(text, 5, module)))

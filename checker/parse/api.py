@@ -16,7 +16,7 @@ from ..source import Span
 from ..types import FunctionType, Type
 from .cache import _CACHE_MAX_BODY, _cache_key, _relocate, _reusable
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
-from .fast import _fast_loc, _fast_parse
+from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known
 
@@ -148,7 +148,9 @@ class LarkParser:
                 source = module.source.text
                 return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
                         for _n, t, s in args]
-            args = _run("block_label", ctx)
+            args = _fast_block_label(ctx) if self.fast else None
+            if args is None:
+                args = _run("block_label", ctx)
             if key is not None:
                 cache[key] = (span.start, args)
             return args

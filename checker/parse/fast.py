@@ -11,7 +11,7 @@ from lark import Token
 from ..attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
                           UnitAttr)
 from ..ir import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
-from ..types import FunctionType, TokenType
+from ..types import FunctionType, TensorType, TokenType
 from .builder import _Builder
 from .ctx import _Ctx
 from .runner import _builder, _lark
@@ -37,7 +37,9 @@ _FAST_TEMPLATE = (
     r"(?P<loc>loc\((?:#[A-Za-z_$.\-][\w$.\-]*|unknown)\))"
     r"|(?P<locopen>loc\()"
     r"|(?P<tensor>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)" + _ELEM_RE + r">)"
+    r"|(?P<tensoropen>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)(?=[!a-z]))"
     r"|(?P<value>%[\w$.\-]+(?:#[0-9]+)?)"
+    r"|(?P<block>\^[\w$.\-]+)"
     r"|(?P<dense>{dense})"
     r"|(?P<array>{array})"
     r"|(?P<hex>[-+]?0x[0-9A-Fa-f]+)"
@@ -57,7 +59,7 @@ _FAST_TEMPLATE = (
     r"|(?P<end>\Z))")
 _FAST_TOKEN: "re.Pattern[str] | None" = None
 _FAST_KINDS: list = []
-_TYPE_KINDS = ("tensor", "elem", "token", "bang")
+_TYPE_KINDS = ("tensor", "elem", "token", "bang", "tensoropen")
 
 
 def _tokenizer() -> "re.Pattern[str]":
@@ -181,7 +183,7 @@ class _Fast:
                 out.append(_ARROW)
             elif kind in _TYPE_KINDS:
                 t = self.type_tok(kind, value, start, end)
-                out.append(("t", t, b._span2(start, end)))
+                out.append(("t", t, b._span2(start, b._te)))
             elif kind == "{":
                 d = self.dict_(start)
                 out.append(("d", d, d.span))
@@ -203,6 +205,8 @@ class _Fast:
                 out.append(("l", self.loc_rest(), None))
             elif kind == "angle":
                 out.append(("<", value, b._span2(start, end)))
+            elif kind == "block":
+                out.append(("^", value, b._span2(start, end)))
             else:
                 a = self.attr_tok(kind, value, start, end)
                 out.append(("a", a, a.span))
@@ -221,6 +225,20 @@ class _Fast:
             t = b._bang_type(value)
             b._ts, b._te = start, end  # (a nested parse of its body restores them; as t_bang)
             return t
+        if kind == "tensoropen":  # `tensor<4x` + a non-simple element type [, encoding] `>` (t_tensor)
+            dims = value[7:]
+            shape = None if dims == "*x" else tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
+            t_kind, t_value, t_start, t_end = self.take()
+            if t_kind not in _TYPE_KINDS:
+                raise _Bail
+            elem = self.type_tok(t_kind, t_value, t_start, t_end)
+            encoding = None
+            if self.peek() == ",":
+                self.take()
+                encoding = self.attr_value()
+            close = self.take(">")
+            b._ts, b._te = start, close[3]
+            return TensorType(shape, elem, encoding)
         return _scalar(value)
 
     def attr_tok(self, kind, value, start, end):
@@ -290,7 +308,7 @@ class _Fast:
             return self.dict_(start)
         if kind in _TYPE_KINDS:
             t = self.type_tok(kind, value, start, end)
-            return TypeAttr(t, b._span2(start, end))
+            return TypeAttr(t, b._span2(start, b._te))
         if kind == "(":  # a function type: `(T, U) -> V`, `() -> (V, W)`
             ins = self.types(")")
             self.take(")")
@@ -300,10 +318,11 @@ class _Fast:
                 outs = self.types(")")
                 te = self.take(")")[3]
             else:
-                t_kind, t_value, t_start, te = self.take()
+                t_kind, t_value, t_start, t_end = self.take()
                 if t_kind not in _TYPE_KINDS:
                     raise _Bail
-                outs = [self.type_tok(t_kind, t_value, t_start, te)]
+                outs = [self.type_tok(t_kind, t_value, t_start, t_end)]
+                te = b._te
             b._ts, b._te = start, te
             return TypeAttr(FunctionType(tuple(ins), tuple(outs)), b._span2(start, te))
         return self.attr_tok(kind, value, start, end)
@@ -519,3 +538,47 @@ def _fast_loc(ctx: _Ctx):
         return loc if p.i == p.n else None
     except (_Bail, ValueError, RecursionError):
         return None
+
+
+def _fast_block_label(ctx: _Ctx):
+    """`^bb0(%a: T, %b: U):` as the grammar's block_label reads it; None when it
+    needs the full grammar."""
+    try:
+        toks = _fast_tokens(ctx.text)
+    except _Bail:
+        return None
+    b = _builder()
+    saved = (b.ctx, b._ts, b._te)
+    b.ctx = ctx
+    try:
+        p = _Fast(b, toks)
+        p.take("block")
+        args = []
+        if p.peek() == "(":
+            p.take()
+            if p.peek() != ")":
+                while True:
+                    name, value, start, end = p.take("value")
+                    p.take(":")
+                    t_kind, t_value, t_start, t_end = p.take()
+                    if t_kind not in _TYPE_KINDS:
+                        raise _Bail
+                    t = p.type_tok(t_kind, t_value, t_start, t_end)
+                    if p.peek() == "{":  # (barg's attribute dict and location are read, not kept)
+                        p.dict_(p.take()[2])
+                    if p.peek() == "loc":
+                        p.take()
+                    elif p.peek() == "locopen":
+                        p.take()
+                        p.loc_rest()
+                    args.append((value, t, b._span2(start, end)))
+                    if p.peek() != ",":
+                        break
+                    p.take()
+            p.take(")")
+        p.take(":")
+        return args if p.i == p.n else None
+    except (_Bail, ValueError, AssertionError, RecursionError):
+        return None
+    finally:
+        b.ctx, b._ts, b._te = saved
