@@ -196,3 +196,36 @@ def test_a_malformed_name_of_the_same_length_is_not_a_hit():
             "  return %1 : tensor<f32>\n}\n")
     errors = [d for d in lint_text(text, "t.mlir") if d.code == "SHLO001"]
     assert len(errors) == 1 and "'#x'" in errors[0].message
+
+
+def test_a_parse_that_records_an_error_is_not_reused():
+    # `[0:2] x [0]` is no list of dimension numbers: the dot_general handler records
+    # a syntax error while still returning a header; a cache hit would not.
+    from shlo_lint.checker.engine import lint_text
+
+    line = ("  %{n} = stablehlo.dot_general %a, %a, contracting_dims = [0:2] x [0] : "
+            "(tensor<4xf32>, tensor<4xf32>) -> tensor<f32>\n")
+    text = ("func.func @f(%a: tensor<4xf32>) -> tensor<f32> {\n" + line.format(n=0) + line.format(n=1)
+            + "  return %0 : tensor<f32>\n}\n")
+    errors = [d for d in lint_text(text, "t.mlir") if d.code == "SHLO001"]
+    assert len(errors) == 2 and all("contracting_dims" in d.message for d in errors)
+
+
+def test_headers_shared_across_files_never_carry_a_module_alias():
+    # Lines no module context can shape are kept process-wide; one naming an
+    # alias (#a here, defined differently in each file) is not.
+    body = ('func.func @f(%a: tensor<f32>) -> tensor<f32> {{\n'
+            '  %0 = "stablehlo.abs"(%a) {{k = #a}} : (tensor<f32>) -> tensor<f32>\n'
+            '  %1 = "stablehlo.abs"(%0) : (tensor<f32>) -> tensor<f32>\n'
+            '  return %1 : tensor<f32>\n}}\n#a = {v} : i64\n')
+    parser = LarkParser()
+    seen = []
+    for v in (1, 2):
+        text = body.format(v=v)
+        module = scan(SourceFile(f"f{v}.mlir", text), parser)
+        ops = [op for op in module.walk() if op.name == "stablehlo.abs"]
+        seen.append(ops[0].attr("k").value)
+        fresh = scan(SourceFile(f"f{v}.mlir", text), LarkParser(cache=False))
+        assert [op.header for op in module.walk()] == [op.header for op in fresh.walk()]
+        assert [op.header.name_span for op in module.walk()] == [op.header.name_span for op in fresh.walk()]
+    assert seen == [1, 2]

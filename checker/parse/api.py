@@ -14,7 +14,7 @@ from ..attributes import Attribute
 from ..ir import Location, OpHeader
 from ..source import Span
 from ..types import FunctionType, Type
-from .cache import _CACHE_MAX_BODY, _cache_key, _relocate, _reusable
+from .cache import _CACHE_MAX_BODY, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
@@ -65,6 +65,7 @@ class LarkParser:
         differential test compares with)."""
         self.fast = fast
         """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
+        self._last: tuple | None = None
 
     def parse_header(self, module, op) -> OpHeader:
         text = module.source.text
@@ -73,21 +74,22 @@ class LarkParser:
         ctx = _Ctx(body, start, module, gap_pos, gap_delta)
         try:
             # The cache first: a big module repeats a few dozen layouts (98% of the
-            # 2 MB transformer's headers are hits), and a hit is cheaper than even
-            # the fast path. A header that cannot be reused is marked False.
-            key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
-            if key is not None:
-                cache = module.__dict__.get("_header_cache")
-                if cache is None:
-                    cache = module.__dict__["_header_cache"] = {}
-                hit = cache.get(key)
-                if hit:
-                    return _relocate(hit, ctx, body)
+            # 2 MB transformer's headers are hits), small files repeat each other's
+            # lines, and a hit is cheaper than even the fast path (cache.py).
+            last, self._last = self._last, None
+            if last is not None and last[0] is op:  # header_checked's key for this op
+                key = last[1]
+            else:
+                key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
+            hit = _lookup(module, key) if key is not None else None
+            if hit:
+                return _relocate(hit, ctx, body)
+            errors = _error_count(module)
             h = _fast_parse(ctx) if self.fast else None
             if h is None:
                 h = _run("op", ctx)
             if key is not None and hit is None and isinstance(h, OpHeader):
-                cache[key] = (h, ctx) if _reusable(h, body, ctx) else False
+                _store(module, key, h, body, ctx, clean=_error_count(module) == errors)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
@@ -107,8 +109,7 @@ class LarkParser:
         it when first read, the same as now; most never are (rules read ~5% of a
         big module's headers), so a whole-module check costs a mask and a lookup
         per op instead of a relocated copy."""
-        cache = module.__dict__.get("_header_cache")
-        if not cache or not self.cache:
+        if not self.cache:
             return False
         span = op.span
         regions = op.region_spans
@@ -116,7 +117,11 @@ class LarkParser:
             body = _compress(module.source.text, span.start, span.end, regions)[0]
         else:
             body = module.source.text[span.start:span.end]
-        return len(body) <= _CACHE_MAX_BODY and bool(cache.get(_cache_key(body)))
+        key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
+        if key is not None and _lookup(module, key):
+            return True
+        self._last = (op, key)  # a miss: parse_header, next, takes this op's key
+        return False
 
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax

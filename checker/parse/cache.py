@@ -42,6 +42,51 @@ def _cache_key(body: str) -> str:
     return _MASKABLE.sub(_mask, body)
 
 
+# Small files repeat each other's lines (`return %c : tensor<i32>`, JAX's
+# `func.func private @inputs() -> (... {mhlo.layout_mode = "default"})`): a
+# header that no module context can shape (no `#alias` / `!alias` it could
+# name: no `#` but in `loc(#...)`, no `!`) is also kept process-wide, like the
+# dialect-body cache (attrs.py _sub). 41% of the StableHLO testdata sample's
+# headers hit one or the other (11% per module alone). Bounded: past
+# _SHARED_MAX entries nothing more is added.
+_SHARED: dict[str, tuple] = {}
+_SHARED_MAX = 4096
+
+
+def _lookup(module, key: str):
+    """The entry for `key`: (header, its _Ctx) to relocate, False (parsed, not
+    reusable) or None (never parsed)."""
+    cache = module.__dict__.get("_header_cache")
+    hit = cache.get(key) if cache else None
+    return _SHARED.get(key) if hit is None else hit
+
+
+def _error_count(module) -> int:
+    return len(module.syntax_errors) + len(getattr(module, "internal_errors", ()))
+
+
+def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool) -> None:
+    """Keep a fresh parse for the next op of the same layout. Not when its parse
+    recorded an error (a hit would not repeat it: `_h_dot_general`'s
+    `[0:2] x [0]`), nor when a hit could not read it back (`_reusable`)."""
+    cache = module.__dict__.get("_header_cache")
+    if cache is None:
+        cache = module.__dict__["_header_cache"] = {}
+    if not (clean and _reusable(h, body, ctx)):
+        cache[key] = False
+        return
+    # (the op's position and offset map only: no module or text kept alive)
+    entry = (h, _Ctx("", ctx.base, None, ctx.gap_pos, ctx.gap_delta))
+    cache[key] = entry
+    if len(_SHARED) < _SHARED_MAX and "!" not in body and body.count("#") == body.count("loc(#"):
+        _SHARED[key] = entry
+
+
+def clear_shared() -> None:
+    """Forget the process-wide entries (bench/throughput.py: each timed pass cold)."""
+    _SHARED.clear()
+
+
 def _reusable(h: OpHeader, body: str, ctx: _Ctx) -> bool:
     """Whether a hit on `h` reads as a fresh parse would: every masked name of the
     body must be a result (before the op name: not in the header), an operand or
