@@ -228,3 +228,27 @@ def test_block_labels_read_as_lark_reads_them(text):
     fast = _fast_block_label(_Ctx(text, 5, module))
     assert fast is not None
     assert deep(fast) == deep(_run("block_label", _Ctx(text, 5, module)))
+
+
+def test_generated_programs_read_the_same_on_the_fast_path_as_in_lark():
+    # tests/genprog.py's programs (every op kind, pretty and generic forms,
+    # locations, regions): the default parser (cache, fast path) against Lark
+    # alone, every header with its spans, block arguments, locations, errors.
+    import genprog
+    from shlo_lint.checker.scan import scan
+
+    def value(v):
+        return v.name, deep(v.type)
+
+    def snapshot(module):
+        return ([deep(op.header) for op in module.walk()],
+                [[value(v) for v in b.arguments] for op in module.walk() for r in op.regions for b in r.blocks
+                 if b.label_span is not None],
+                {k: module.loc_aliases[k] for k in module.alias_texts if k.startswith("#loc")},
+                list(module.syntax_errors))
+
+    default = LarkParser()
+    for i in range(200):
+        text = genprog.program(i)
+        fast = snapshot(scan(SourceFile(f"g{i}.mlir", text), default))
+        assert fast == snapshot(scan(SourceFile(f"g{i}.mlir", text), SLOW)), i
