@@ -103,10 +103,12 @@ def _reusable(h: OpHeader, body: str, ctx: _Ctx) -> bool:
             loc_at = m.start(1)
     gap_pos, gap_delta, base = ctx.gap_pos, ctx.gap_delta, ctx.base
     name_at = h.name_span.start
-    # The common case by counting: each read-back name is one `%` after the op
-    # name (regions come after it: no gap before), so as many `%` as read-back
-    # positions, and no `#loc` but the trailing one, means nothing else is masked.
-    if body.count("%", name_at - base) == len(read_back) and body.count("#loc") == (loc_at >= 0):
+    # The common case by counting (an op with no region: no gap in the offset
+    # map): when every read-back position holds a `%` after the op name, as
+    # many `%` there as read-back positions, and no `#loc` but the trailing
+    # one, mean nothing else is masked.
+    if not gap_pos and body.count("%", name_at - base) == len(read_back) \
+            and body.count("#loc") == (loc_at >= 0) and all(body[p - base] == "%" for p in read_back):
         return True
     for m in _MASKABLE.finditer(body):
         p = m.start()
