@@ -38,12 +38,20 @@ _ELEM_RE = (r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+
 # Lark reads `tensor<`, `complex<`, `memref<`... as types there.
 _FAST_TEMPLATE = (
     r"\s*(?:"
-    r"(?P<loc>loc\((?:#[A-Za-z_$.\-][\w$.\-]*|unknown)\))"
+    # First the kinds no other kind can start with (`%`, punctuation, `«`, `@`,
+    # `"`, `^`): the most frequent tokens try the fewest alternatives. Below
+    # them, order matters as in the grammar's priorities (`loc(` and `tensor<`
+    # before a word, hex before float before int, `!stablehlo.token` before `!`).
+    r"(?P<value>%[\w$.\-]+(?:#[0-9]+)?)"
+    r"|(?P<p>::|[=,:()\[\]{{}}>]|<(?=\{{))"
+    r"|(?P<region>«[^»]*»)"
+    r"|(?P<sym>@[A-Za-z_$.\-][\w$.\-]*)"
+    r'|(?P<string>"[^"\\\n]*")'
+    r"|(?P<block>\^[\w$.\-]+)"
+    r"|(?P<loc>loc\((?:#[A-Za-z_$.\-][\w$.\-]*|unknown)\))"
     r"|(?P<locopen>loc\()"
     r"|(?P<tensor>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)" + _ELEM_RE + r">)"
     r"|(?P<tensoropen>tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)(?=[!a-z]))"
-    r"|(?P<value>%[\w$.\-]+(?:#[0-9]+)?)"
-    r"|(?P<block>\^[\w$.\-]+)"
     r"|(?P<dense>{dense})"
     r"|(?P<array>{array})"
     r"|(?P<hex>[-+]?0x[0-9A-Fa-f]+)"
@@ -56,10 +64,6 @@ _FAST_TEMPLATE = (
     r"|(?P<word>[A-Za-z_][\w$.]*)"
     r"|(?P<angle>(?<![\w$.]){angle})"
     r"|(?P<arrow>->)"
-    r"|(?P<p>::|[=,:()\[\]{{}}>]|<(?=\{{))"
-    r"|(?P<region>«[^»]*»)"
-    r"|(?P<sym>@[A-Za-z_$.\-][\w$.\-]*)"
-    r'|(?P<string>"[^"\\\n]*")'
     r"|(?P<end>\Z))")
 _FAST_TOKEN: "re.Pattern[str] | None" = None
 _FAST_KINDS: list = []
