@@ -33,9 +33,16 @@ _MASKABLE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|%[\w$.\-]+(?:#[0-9]+)?|#loc[\w
 _LOC_ALIAS_AT_END = re.compile(r"loc\((#[\w$.\-]+)\)\s*$")
 
 
+_VALUE_MASKS = ["%" + "_" * (n - 1) for n in range(1, 65)]  # by length: the callback runs per SSA name
+
+
 def _mask(m: re.Match) -> str:
-    tok = m.group(0)
-    return tok if tok[0] == '"' else tok[0] + "_" * (len(tok) - 1)
+    tok = m.group()
+    c = tok[0]
+    if c == "%":
+        n = len(tok)
+        return _VALUE_MASKS[n - 1] if n <= 64 else "%" + "_" * (n - 1)
+    return tok if c == '"' else c + "_" * (len(tok) - 1)
 
 
 def _cache_key(body: str) -> str:
