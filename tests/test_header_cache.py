@@ -229,3 +229,28 @@ def test_headers_shared_across_files_never_carry_a_module_alias():
         assert [op.header for op in module.walk()] == [op.header for op in fresh.walk()]
         assert [op.header.name_span for op in module.walk()] == [op.header.name_span for op in fresh.walk()]
     assert seen == [1, 2]
+
+
+def test_a_parser_without_the_fast_path_never_reads_shared_headers(monkeypatch):
+    # LarkParser(fast=False) is the tests' reference for the fast path: a header
+    # the default parser shared process-wide must not stand in for its Lark parse.
+    text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+            "  %0 = stablehlo.abs %a : tensor<f32>\n  %1 = stablehlo.negate %0 : tensor<f32>\n"
+            "  return %1 : tensor<f32>\n}\n")
+    first = scan(SourceFile("a.mlir", text), LarkParser())
+    ops = [op for op in first.walk() if op.name != "builtin.module"]
+    for op in ops:
+        op.header  # noqa: B018 - shared now
+    names = LarkParser.parse_header.__globals__
+    real = names["_run"]
+    calls = []
+
+    def counting(start, ctx):
+        calls.append(start)
+        return real(start, ctx)
+
+    monkeypatch.setitem(names, "_run", counting)
+    second = scan(SourceFile("b.mlir", text), LarkParser(fast=False))
+    for op in second.walk():
+        op.header  # noqa: B018
+    assert calls.count("op") == len(ops)

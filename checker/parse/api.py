@@ -81,7 +81,7 @@ class LarkParser:
                 key = last[1]
             else:
                 key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
-            hit = _lookup(module, key) if key is not None else None
+            hit = _lookup(module, key, self.fast) if key is not None else None
             if hit:
                 return _relocate(hit, ctx, body)
             errors = _error_count(module)
@@ -89,7 +89,7 @@ class LarkParser:
             if h is None:
                 h = _run("op", ctx)
             if key is not None and hit is None and isinstance(h, OpHeader):
-                _store(module, key, h, body, ctx, clean=_error_count(module) == errors)
+                _store(module, key, h, body, ctx, clean=_error_count(module) == errors, shared=self.fast)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
@@ -118,7 +118,7 @@ class LarkParser:
         else:
             body = module.source.text[span.start:span.end]
         key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
-        if key is not None and _lookup(module, key):
+        if key is not None and _lookup(module, key, self.fast):
             return True
         self._last = (op, key)  # a miss: parse_header, next, takes this op's key
         return False

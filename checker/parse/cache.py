@@ -60,19 +60,21 @@ _SHARED: dict[str, tuple] = {}
 _SHARED_MAX = 4096
 
 
-def _lookup(module, key: str):
+def _lookup(module, key: str, shared: bool = True):
     """The entry for `key`: (header, its _Ctx) to relocate, False (parsed, not
-    reusable) or None (never parsed)."""
+    reusable) or None (never parsed). `shared`: also the process-wide entries
+    (the default parser; a parser without the fast path is the tests' reference
+    and must not read headers the fast path built)."""
     cache = module.__dict__.get("_header_cache")
     hit = cache.get(key) if cache else None
-    return _SHARED.get(key) if hit is None else hit
+    return _SHARED.get(key) if hit is None and shared else hit
 
 
 def _error_count(module) -> int:
     return len(module.syntax_errors) + len(getattr(module, "internal_errors", ()))
 
 
-def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool) -> None:
+def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool, shared: bool = True) -> None:
     """Keep a fresh parse for the next op of the same layout. Not when its parse
     recorded an error (a hit would not repeat it: `_h_dot_general`'s
     `[0:2] x [0]`), nor when a hit could not read it back (`_reusable`)."""
@@ -85,7 +87,7 @@ def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool) -> 
     # (the op's position and offset map only: no module or text kept alive)
     entry = (h, _Ctx("", ctx.base, None, ctx.gap_pos, ctx.gap_delta))
     cache[key] = entry
-    if len(_SHARED) < _SHARED_MAX and "!" not in body and body.count("#") == body.count("loc(#"):
+    if shared and len(_SHARED) < _SHARED_MAX and "!" not in body and body.count("#") == body.count("loc(#"):
         _SHARED[key] = entry
 
 
