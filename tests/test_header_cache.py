@@ -254,3 +254,30 @@ def test_a_parser_without_the_fast_path_never_reads_shared_headers(monkeypatch):
     for op in second.walk():
         op.header  # noqa: B018
     assert calls.count("op") == len(ops)
+
+
+def test_checking_every_header_parses_each_layout_once(monkeypatch):
+    # 200 adds of one layout: the engine's whole-module check parses the first
+    # and counts the other 199 as checked (a cache hit) without building them.
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.parse.cache import clear_shared
+
+    clear_shared()  # (an earlier test may have shared this very layout)
+    body = "".join(f"  %{100 + i} = stablehlo.add %{99 + i}, %{99 + i} : tensor<4xf32>\n" for i in range(1, 201))
+    text = ("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %100 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n" + body + "  return %300 : tensor<4xf32>\n}\n")
+    names = LarkParser.parse_header.__globals__
+    real = names["_fast_parse"]
+    parsed = []
+
+    def counting(ctx):
+        parsed.append(ctx.text)
+        return real(ctx)
+
+    monkeypatch.setitem(names, "_fast_parse", counting)
+    monkeypatch.setattr(engine, "_parser", LarkParser())
+    result = engine.lint_source(SourceFile("t.mlir", text), Config())
+    assert not [d for d in result.diagnostics if d.code in ("SHLO001", "SHLO003")]
+    adds = [t for t in parsed if "stablehlo.add %" in t and "%arg0" not in t]
+    assert len(adds) == 1, len(adds)
