@@ -279,9 +279,13 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list
     are still parsed (a rule reading that header later raises the same error: its
     signature goes to `seen_errors` so it is not reported twice)."""
     out = []
+    # A header whose layout already parsed (a cache hit) is checked: it is built
+    # only if something reads it (checker/parse/api.py, header_checked).
+    checked = getattr(module.parser, "header_checked", None)
     for op in module.walk():
         try:
-            op.header  # noqa: B018
+            if checked is None or not checked(module, op):
+                op.header  # noqa: B018
             for region in op.regions:
                 for block in region.blocks:
                     if block.label_span is not None:

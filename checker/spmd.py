@@ -40,7 +40,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
+from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
 from .ir import Block, Module, Operation, Region

@@ -7,7 +7,7 @@ checker/spmd_values.py; the tracer (checker/spmd.py) mixes this class in.
 """
 from __future__ import annotations
 
-import numpy as np
+from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
 from .ir import Block, Operation, Value

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
+from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
 from .attributes import DenseElementsAttr, EnumAttr, StringAttr
@@ -122,8 +122,8 @@ _BINARY = {
     "stablehlo.add": lambda a, b: a + b,
     "stablehlo.subtract": lambda a, b: a - b,
     "stablehlo.multiply": lambda a, b: a * b,
-    "stablehlo.minimum": np.minimum,
-    "stablehlo.maximum": np.maximum,
+    "stablehlo.minimum": lambda a, b: np.minimum(a, b),
+    "stablehlo.maximum": lambda a, b: np.maximum(a, b),
     "stablehlo.and": lambda a, b: np.bitwise_and(a, b),
     "stablehlo.or": lambda a, b: np.bitwise_or(a, b),
     "stablehlo.xor": lambda a, b: np.bitwise_xor(a, b),
@@ -131,8 +131,8 @@ _BINARY = {
     "stablehlo.shift_right_arithmetic": lambda a, b: np.right_shift(a, np.clip(b, 0, 63)),
     "stablehlo.shift_right_logical": lambda a, b: np.right_shift(a, np.clip(b, 0, 63)),
 }
-_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
-            "GT": np.greater, "GE": np.greater_equal}
+_COMPARE = {"EQ": "equal", "NE": "not_equal", "LT": "less", "LE": "less_equal",
+            "GT": "greater", "GE": "greater_equal"}  # numpy ufunc names (numpy is imported on first use)
 _PASS_THROUGH = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.broadcast",
                            "stablehlo.bitcast_convert", "stablehlo.optimization_barrier"})
 
@@ -409,7 +409,7 @@ class ValueFolding:
             ct = op.attr("compare_type")
             if isinstance(ct, EnumAttr) and ct.value == "UNSIGNED":
                 a, b = a.astype(np.uint64), b.astype(np.uint64)
-            return fn(a, b).astype(np.int64)
+            return getattr(np, fn)(a, b).astype(np.int64)
         if name == "stablehlo.select" and len(args) == 3:
             return np.where(_as_np(args[0]) != 0, _as_np(args[1]), _as_np(args[2]))
         if name == "stablehlo.clamp" and len(args) == 3:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
+from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from .attributes import ArrayAttr, DictAttr, StringAttr
 from .ir import Module, Operation

@@ -2,6 +2,7 @@
 names, types, attributes, every (nested) span, locations."""
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 
 import pytest
@@ -28,8 +29,10 @@ def spans(value, acc):
     return acc
 
 
-def snapshot(text: str, cache: bool):
-    module = scan(SourceFile("t.mlir", text), LarkParser(cache=cache))
+def snapshot(text: str, cache: bool, fast: bool = False):
+    # fast=False: every header the cache misses goes through Lark, not the
+    # regex fast path (checker/parse/fast.py).
+    module = scan(SourceFile("t.mlir", text), LarkParser(cache=cache, fast=fast))
     out = []
     for op in module.walk():
         h = op.header
@@ -64,7 +67,11 @@ def test_repeated_collectives_with_other_names_and_locs_hit_the_cache():
     gathers = [op for op in module.walk() if op.name == "stablehlo.all_gather"]
     assert [op.header.operands[0][0] for op in gathers] == [f"%{20 + i}" for i in range(5)]
     assert [op.loc.name for op in gathers] == [f"#loc{30 + i}" for i in range(5)]
-    assert len([k for k in module._header_cache if "all_gather" in k]) == 1  # one Lark parse for all five
+    assert len([k for k in module._header_cache if "all_gather" in str(k)]) == 1  # one Lark parse for all five
+    # The default parser asks the cache before the fast path: one fast parse for all five.
+    fast, module = snapshot(text, cache=True, fast=True)
+    assert fast == fresh
+    assert len([k for k in module._header_cache if "all_gather" in str(k)]) == 1
 
 
 # --------------------------------------------------------------------------- no state across ops/files
@@ -128,3 +135,149 @@ def test_malformed_dialect_attribute_in_a_type_is_a_located_syntax_error():
     for message, span in module.syntax_errors:
         assert "Error" not in message and "tuple" not in message
         assert 0 <= span.start <= len(text)
+
+
+def test_names_a_hit_cannot_read_back_are_not_reused():
+    # Same layout, other names, in places a hit would not re-read: an unknown
+    # op's `key = %x`, a dialect attribute's body, a location's child alias.
+    text = ("func.func @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {\n"
+            "  %0 = foo.bar %a, key = %a : tensor<f32>\n"
+            "  %1 = foo.bar %b, key = %b : tensor<f32>\n"
+            '  %2 = "foo.baz"(%a) {k = #foo<%a>} : (tensor<f32>) -> tensor<f32>\n'
+            '  %3 = "foo.baz"(%b) {k = #foo<%b>} : (tensor<f32>) -> tensor<f32>\n'
+            '  %4 = stablehlo.abs %a : tensor<f32> loc("n"(#loc1))\n'
+            '  %5 = stablehlo.abs %b : tensor<f32> loc("n"(#loc2))\n'
+            "  return %0 : tensor<f32>\n}\n"
+            '#loc1 = loc("a.py":1:1)\n#loc2 = loc("b.py":2:2)\n')
+    for fast in (True, False):
+        cached, module = snapshot(text, cache=True, fast=fast)
+        fresh, _ = snapshot(text, cache=False, fast=fast)
+        assert cached == fresh
+        ops = {op.name + str(i): op for i, op in enumerate(module.walk())}
+        texts = [op.attr("key").text for op in ops.values() if op.name == "foo.bar"]
+        assert texts == ["%a", "%b"]
+        bodies = [op.attr("k").text for op in ops.values() if op.name == "foo.baz"]
+        assert bodies == ["#foo<%a>", "#foo<%b>"]
+        children = [op.header.loc.child.name for op in ops.values() if op.name == "stablehlo.abs"]
+        assert children == ["#loc1", "#loc2"]
+
+
+@pytest.mark.parametrize("name", ["psum.mlir", "tp_mlp_grad.mlir", "fori_pipeline.generic.mlir",
+                                  "sendrecv_ring.generic.mlir"])
+def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeypatch):
+    # The engine checks a header whose layout already parsed without building it
+    # (LarkParser.header_checked); every diagnostic must be what parsing every
+    # header afresh gives. A broken repeat of a cached line still reports.
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+
+    text = (CORPUS / "real" / name).read_text()
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if re.match(r'\s*%\S+ = "?stablehlo\.', line))
+    broken = "".join(lines[:at + 1] + [lines[at].replace(" = ", " = = ", 1)] + lines[at + 1:])
+
+    def lint(src: str, parser):
+        monkeypatch.setattr(engine, "_parser", parser)
+        result = engine.lint_source(SourceFile("t.mlir", src), Config())
+        return [(d.code, d.message, d.span) for d in result.diagnostics]
+
+    for src in (text, broken):
+        assert lint(src, LarkParser()) == lint(src, LarkParser(cache=False))
+    assert any(code == "SHLO001" for code, _m, _s in lint(broken, LarkParser()))
+
+
+def test_a_malformed_name_of_the_same_length_is_not_a_hit():
+    from shlo_lint.checker.engine import lint_text
+
+    text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+            '  %0:2 = "stablehlo.foo"(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)\n'
+            '  %1 = "stablehlo.abs"(%0#1) : (tensor<f32>) -> tensor<f32>\n'
+            '  %2 = "stablehlo.abs"(%0#x) : (tensor<f32>) -> tensor<f32>\n'
+            "  return %1 : tensor<f32>\n}\n")
+    errors = [d for d in lint_text(text, "t.mlir") if d.code == "SHLO001"]
+    assert len(errors) == 1 and "'#x'" in errors[0].message
+
+
+def test_a_parse_that_records_an_error_is_not_reused():
+    # `[0:2] x [0]` is no list of dimension numbers: the dot_general handler records
+    # a syntax error while still returning a header; a cache hit would not.
+    from shlo_lint.checker.engine import lint_text
+
+    line = ("  %{n} = stablehlo.dot_general %a, %a, contracting_dims = [0:2] x [0] : "
+            "(tensor<4xf32>, tensor<4xf32>) -> tensor<f32>\n")
+    text = ("func.func @f(%a: tensor<4xf32>) -> tensor<f32> {\n" + line.format(n=0) + line.format(n=1)
+            + "  return %0 : tensor<f32>\n}\n")
+    errors = [d for d in lint_text(text, "t.mlir") if d.code == "SHLO001"]
+    assert len(errors) == 2 and all("contracting_dims" in d.message for d in errors)
+
+
+def test_headers_shared_across_files_never_carry_a_module_alias():
+    # Lines no module context can shape are kept process-wide; one naming an
+    # alias (#a here, defined differently in each file) is not.
+    body = ('func.func @f(%a: tensor<f32>) -> tensor<f32> {{\n'
+            '  %0 = "stablehlo.abs"(%a) {{k = #a}} : (tensor<f32>) -> tensor<f32>\n'
+            '  %1 = "stablehlo.abs"(%0) : (tensor<f32>) -> tensor<f32>\n'
+            '  return %1 : tensor<f32>\n}}\n#a = {v} : i64\n')
+    parser = LarkParser()
+    seen = []
+    for v in (1, 2):
+        text = body.format(v=v)
+        module = scan(SourceFile(f"f{v}.mlir", text), parser)
+        ops = [op for op in module.walk() if op.name == "stablehlo.abs"]
+        seen.append(ops[0].attr("k").value)
+        fresh = scan(SourceFile(f"f{v}.mlir", text), LarkParser(cache=False))
+        assert [op.header for op in module.walk()] == [op.header for op in fresh.walk()]
+        assert [op.header.name_span for op in module.walk()] == [op.header.name_span for op in fresh.walk()]
+    assert seen == [1, 2]
+
+
+def test_a_parser_without_the_fast_path_never_reads_shared_headers(monkeypatch):
+    # LarkParser(fast=False) is the tests' reference for the fast path: a header
+    # the default parser shared process-wide must not stand in for its Lark parse.
+    text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+            "  %0 = stablehlo.abs %a : tensor<f32>\n  %1 = stablehlo.negate %0 : tensor<f32>\n"
+            "  return %1 : tensor<f32>\n}\n")
+    first = scan(SourceFile("a.mlir", text), LarkParser())
+    ops = [op for op in first.walk() if op.name != "builtin.module"]
+    for op in ops:
+        op.header  # noqa: B018 - shared now
+    names = LarkParser.parse_header.__globals__
+    real = names["_run"]
+    calls = []
+
+    def counting(start, ctx):
+        calls.append(start)
+        return real(start, ctx)
+
+    monkeypatch.setitem(names, "_run", counting)
+    second = scan(SourceFile("b.mlir", text), LarkParser(fast=False))
+    for op in second.walk():
+        op.header  # noqa: B018
+    assert calls.count("op") == len(ops)
+
+
+def test_checking_every_header_parses_each_layout_once(monkeypatch):
+    # 200 adds of one layout: the engine's whole-module check parses the first
+    # and counts the other 199 as checked (a cache hit) without building them.
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.parse.cache import clear_shared
+
+    clear_shared()  # (an earlier test may have shared this very layout)
+    body = "".join(f"  %{100 + i} = stablehlo.add %{99 + i}, %{99 + i} : tensor<4xf32>\n" for i in range(1, 201))
+    text = ("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %100 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n" + body + "  return %300 : tensor<4xf32>\n}\n")
+    names = LarkParser.parse_header.__globals__
+    real = names["_fast_parse"]
+    parsed = []
+
+    def counting(ctx):
+        parsed.append(ctx.text)
+        return real(ctx)
+
+    monkeypatch.setitem(names, "_fast_parse", counting)
+    monkeypatch.setattr(engine, "_parser", LarkParser())
+    result = engine.lint_source(SourceFile("t.mlir", text), Config())
+    assert not [d for d in result.diagnostics if d.code in ("SHLO001", "SHLO003")]
+    adds = [t for t in parsed if "stablehlo.add %" in t and "%arg0" not in t]
+    assert len(adds) == 1, len(adds)

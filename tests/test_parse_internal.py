@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from shlo_lint.checker import engine
 from shlo_lint.checker import parse as parse_mod
 from shlo_lint.checker.config import Config
@@ -28,15 +30,25 @@ def lint(text: str, name: str = "t.mlir"):
     return engine.lint_source(SourceFile(name, text), Config())
 
 
-def test_a_parser_exception_is_an_internal_error_not_a_syntax_error(monkeypatch):
-    real = parse_mod.LarkParser.parse_header.__globals__["_run"]
+@pytest.mark.parametrize("path", ["lark", "fast"])
+def test_a_parser_exception_is_an_internal_error_not_a_syntax_error(monkeypatch, path):
+    names = parse_mod.LarkParser.parse_header.__globals__
+    real_run, real_fast = names["_run"], names["_fast_parse"]
 
-    def broken(start, ctx):
+    def broken_run(start, ctx):
         if start == "op" and "all_reduce" in ctx.text:
             raise KeyError("boom")
-        return real(start, ctx)
+        return real_run(start, ctx)
 
-    monkeypatch.setitem(parse_mod.LarkParser.parse_header.__globals__, "_run", broken)
+    def broken_fast(ctx):
+        if "all_reduce" in ctx.text:
+            if path == "fast":
+                raise KeyError("boom")
+            return None  # (the fast path would take this op: leave it to Lark)
+        return real_fast(ctx)
+
+    monkeypatch.setitem(names, "_run", broken_run)
+    monkeypatch.setitem(names, "_fast_parse", broken_fast)
     result = lint(TEXT)
     codes = [d.code for d in result.diagnostics]
     assert "SHLO001" not in codes

@@ -58,6 +58,19 @@ def test_a_file_with_findings_in_text_format_still_imports_none_of_them(tmp_path
     assert _heavy(modules) == []
 
 
+def test_a_file_without_communication_does_not_import_numpy(tmp_path):
+    # numpy is for the SPMD tracer and the deadlock model (checker/lazy_numpy.py);
+    # a file they have nothing to trace never imports it. One with a collective does.
+    plain = tmp_path / "plain.mlir"
+    plain.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    code, modules, out = _loaded_after(["--isolated", str(plain)])
+    assert code == 0 and "All checks passed" in out, out
+    assert "numpy" not in modules
+    code, modules, out = _loaded_after(["--isolated", str(SMALL)])
+    assert code == 0 and "numpy" in modules
+
+
 def test_the_formats_and_commands_that_need_them_still_load_them(tmp_path):
     code, modules, out = _loaded_after(["--isolated", "-f", "sarif", str(SMALL)])
     assert code == 0 and json.loads(out)["version"] == "2.1.0"

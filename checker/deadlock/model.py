@@ -6,7 +6,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-import numpy as np
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..attributes import DenseElementsAttr
 from ..ir import Operation

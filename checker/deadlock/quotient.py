@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
-import numpy as np
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..spmd import Trace, TraceLimit
 from .model import CommInfo, _Facts, _key_of

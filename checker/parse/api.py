@@ -14,9 +14,9 @@ from ..attributes import Attribute
 from ..ir import Location, OpHeader
 from ..source import Span
 from ..types import FunctionType, Type
-from .cache import _CACHE_MAX_BODY, _cache_key, _relocate
+from .cache import _CACHE_MAX_BODY, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
-from .fast import _fast_parse
+from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known
 
@@ -65,6 +65,7 @@ class LarkParser:
         differential test compares with)."""
         self.fast = fast
         """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
+        self._last: tuple | None = None
 
     def parse_header(self, module, op) -> OpHeader:
         text = module.source.text
@@ -72,17 +73,23 @@ class LarkParser:
         body, gap_pos, gap_delta = _compress(text, start, end, getattr(op, "region_spans", None) or [])
         ctx = _Ctx(body, start, module, gap_pos, gap_delta)
         try:
-            h = _fast_parse(ctx) if self.fast else None
-            if h is not None:
-                return h
-            key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
-            cache = module.__dict__.setdefault("_header_cache", {})
-            hit = cache.get(key) if key is not None else None
-            if hit is not None:
+            # The cache first: a big module repeats a few dozen layouts (98% of the
+            # 2 MB transformer's headers are hits), small files repeat each other's
+            # lines, and a hit is cheaper than even the fast path (cache.py).
+            last, self._last = self._last, None
+            if last is not None and last[0] is op:  # header_checked's key for this op
+                key = last[1]
+            else:
+                key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
+            hit = _lookup(module, key, self.fast) if key is not None else None
+            if hit:
                 return _relocate(hit, ctx, body)
-            h = _run("op", ctx)
-            if key is not None and isinstance(h, OpHeader):
-                cache[key] = (h, ctx)
+            errors = _error_count(module)
+            h = _fast_parse(ctx) if self.fast else None
+            if h is None:
+                h = _run("op", ctx)
+            if key is not None and hit is None and isinstance(h, OpHeader):
+                _store(module, key, h, body, ctx, clean=_error_count(module) == errors, shared=self.fast)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
@@ -96,12 +103,33 @@ class LarkParser:
             return self._fallback(op, body, ctx)
         return h
 
+    def header_checked(self, module, op) -> bool:
+        """True when `op`'s header is known to parse without parsing it: a header
+        of the same layout (a cache hit) parsed without error. ir.Operation builds
+        it when first read, the same as now; most never are (rules read ~5% of a
+        big module's headers), so a whole-module check costs a mask and a lookup
+        per op instead of a relocated copy."""
+        if not self.cache:
+            return False
+        span = op.span
+        regions = op.region_spans
+        if regions:
+            body = _compress(module.source.text, span.start, span.end, regions)[0]
+        else:
+            body = module.source.text[span.start:span.end]
+        key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
+        if key is not None and _lookup(module, key, self.fast):
+            return True
+        self._last = (op, key)  # a miss: parse_header, next, takes this op's key
+        return False
+
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
         error is recorded and None returned when it does not parse."""
         ctx = _Ctx(text, offset, module)
         try:
-            return _run("loc_only", ctx)
+            loc = _fast_loc(ctx) if self.fast else None
+            return loc if loc is not None else _run("loc_only", ctx)
         except UnexpectedInput as err:
             problem = _problem(err, ctx)
             module.syntax_errors.append((problem.message, problem.span))
@@ -125,7 +153,9 @@ class LarkParser:
                 source = module.source.text
                 return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
                         for _n, t, s in args]
-            args = _run("block_label", ctx)
+            args = _fast_block_label(ctx) if self.fast else None
+            if args is None:
+                args = _run("block_label", ctx)
             if key is not None:
                 cache[key] = (span.start, args)
             return args

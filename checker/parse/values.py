@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import replace
 
 from lark import Token
 
@@ -256,6 +255,9 @@ def _shifted(value, delta: int):
         return _respan(value, lambda s: Span(s.start + delta, s.end + delta))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _shifted_rec(value, delta: int):
     if isinstance(value, Span):
         return Span(value.start + delta, value.end + delta)
@@ -263,13 +265,13 @@ def _shifted_rec(value, delta: int):
         return [_shifted_rec(v, delta) for v in value]
     if isinstance(value, tuple):
         return tuple(_shifted_rec(v, delta) for v in value)
-    if isinstance(value, Attribute):
-        changes = {}
-        for name in value.__dataclass_fields__:
-            v = getattr(value, name)
-            if isinstance(v, (tuple, Attribute)):  # Span is a tuple too
-                changes[name] = _shifted_rec(v, delta)
-        return replace(value, **changes) if changes else value
+    if isinstance(value, Attribute):  # (a copy through the constructor: dataclasses.replace is ~3x slower)
+        cls = type(value)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(cls.__dataclass_fields__)
+        return cls(*[_shifted_rec(v, delta) if isinstance(v, (tuple, Attribute)) else v  # Span is a tuple too
+                     for v in map(value.__getattribute__, names)])
     if isinstance(value, _RECORDS):
         return _record_respan(value, lambda s: Span(s.start + delta, s.end + delta))
     return value  # types, strings, numbers: no spans
