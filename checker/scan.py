@@ -109,6 +109,50 @@ def scan(source: SourceFile, parser) -> Module:
             gc.enable()
 
 
+# MLIR's lexer takes non-ASCII characters only inside string literals and `//`
+# comments; anywhere else (a no-break space pasted from a document, a Unicode
+# minus) it stops with "unexpected character". Python's `\s` and our regexes
+# would read such a space as whitespace and the file would pass here and fail
+# in the compiler. String literals end at the line's end (MLIR's lexer rejects
+# a newline inside one), so each line is checked on its own.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*')
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_MAX_CHARACTER_ERRORS = 20
+
+
+def stray_characters(text: str) -> list[tuple[str, Span]]:
+    """One syntax error per line for the first non-ASCII character outside
+    string literals and comments (at most _MAX_CHARACTER_ERRORS)."""
+    import unicodedata
+
+    out: list[tuple[str, Span]] = []
+    line_end = -1
+    for m in _NON_ASCII.finditer(text):
+        at = m.start()
+        if at < line_end:
+            continue  # this line was checked already
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        if line_end < 0:
+            line_end = len(text)
+        covered = [c.span() for c in _STRING_OR_COMMENT.finditer(text, line_start, line_end)]
+        for c in _NON_ASCII.finditer(text, line_start, line_end):
+            i = c.start()
+            if any(a <= i < b for a, b in covered):
+                continue
+            ch = text[i]
+            name = unicodedata.name(ch, "")
+            what = f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
+            hint = (": it looks like a space but is not one" if unicodedata.category(ch) == "Zs"
+                    else "")
+            out.append((f"unexpected character {what}{hint}; MLIR reads only ASCII outside string "
+                        "literals and comments", Span(i, i + 1)))
+            break
+        if len(out) >= _MAX_CHARACTER_ERRORS:
+            break
+    return out
+
+
 class _Scanner:
     def __init__(self, source: SourceFile, parser):
         self.text = source.text
@@ -136,6 +180,8 @@ class _Scanner:
     # ------------------------------------------------------------------ main loop
     def run(self) -> Module:
         text = self.text
+        if not text.isascii():  # (a C-speed test: almost every file is ASCII)
+            self.module.syntax_errors.extend(stray_characters(text))
         skip_to = -1
         ops_fast = _OPEN_ENDS
         bare = _BARE_OPS

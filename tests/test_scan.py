@@ -148,3 +148,21 @@ def test_alias_line_inside_a_region_is_an_error_not_a_hang():
     diags = lint_text(text, "f.mlir")
     assert time.monotonic() - t0 < 30
     assert [(d.code, d.span.start) for d in diags if d.code == "SHLO001"] == [("SHLO001", text.index("#loc86"))]
+
+
+def test_non_ascii_outside_strings_and_comments_is_a_syntax_error():
+    """MLIR's lexer rejects a no-break space or a Unicode minus between tokens
+    ("unexpected character", same line and column); inside string literals and
+    `//` comments non-ASCII text is fine. One error per line."""
+    from shlo_lint.checker.scan import stray_characters
+
+    text = ('// caf\u00e9 \u2014 fine\n'
+            '%0 = stablehlo.add %a,\u00a0%b : tensor<f32> loc("\u00e9.py":1:2)\n'
+            '%1 = "x.y"() {s = "\u2212 // \u00a0"} : () -> ()  // \u00a0 ok\n'
+            '%2 = stablehlo.constant dense<\u22121.0> : tensor<f32>\u00a0\u00a0\n')
+    found = stray_characters(text)
+    assert [(m.split(";")[0], text[s.start:s.end]) for m, s in found] == [
+        ("unexpected character U+00A0 (NO-BREAK SPACE): it looks like a space but is not one", "\u00a0"),
+        ("unexpected character U+2212 (MINUS SIGN)", "\u2212")]
+    assert found[0][1].start == text.index("\u00a0")
+    assert stray_characters("// \u00e9\n%0 = \"a.b\"() {x = \"\u00e9\"} : () -> ()\n") == []
