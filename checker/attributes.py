@@ -230,7 +230,13 @@ _BOOLS = {"true": "1", "false": "0"}
 def _decode_dense(literal: str, type_: Type | None):
     """Decode once per (literal, type): rules ask for the same replica groups again
     and again. The array is read-only because it is shared."""
-    arr = _decode_dense_uncached(literal, type_)
+    import numpy as np
+
+    # A literal that does not fit its type (`dense<1e308> : tensor<ui32>`, SHLO150
+    # reports it) is still decoded for the analyses: numpy's cast warning would
+    # only print to the user's terminal.
+    with np.errstate(all="ignore"):
+        arr = _decode_dense_uncached(literal, type_)
     arr.setflags(write=False)
     return arr
 

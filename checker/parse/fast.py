@@ -37,7 +37,7 @@ _ELEM_RE = (r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+
 # lexer would cut. An angle group right after a word (`foo<...>`) is not one:
 # Lark reads `tensor<`, `complex<`, `memref<`... as types there.
 _FAST_TEMPLATE = (
-    r"\s*(?:"
+    r"[ \t\n\r]*(?:"  # MLIR's whitespace only: a no-break space or a vertical tab is an error (scan.py says so), not a gap
     # First the kinds no other kind can start with (`%`, punctuation, `«`, `@`,
     # `"`, `^`): the most frequent tokens try the fewest alternatives. Below
     # them, order matters as in the grammar's priorities (`loc(` and `tensor<`
