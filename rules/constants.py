@@ -1,6 +1,7 @@
 """Constants whose `dense<...>` literal MLIR's parser rejects for its type."""
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from shlo_lint.checker.attributes import DenseElementsAttr
@@ -40,12 +41,45 @@ def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     %1 = stablehlo.constant dense<1.0> : tensor<f32>
     ```
     """
+    # Big modules repeat the same few constants (`dense<0.000000e+00> : tensor<f32>`)
+    # thousands of times under other names: the answer is a function of the op's
+    # text without its result name and location, so it is computed (and the
+    # header built) once per distinct text; a repeat that is fine costs a lookup.
+    # (Rules read few other headers: building every constant's would cost ~20%
+    # of an every-header lint.)
+    key = _text_key(op)
+    if key is not None and _FINE.get(key):
+        return
     value = op.attr("value")
+    problem = None
     if isinstance(value, DenseElementsAttr):
         problem = dense_literal_problem(value.literal, value.type)
         if problem:
             yield ctx.error(value.span if value.span is not None else op,
                             f"constant: dense<{_short(value.literal)}> : {value.type}: {problem}")
+    if key is not None and problem is None and len(_FINE) < _FINE_MAX:
+        _FINE[key] = True
+
+
+_FINE: dict[str, bool] = {}
+"""Op texts (result name and location cut off) whose literal is fine."""
+_FINE_MAX = 65536
+_RESULT = re.compile(r"\s*%[\w$.\-]+(?::\d+)?\s*=\s*")
+_LOC_AT_END = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)\s*$")
+
+
+def _text_key(op: Operation) -> str | None:
+    """The op's text from its name on, without a trailing `loc(...)`; None when
+    it holds a region, an alias or a `%` (anything whose meaning is not all in
+    the text itself)."""
+    text = op.module.source.text[op.span.start:op.span.end]
+    m = _RESULT.match(text)
+    if m:
+        text = text[m.end():]
+    text = _LOC_AT_END.sub("", text)
+    if "%" in text or "#" in text or "!" in text or "{" in text and "<{" not in text or len(text) > 512:
+        return None
+    return text
 
 
 def _short(literal: str, limit: int = 40) -> str:
