@@ -6,6 +6,9 @@ run on one worker thread so the server keeps reading messages meanwhile.
 
 * open / save lint at once; change re-lints after `debounce_ms` of quiet, and a
   result is published only if the document is still at the version linted.
+* each open document keeps its last version (checker/incremental.py): a re-lint
+  reuses the header parses and per-op findings an edit cannot have changed, and
+  gives exactly what a full lint of the new text gives.
 * `to_lsp` is the one place a (1-based, code-point) Diagnostic becomes an LSP one:
   0-based lines, columns in the negotiated position encoding (UTF-16 code units
   unless the client asked for UTF-8/UTF-32), severity, code, codeDescription
@@ -41,6 +44,7 @@ from .config import Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Diagnostic, Location, Severity
 from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
+from .incremental import Document
 from .source import SourceFile, Span
 
 SOURCE = "shlo-lint"
@@ -75,6 +79,8 @@ class ShloLintServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shlo-lint")
         self.pending: dict[str, asyncio.Task] = {}
         self.linted: dict[str, Linted] = {}
+        self.documents: dict[str, Document] = {}
+        """Per open document, what its next re-lint may reuse (used on the worker thread only)."""
         self.reported: set[str] = set()
         """Configuration problems already logged (once each)."""
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -89,7 +95,9 @@ class ShloLintServer(LanguageServer):
             return
         version, text, path = doc.version, doc.source, doc.path or uri
         try:
-            linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version)
+            document = self.documents.setdefault(uri, Document())
+            linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version,
+                                                                      document)
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way (debounced) or the document closed
@@ -122,6 +130,9 @@ class ShloLintServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.cancel_pending(uri)
         self.linted.pop(uri, None)
+        document = self.documents.pop(uri, None)
+        if document is not None:  # on the worker: a lint of it may be running
+            self.worker.submit(document.close)
         self.publish(uri, None, [])
 
     # -- sending -------------------------------------------------------------------
@@ -159,11 +170,13 @@ def _wanted(doc) -> bool:
     return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
 
 
-def lint(text: str, path: str, version: int | None = None) -> Linted:
-    """Lint the editor's text with the settings of the file's pyproject.toml."""
+def lint(text: str, path: str, version: int | None = None, document: Document | None = None) -> Linted:
+    """Lint the editor's text with the settings of the file's pyproject.toml
+    (incrementally from the document's previous version when one is given)."""
     config, problem = config_for(path)
     source = SourceFile(path, text)
-    return Linted(version, source, lint_source(source, config).diagnostics, problem)
+    result = lint_source(source, config) if document is None else document.lint(source, config)
+    return Linted(version, source, result.diagnostics, problem)
 
 
 def config_for(path: str) -> tuple[Config, str | None]:

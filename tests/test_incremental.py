@@ -1,0 +1,164 @@
+"""The language server's re-lint as you type (checker/incremental.py) gives exactly
+what a full lint of the same text gives, after every edit of random edit
+sequences: characters inserted, deleted and replaced anywhere (comments, op
+names, types, attributes, braces that break and later restore the structure),
+suppression comments, ops added and removed, channel and type digits changed,
+and undos back to earlier texts."""
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+
+from shlo_lint.checker import incremental
+from shlo_lint.checker.config import Config
+from shlo_lint.checker.engine import lint_source
+from shlo_lint.checker.incremental import Document, TextEdit
+from shlo_lint.checker.source import SourceFile, Span
+
+from conftest import CORPUS, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import lsp_latency  # noqa: E402 - the bench's generated program, at a small size
+
+PROGRAMS = [
+    "real/sendrecv_pair.buggy_type_mismatch.mlir",
+    "real/cond_axis_index_psum.debug.buggy_deadlock.mlir",
+    "real/async_two_overlapping.mlir",
+    "real/fori_pipeline.generic.mlir",
+    "real/mesh2x4_psum_y_gather_x.mlir",
+    "real/collective_matmul_scan.mlir",
+    "deadlock/collectives_different_order.mlir",
+    "real/async_ppermute.buggy_done_twice.mlir",
+]
+BENCH = "bench:lsp_latency.program(300)"
+SNIPPETS = [
+    "// a comment\n", "// shlo-lint: ignore[SHLO120]\n", "// shlo-lint: ignore-file[SHLO500]\n",
+    "    %zz = stablehlo.constant dense<1> : tensor<i32>\n", "{", "}", "(", ")", "<", ">", "\"", "//", "\n",
+    " ", "%", "#", "@", "=", ":", ",", "x", "8", "4", "0", "tensor<", "stablehlo.", "^bb1:",
+    "    %s2 = \"stablehlo.send\"(%arg0, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+    "source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, !stablehlo.token) -> "
+    "!stablehlo.token\n",
+]
+
+
+def text_of(name: str) -> str:
+    if name == BENCH:
+        return lsp_latency.program(300)
+    return (CORPUS / name).read_text(encoding="utf-8")
+
+
+def edit(rng: random.Random, text: str, history: list[str]) -> str:
+    """One random edit of `text`."""
+    kind = rng.randrange(10)
+    n = len(text)
+    at = rng.randrange(n + 1)
+    lines = text.splitlines(keepends=True)
+    if kind == 0:  # insert a snippet anywhere
+        return text[:at] + rng.choice(SNIPPETS) + text[at:]
+    if kind == 1 and n:  # delete a few characters
+        return text[:at] + text[at + rng.randint(1, 12):]
+    if kind == 2 and n:  # replace one character
+        at = min(at, n - 1)
+        return text[:at] + rng.choice("{}()<>[]\"%#@:=, \nx84") + text[at + 1:]
+    if kind == 3 and lines:  # a line-start snippet (comment, suppression, new op)
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i]) + rng.choice(SNIPPETS[:4] + SNIPPETS[-1:]) + "".join(lines[i:])
+    if kind == 4 and len(lines) > 3:  # remove a whole line
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i] + lines[i + 1:])
+    if kind == 5 and lines:  # duplicate a line
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i + 1] + [lines[i]] + lines[i + 1:])
+    if kind == 6:  # change a digit (channel handles, pairs, type dimensions)
+        digits = [i for i, c in enumerate(text) if c.isdigit()]
+        if digits:
+            i = rng.choice(digits)
+            return text[:i] + rng.choice("0123456789") + text[i + 1:]
+    if kind == 7 and history:  # undo back to an earlier text (restores structure)
+        return rng.choice(history[-4:])
+    if kind == 8:  # a change inside a comment, if there is one
+        i = text.find("//", at)
+        if i >= 0:
+            return text[:i + 2] + " edited" + text[i + 2:]
+    return text[:at] + rng.choice("x \n") + text[at:]
+
+
+def same(a, b) -> bool:
+    return (a.diagnostics == b.diagnostics and a.failed == b.failed
+            and [d.fingerprint for d in a.diagnostics] == [d.fingerprint for d in b.diagnostics])
+
+
+def run_sequence(name: str, seed: int, steps: int, config: Config = Config()) -> tuple[int, int, int]:
+    """Lint `steps` random edits incrementally; each must equal a full lint.
+    Returns (header seeds, local results reused, steps)."""
+    rng = random.Random(seed)
+    text = text_of(name)
+    doc = Document()
+    history: list[str] = []
+    seeded = reused = 0
+    for step in range(steps):
+        source = SourceFile("prog.mlir", text)
+        got = doc.lint(source, config)
+        want = lint_source(SourceFile("prog.mlir", text), config)
+        assert same(got, want), (
+            f"{name} seed {seed} step {step}: incremental differs from a full lint\n"
+            f"--- text ---\n{text}\n--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+        memo = doc.last
+        seeded += len(memo._parser.seeds) + len(memo._parser.clean) if memo._parser else 0
+        reused += memo.reused
+        history.append(text)
+        text = edit(rng, text, history)
+    return seeded, reused, steps
+
+
+@pytest.mark.parametrize("name", PROGRAMS + [BENCH])
+def test_incremental_equals_full_on_random_edits(name):
+    total_reused = 0
+    for seed in range(3):
+        _seeded, reused, _ = run_sequence(name, seed, 25)
+        total_reused += reused
+    if name == BENCH:
+        assert total_reused > 0, "no local rule result was ever reused: the test would not see a wrong reuse"
+
+
+def test_incremental_reuses_on_the_bench_edit():
+    """The bench's edit (a recv's result type) re-parses a handful of headers and
+    re-runs local rules only on the edited op."""
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    first = doc.last
+    assert first.reused == 0 and first.ran > 0
+    i = text.index("(tensor<8xf32>") + len("(tensor<")
+    new = text[:i] + "4" + text[i + 1:]
+    got = doc.lint(SourceFile("p.mlir", new), Config())
+    assert [d.code for d in got.diagnostics] == []
+    memo = doc.last
+    parsed_afresh = len(memo._parser.clean) - sum(1 for op in memo._parser.clean if op in memo.old_span)
+    assert parsed_afresh <= 4, parsed_afresh  # the recv, its func, the module (and nothing else)
+    assert memo.reused > 0 and memo.ran < first.ran / 10
+
+
+def test_a_broken_reuse_is_caught(monkeypatch):
+    """The check can fail: moving reused spans wrongly (or not at all) is seen."""
+    monkeypatch.setattr(incremental, "_shift_header", lambda h, delta: h)
+    monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(5):
+            run_sequence(BENCH, seed, 25)
+
+
+def test_text_edit():
+    e = TextEdit("abcdef", "abXYdef")
+    assert (e.start, e.old_end, e.new_end, e.delta) == (2, 3, 4, 1)
+    assert e.move(Span(0, 2)) == Span(0, 2) and e.move(Span(3, 6)) == Span(4, 7)
+    with pytest.raises(incremental._Unmovable):
+        e.move(Span(1, 4))
+    assert e.old_range(0, 2) == (0, 2) and e.old_range(4, 7) == (3, 6) and e.old_range(3, 5) is None
+    big = "x" * 10000 + "a" + "y" * 9000
+    e = TextEdit(big, big.replace("a", "bb"))
+    assert (e.start, e.old_end, e.new_end) == (10000, 10001, 10002)
+    e = TextEdit("aaaa", "aaaaaa")  # repeated text: any consistent split
+    assert e.old_end - e.start == 0 and e.new_end - e.start == 2
