@@ -20,9 +20,20 @@ the previous version of the document only what is provably the same:
   no module-wide state (`ctx.module`, shared `ctx.cache` entries: checked at run
   time, whatever the declaration says), raised nothing, and every op in it
   states its operand types (so no type was looked up elsewhere).
-* everything else (module rules, non-local per-op rules: the deadlock, futures,
-  combine and overlap analyses, SHLO120's send matching, ...) runs again on
-  every version, on the carried-over headers.
+* **the rules on the module op** (the deadlock analysis SHLO500-503 and the
+  uniformity check SHLO504, which share one analysis): reused when the edit is
+  inside one leaf op (no regions; not a call, whose callee is read from its
+  text), adds or removes no line, keeps the op's name, results and `%name`
+  mentions, keeps whether the file mentions a Shardy mesh, and every header
+  field the previous run read of that op (and of the ops around it) is equal
+  after moving its spans. What the run read is recorded while it runs: each
+  header it touched is a recording proxy (`_ReadHeader`), which notes the
+  fields and attribute names read. The bench's edit (a recv's result type,
+  which the analysis does not read) is such an edit; a channel or pair change
+  is not.
+* everything else (module rules, non-local per-op rules: the futures, combine
+  and overlap analyses, SHLO120's send matching, ...) runs again on every
+  version, on the carried-over headers.
 
 The test (tests/test_incremental.py) applies random edit sequences and checks
 after each that the result equals a full lint of the same text.
@@ -30,6 +41,7 @@ after each that the result equals a full lint of the same text.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
@@ -46,6 +58,9 @@ _HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "
 _SHIFTABLE = tuple(f.name for f in dataclasses.fields(OpHeader)) == _HEADER_FIELDS
 """The header's fields are the ones _shift_header knows how to move (else: no header reuse)."""
 
+MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})
+"""ctx.cache entries the module op's rules may write and still be reused: the
+memo of their own analysis (a later rule asking for it computes it again)."""
 PURE_CACHE_KEYS = frozenset({"collectives.groups", "send_recv.pairs"})
 """ctx.cache entries that are per-op memos of the op's own attributes (keyed by
 the op): reading them is local. Any other entry is module-wide state."""
@@ -169,7 +184,8 @@ _DIAG_SHAPE = (
 class _Version:
     """What one lint of the document leaves for the next."""
 
-    __slots__ = ("text", "headers", "labels", "results", "inputs", "results_ok")
+    __slots__ = ("text", "headers", "labels", "results", "inputs", "results_ok", "root_results", "root_reads",
+                 "op_count")
 
     def __init__(self, text: str):
         self.text = text
@@ -184,6 +200,11 @@ class _Version:
         """What local rule findings depend on besides the op: config, grid, aliases."""
         self.results_ok = False
         """Whether `results` may be reused (the version had no syntax or internal error)."""
+        self.root_results: dict[str, list[Diagnostic]] | None = None
+        """The module op's rules' findings, by rule code (None: not reusable)."""
+        self.root_reads: dict[tuple[int, int], frozenset[str]] = {}
+        """(start, end) of an op → the header fields those rules read of it."""
+        self.op_count = -1
 
 
 def _aliases(module: Module) -> tuple:
@@ -194,6 +215,112 @@ def _aliases(module: Module) -> tuple:
 def _loc_aliases(module: Module) -> tuple:
     """The `#locN` definitions (a finding's Python note reads them), by text."""
     return tuple(sorted((k, v[0]) for k, v in module.alias_texts.items() if k.startswith("#loc")))
+
+
+# ----------------------------------------------------------------------------- recording reads
+class _ReadHeader:
+    """A header handed to the module op's rules while they run: the fields they read
+    (and, of `attributes`, which names) go to `reads`."""
+
+    __slots__ = ("_h", "_reads", "_attrs")
+
+    def __init__(self, header: OpHeader, reads: set[str]):
+        self._h = header
+        self._reads = reads
+        self._attrs = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "attributes":
+            if self._attrs is None:
+                self._attrs = _ReadAttrs(self._h.attributes, self._reads)
+            return self._attrs
+        self._reads.add(name)
+        return getattr(self._h, name)
+
+
+class _ReadAttrs(dict):
+    """An attribute dict noting each name looked up ("attr:NAME"), or all ("attributes")."""
+
+    __slots__ = ("_reads",)
+
+    def __init__(self, attrs: dict, reads: set[str]):
+        super().__init__(attrs)
+        self._reads = reads
+
+    def get(self, key, default=None):
+        self._reads.add(f"attr:{key}")
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self._reads.add(f"attr:{key}")
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self._reads.add(f"attr:{key}")
+        return super().__contains__(key)
+
+    def _all(self) -> None:
+        self._reads.add("attributes")
+
+    def keys(self):
+        self._all()
+        return super().keys()
+
+    def values(self):
+        self._all()
+        return super().values()
+
+    def items(self):
+        self._all()
+        return super().items()
+
+    def __iter__(self):
+        self._all()
+        return super().__iter__()
+
+    def __len__(self):
+        self._all()
+        return super().__len__()
+
+    def __eq__(self, other):
+        self._all()
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self):
+        self._all()
+        return dict(self)
+
+
+def _same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool:
+    """Is header field `field` (or "attr:NAME") of the previous version's op, moved
+    through the edit, equal to the new one's? Anything that cannot be compared: no."""
+    try:
+        if field.startswith("attr:"):
+            a, b = old.attributes.get(field[5:]), new.attributes.get(field[5:])
+            return (a is None and b is None) or (a is not None and b is not None and _move_attr(a, edit.move) == b)
+        if field == "attributes":
+            return old.attributes.keys() == new.attributes.keys() and all(
+                _move_attr(v, edit.move) == new.attributes[k] for k, v in old.attributes.items())
+        if field == "name_span":
+            return edit.move(old.name_span) == new.name_span
+        if field == "operands":
+            return [(n, edit.move(sp)) for n, sp in old.operands] == new.operands
+        if field == "region_args":
+            return [[(n, t, edit.move(sp)) for n, t, sp in args] for args in old.region_args] == new.region_args
+        if field in _HEADER_FIELDS:
+            return bool(getattr(old, field) == getattr(new, field))
+    except Exception:  # noqa: BLE001 - _Unmovable, or values that do not compare (arrays)
+        return False
+    return False
+
+
+_SSA_NAME = re.compile(r"%[\w$.\-]+")
+_CALL_OPS = frozenset({"func.call", "call", "func.call_indirect"})
+"""Leaf ops whose text the analyses read directly (the callee: spmd_structure.call_target)."""
+_WHOLE_TEXT_MARKERS = ("sdy.mesh", "@SPMDFullToShardShape")
+"""What checker/uniform.partitioned looks for anywhere in the file's text."""
 
 
 # ----------------------------------------------------------------------------- the engine's hooks
@@ -207,6 +334,11 @@ class _Parser:
         self.label_seeds: dict[Block, tuple[list, int]] = {}
         self.clean: dict[Operation, OpHeader] = {}
         self.clean_labels: dict[Block, list] = {}
+        self.parsed: dict[Operation, OpHeader] = {}
+        """Every header handed out (clean or not)."""
+        self.tracking: dict[Operation, set[str]] | None = None
+        """While the module op's rules run: op → the header fields they read."""
+        self.proxied: list[Operation] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -216,12 +348,32 @@ class _Parser:
         if seed is not None:
             header = _shift_header(*seed)
             self.clean[op] = header
-            return header
-        before = len(module.syntax_errors), len(module.internal_errors)
-        header = self.inner.parse_header(module, op)
-        if (len(module.syntax_errors), len(module.internal_errors)) == before:
-            self.clean[op] = header
-        return header
+        else:
+            before = len(module.syntax_errors), len(module.internal_errors)
+            header = self.inner.parse_header(module, op)
+            if (len(module.syntax_errors), len(module.internal_errors)) == before:
+                self.clean[op] = header
+        self.parsed[op] = header
+        return header if self.tracking is None else self.proxy(op, header)  # type: ignore[return-value]
+
+    def proxy(self, op: Operation, header: OpHeader) -> _ReadHeader:
+        assert self.tracking is not None
+        self.proxied.append(op)
+        return _ReadHeader(header, self.tracking.setdefault(op, set()))
+
+    def start_tracking(self) -> None:
+        """Hand out recording headers, also for the ops parsed already."""
+        self.tracking = {}
+        for op, header in self.parsed.items():
+            op._header = self.proxy(op, header)  # noqa: SLF001 - restored by stop_tracking
+
+    def stop_tracking(self) -> dict[Operation, set[str]]:
+        reads = self.tracking or {}
+        self.tracking = None
+        for op in self.proxied:
+            op._header = self.parsed[op]  # noqa: SLF001 - the real header again
+        self.proxied = []
+        return reads
 
     def parse_block_label(self, module: Module, block: Block) -> list:
         seed = self.label_seeds.pop(block, None)
@@ -270,17 +422,21 @@ class _TrackedCache(dict):
     def __init__(self, ctx: _TrackedContext):
         super().__init__()
         self.ctx = ctx
+        self.written: set | None = None
+        """While the module op's rules run: the keys they write."""
 
-    def _touch(self, key: Any) -> None:
+    def _touch(self, key: Any, write: bool = False) -> None:
         if key not in PURE_CACHE_KEYS:
             self.ctx.wide = True
+        if write and self.written is not None:
+            self.written.add(key)
 
     def __getitem__(self, key):
         self._touch(key)
         return super().__getitem__(key)
 
     def __setitem__(self, key, value):
-        self._touch(key)
+        self._touch(key, True)
         super().__setitem__(key, value)
 
     def __contains__(self, key):
@@ -292,11 +448,11 @@ class _TrackedCache(dict):
         return super().get(key, default)
 
     def setdefault(self, key, default=None):
-        self._touch(key)
+        self._touch(key, True)
         return super().setdefault(key, default)
 
     def pop(self, key, *default):
-        self._touch(key)
+        self._touch(key, True)
         return super().pop(key, *default)
 
 
@@ -322,9 +478,16 @@ class Memo:
         self._parser: _Parser | None = None
         self.old_span: dict[Operation, tuple[int, int]] = {}
         """An op of this version → its span in the previous one (ops outside the edit)."""
+        self.touched: list[Operation] = []
+        """The ops whose text the edit touched (the edited op and the ops around it)."""
         self.inputs: tuple = ()
         self.reused = self.ran = 0
         """Local rule runs reused / run (for the bench and the tests)."""
+        self.root: str | None = None
+        """The module op's rules: None (not reached yet), "reused" or "ran"."""
+        self._root_found: dict[str, list[Diagnostic]] | None = None
+        self._root_ok = False
+        self._cache: _TrackedCache | None = None
 
     # -- parsing ---------------------------------------------------------------------
     def parser(self, inner) -> _Parser:
@@ -335,14 +498,18 @@ class Memo:
         """Match this version's ops (and block labels) with the previous version's."""
         prev, edit, parser = self.prev, self.edit, self._parser
         assert parser is not None
+        count = 0
         if prev is None or edit is None:
+            self.version.op_count = sum(1 for _ in module.walk())
             return
         old_aliases = prev.inputs[2] if prev.inputs else None
         headers_ok = _SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
         old_headers, old_labels = prev.headers, prev.labels
         for op in module.walk():
+            count += 1
             key = edit.old_range(op.span.start, op.span.end)
             if key is None:
+                self.touched.append(op)
                 continue
             self.old_span[op] = key
             old = old_headers.get(key) if headers_ok else None
@@ -361,6 +528,7 @@ class Memo:
                             found = old_labels.get(lkey) if lkey is not None else None
                             if found is not None:
                                 parser.label_seeds[block] = (found[0], found[1] + span.start - lkey[0])
+        self.version.op_count = count
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds
@@ -371,18 +539,26 @@ class Memo:
     # -- rules -------------------------------------------------------------------------
     def context(self, module: Module, grid, options: dict[str, Any] | None) -> Context:
         self.inputs = (self.config, grid, _aliases(module), _loc_aliases(module), self.source.path)
-        return _TrackedContext(module, grid, options)
+        ctx = _TrackedContext(module, grid, options)
+        self._cache = ctx._cache
+        return ctx
 
     def call(self, ctx: Context, call: Callable) -> Callable:
-        """The engine's rule call, reusing or recording local rules' findings per op."""
+        """The engine's rule call, reusing or recording findings."""
         prev, edit = self.prev, self.edit
         reuse = (prev is not None and edit is not None and prev.results_ok and prev.inputs == self.inputs
                  and _DIAG_SHAPE)
         old_results = prev.results if reuse else {}
         results = self.version.results
+        root = ctx._module.root  # type: ignore[attr-defined]
 
         def run(spec, ctx: Context, subject, seen_errors) -> Iterator[Diagnostic]:
-            if not spec.local or not isinstance(subject, Operation) or subject is ctx._module:
+            if subject is root and root is not None:
+                yield from self._root_call(spec, ctx, subject, seen_errors, call)
+                return
+            if self.root == "running":
+                self._stop_root()
+            if not spec.local or not isinstance(subject, Operation):
                 yield from call(spec, ctx, subject, seen_errors)
                 return
             span = subject.span
@@ -408,9 +584,123 @@ class Memo:
 
         return run
 
+    # -- the module op's rules -------------------------------------------------------------
+    def _root_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> Iterator[Diagnostic]:
+        if self.root is None:
+            self._root_found = self._root_reusable(op)
+            if self._root_found is not None:
+                self.root = "reused"
+                self.version.root_results = {}
+                self.version.root_reads = self._moved_reads()
+            else:
+                self.root = "running"
+                self._root_ok = _DIAG_SHAPE
+                self.version.root_results = {}
+                assert self._parser is not None and self._cache is not None
+                self._cache.written = set()
+                self._parser.start_tracking()
+        stored = self.version.root_results
+        if self.root == "reused":
+            found = self._root_found.get(spec.code) if self._root_found is not None else None
+            if found is not None:
+                if stored is not None:
+                    stored[spec.code] = found
+                yield from found
+                return
+            self.version.root_results = None  # a rule the previous run did not have: run it, keep nothing
+            yield from call(spec, ctx, op, seen_errors)
+            return
+        if self.root != "running":  # stopped early (cannot happen: the module op's rules come first)
+            self.version.root_results = None
+            yield from call(spec, ctx, op, seen_errors)
+            return
+        out = list(call(spec, ctx, op, seen_errors))
+        if seen_errors or any(d.code == "SHLO003" for d in out):
+            self._root_ok = False
+        if stored is not None:
+            stored[spec.code] = out
+        yield from out
+
+    def _stop_root(self) -> None:
+        assert self._parser is not None and self._cache is not None
+        reads = self._parser.stop_tracking()
+        written = self._cache.written or set()
+        self._cache.written = None
+        self.root = "ran"
+        if not self._root_ok or not written <= (MODULE_OP_CACHE_KEYS | PURE_CACHE_KEYS):
+            self.version.root_results = None
+            return
+        self.version.root_reads = {(op.span.start, op.span.end): frozenset(fields)
+                                   for op, fields in reads.items() if fields}
+
+    def _moved_reads(self) -> dict[tuple[int, int], frozenset[str]]:
+        """The previous run's reads, keyed by this version's op spans."""
+        prev, edit = self.prev, self.edit
+        assert prev is not None and edit is not None
+        out = {}
+        for (s, e), fields in prev.root_reads.items():
+            if e <= edit.start:
+                out[(s, e)] = fields
+            elif s >= edit.old_end:
+                out[(s + edit.delta, e + edit.delta)] = fields
+            else:  # an op around the edit (checked unchanged in what was read)
+                out[(s, e + edit.delta)] = fields
+        return out
+
+    def _root_reusable(self, root: Operation) -> dict[str, list[Diagnostic]] | None:
+        """The previous version's findings of the module op's rules, moved into this
+        text, when they are certainly what running them again would give."""
+        prev, edit, parser = self.prev, self.edit, self._parser
+        if prev is None or edit is None or parser is None or prev.root_results is None or not prev.results_ok \
+                or prev.inputs != self.inputs or prev.op_count != self.version.op_count or not _DIAG_SHAPE:
+            return None
+        old, new = prev.text, self.source.text
+        if old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end):
+            return None  # line numbers after the edit (which messages name) moved
+        if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
+            return None
+        leaves = [op for op in self.touched if not op.regions]
+        if len(leaves) > 1:
+            return None
+        for op in self.touched:
+            start, end = op.span
+            if not (start <= edit.start and edit.new_end <= end):
+                return None  # the edit is not inside this op
+            if op.regions:  # around the edit: it must be inside one region, the header untouched
+                if not any(r.start < edit.start and edit.new_end < r.end for r in op.region_spans):
+                    return None
+            elif op.name in _CALL_OPS:
+                return None
+            if op is root and root.parent is None and op.module.root is op and op not in parser.parsed:
+                continue  # the implicit module op: no text of its own
+            key = (start, end - edit.delta)
+            entry = prev.headers.get(key)
+            if entry is None:
+                return None
+            name, result_names, region_spans, header, delta = entry
+            if name != op.name or result_names != op.result_names or len(region_spans) != len(op.region_spans):
+                return None
+            fields = prev.root_reads.get(key)
+            if not op.regions and _mentions(old, *key) != _mentions(new, start, end):
+                return None
+            if fields:
+                op.header  # noqa: B018 - parsed now if it was not (a file past full_parse_limit)
+                now = parser.clean.get(op)
+                if now is None:
+                    return None
+                before = _shift_header(header, delta)
+                if not all(_same_field(f, before, now, edit) for f in fields):
+                    return None
+        try:
+            return {code: [move_diagnostic(d, edit) for d in found] for code, found in prev.root_results.items()}
+        except _Unmovable:
+            return None
+
     # -- after the lint ------------------------------------------------------------------
     def finish(self, result: FileResult) -> _Version | None:
         """The version the next lint starts from (None: the next one is a full lint)."""
+        if self.root == "running":
+            self._stop_root()
         module = result.module
         parser = self._parser
         if module is None or parser is None:
@@ -421,6 +711,7 @@ class Memo:
                         and not any(d.code == "SHLO003" for d in result.diagnostics))
         if not v.results_ok:
             v.results.clear()
+            v.root_results = None
         if module.structurally_broken:
             return v
         headers, labels = v.headers, v.labels
@@ -447,6 +738,11 @@ class Memo:
                     elif (seed := label_seeds.get(block)) is not None:
                         labels[(ls.start, ls.end)] = seed
         return v
+
+
+def _mentions(text: str, start: int, end: int) -> list[str]:
+    """The `%names` an op's text mentions (what semantics.BlockFlow reads of it)."""
+    return sorted(set(_SSA_NAME.findall(text, start, end)))
 
 
 # ----------------------------------------------------------------------------- a document

@@ -123,6 +123,49 @@ def test_incremental_equals_full_on_random_edits(name):
         assert total_reused > 0, "no local rule result was ever reused: the test would not see a wrong reuse"
 
 
+DIGIT_PROGRAMS = [
+    "deadlock/collectives_different_order.mlir",
+    "deadlock/channel_mismatch.mlir",
+    "deadlock/mismatched_pairs.mlir",
+    "real/sendrecv_pair.buggy_type_mismatch.mlir",
+    "real/cond_axis_index_psum.buggy_deadlock.mlir",
+    "real/async_ppermute.buggy_done_twice.mlir",
+]
+
+
+def flips(text: str, rng: random.Random, limit: int):
+    """Texts that differ from `text` in one digit or one type letter: mostly still
+    valid programs, so the previous version's analyses are candidates for reuse."""
+    places = [i for i, c in enumerate(text) if c.isdigit() or text.startswith(("f32", "i32", "i64"), i)]
+    for i in sorted(rng.sample(places, min(limit, len(places)))):
+        c = text[i]
+        if c.isdigit():
+            yield text[:i] + str((int(c) + rng.randint(1, 9)) % 10) + text[i + 1:]
+        else:
+            yield text[:i] + ("i" if c == "f" else "f") + text[i + 1:]
+
+
+@pytest.mark.parametrize("name", DIGIT_PROGRAMS)
+def test_one_character_changes_of_valid_programs(name):
+    """Channel handles, pairs, groups, grid sizes, dimensions, element types: each
+    changed alone, linted right after the original (whose findings are then
+    candidates for reuse), equals a full lint."""
+    text = text_of(name)
+    doc = Document()
+    config = Config()
+    rng = random.Random(7)
+    reused = 0
+    for new in flips(text, rng, 60):
+        for version in (text, new):
+            got = doc.lint(SourceFile("prog.mlir", version), config)
+            want = lint_source(SourceFile("prog.mlir", version), config)
+            assert same(got, want), (
+                f"{name}: incremental differs from a full lint\n--- text ---\n{version}\n"
+                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            reused += doc.last.root == "reused"
+    assert reused > 0, "the module op's findings were never reused: the test would not see a wrong reuse"
+
+
 def test_incremental_reuses_on_the_bench_edit():
     """The bench's edit (a recv's result type) re-parses a handful of headers and
     re-runs local rules only on the edited op."""
@@ -139,6 +182,11 @@ def test_incremental_reuses_on_the_bench_edit():
     parsed_afresh = len(memo._parser.clean) - sum(1 for op in memo._parser.clean if op in memo.old_span)
     assert parsed_afresh <= 4, parsed_afresh  # the recv, its func, the module (and nothing else)
     assert memo.reused > 0 and memo.ran < first.ran / 10
+    assert first.root == "ran" and memo.root == "reused"  # the deadlock analysis does not read the recv's type
+    # A channel change of the recv is read by the analysis: it runs again.
+    j = new.index("handle = 1", new.index('"stablehlo.recv"'))
+    doc.lint(SourceFile("p.mlir", new[:j] + "handle = 7" + new[j + len("handle = 1"):]), Config())
+    assert doc.last.root == "ran"
 
 
 def test_a_broken_reuse_is_caught(monkeypatch):
@@ -148,6 +196,14 @@ def test_a_broken_reuse_is_caught(monkeypatch):
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
             run_sequence(BENCH, seed, 25)
+
+
+def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
+    """...and so is reusing the deadlock analysis when an attribute it read changed."""
+    monkeypatch.setattr(incremental, "_same_field", lambda *a: True)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for name in DIGIT_PROGRAMS:
+            test_one_character_changes_of_valid_programs(name)
 
 
 def test_text_edit():
