@@ -82,8 +82,8 @@ def cold_cli(path: Path, repeat: int) -> float:
     return statistics.median(times)
 
 
-async def lsp_latency(path: Path, text: str, repeat: int, debounce_ms: int) -> tuple[float, float]:
-    """(median didChange → diagnostics, didOpen → diagnostics: the first, full, lint)."""
+async def lsp_latency(path: Path, text: str, repeat: int, debounce_ms: int) -> tuple[float, float, float]:
+    """(median and slowest didChange → diagnostics, didOpen → diagnostics: the first, full, lint)."""
     client = LanguageClient("lsp-latency", "1")
     got: dict[int, asyncio.Future] = {}
 
@@ -120,7 +120,7 @@ async def lsp_latency(path: Path, text: str, repeat: int, debounce_ms: int) -> t
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return statistics.median(times), t_first - t_open
+    return statistics.median(times), max(times), t_first - t_open
 
 
 def main() -> int:
@@ -134,14 +134,17 @@ def main() -> int:
         path = Path(tmp) / "big.mlir"
         path.write_text(text)
         cli = cold_cli(path, args.repeat)
-        lsp, _ = asyncio.run(lsp_latency(path, text, args.repeat, args.debounce_ms)) if args.debounce_ms else (0, 0)
-        lsp0, first = asyncio.run(lsp_latency(path, text, args.repeat, 0))
+        lsp, _, _ = asyncio.run(lsp_latency(path, text, args.repeat, args.debounce_ms)) if args.debounce_ms \
+            else (0, 0, 0)
+        lsp0, slowest, first = asyncio.run(lsp_latency(path, text, args.repeat, 0))
         lsp = lsp if args.debounce_ms else lsp0
     print(f"file: {text.count(chr(10))} lines, {len(text) / 1e6:.2f} MB, one SHLO120")
     print(f"cold CLI `shlo-lint check`:                          {cli * 1e3:8.1f} ms (median of {args.repeat})")
     print(f"LSP didOpen -> publishDiagnostics (first, full lint):  {first * 1e3:8.1f} ms")
-    print(f"LSP didChange -> publishDiagnostics (debounce {args.debounce_ms:>3} ms): {lsp * 1e3:8.1f} ms (median)")
-    print(f"LSP didChange -> publishDiagnostics (debounce   0 ms): {lsp0 * 1e3:8.1f} ms (median, incremental)")
+    if args.debounce_ms:
+        print(f"LSP didChange -> publishDiagnostics (debounce {args.debounce_ms:>3} ms): {lsp * 1e3:8.1f} ms (median)")
+    print(f"LSP didChange -> publishDiagnostics (debounce   0 ms): {lsp0 * 1e3:8.1f} ms (median, incremental;"
+          f" slowest {slowest * 1e3:.1f} ms)")
     print(f"ratio LSP/CLI: {lsp / cli:.3f} (debounce {args.debounce_ms} ms), {lsp0 / cli:.3f} (no debounce)"
           f" — the editor sees diagnostics {cli / lsp:.1f}x / {cli / lsp0:.1f}x sooner than a cold CLI run")
     met = lsp0 <= 0.100 and lsp0 <= 0.05 * cli

@@ -317,6 +317,9 @@ def _same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> boo
     return False
 
 
+_NOT_REUSED = frozenset({"SHLO003", "SHLO503"})
+"""Findings never carried over from the module op's rules: an internal error, and
+an undecided analysis (it may have hit a time limit: the next run may decide)."""
 _SSA_NAME = re.compile(r"%[\w$.\-]+")
 _CALL_OPS = frozenset({"func.call", "call", "func.call_indirect"})
 """Leaf ops whose text the analyses read directly (the callee: spmd_structure.call_target)."""
@@ -635,7 +638,7 @@ class Memo:
             yield from call(spec, ctx, op, seen_errors)
             return
         out = list(call(spec, ctx, op, seen_errors))
-        if seen_errors or any(d.code == "SHLO003" for d in out):
+        if seen_errors or any(d.code in _NOT_REUSED for d in out):
             self._root_ok = False
         if stored is not None:
             stored[spec.code] = out
