@@ -27,7 +27,7 @@ the previous version of the document only what is provably the same:
   mentions, keeps whether the file mentions a Shardy mesh, and every header
   field the previous run read of that op (and of the ops around it) is equal
   after moving its spans. What the run read is recorded while it runs: each
-  header it touched is a recording proxy (`_ReadHeader`), which notes the
+  header it touched is a recording proxy (`ReadHeader`), which notes the
   fields and attribute names read. The bench's edit (a recv's result type,
   which the analysis does not read) is such an edit; a channel or pair change
   is not.
@@ -40,145 +40,20 @@ after each that the result equals a full lint of the same text.
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
 import re
-from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator
 
 from .config import Config
 from .context import Context
-from .diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
+from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
+from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
+                               shift_header)
+from .incremental_track import (MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, ReadHeader, TrackedCache, TrackedContext,
+                                self_contained)
 from .ir import Block, Module, OpHeader, Operation
-from .parse.cache import _move_attr
 from .source import SourceFile, Span
-
-_HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "result_types", "attributes",
-                  "properties", "region_args", "successors", "loc")
-_SHIFTABLE = tuple(f.name for f in dataclasses.fields(OpHeader)) == _HEADER_FIELDS
-"""The header's fields are the ones _shift_header knows how to move (else: no header reuse)."""
-
-MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})
-"""ctx.cache entries the module op's rules may write and still be reused: the
-memo of their own analysis (a later rule asking for it computes it again)."""
-PURE_CACHE_KEYS = frozenset({"collectives.groups", "send_recv.pairs"})
-"""ctx.cache entries that are per-op memos of the op's own attributes (keyed by
-the op): reading them is local. Any other entry is module-wide state."""
-
-
-# ----------------------------------------------------------------------------- the edit
-class TextEdit:
-    """Old text → new text as one replaced range: [start, old_end) became [start, new_end)."""
-
-    __slots__ = ("start", "old_end", "new_end", "delta")
-
-    def __init__(self, old: str, new: str):
-        n = min(len(old), len(new))
-        p = _common_prefix(old, new, n)
-        q = _common_suffix(old, new, n - p)
-        self.start = p
-        self.old_end = len(old) - q
-        self.new_end = len(new) - q
-        self.delta = len(new) - len(old)
-
-    def old_range(self, start: int, end: int) -> tuple[int, int] | None:
-        """Where new-text range [start, end) was in the old text, if it lies outside the edit."""
-        if end <= self.start:
-            return start, end
-        if start >= self.new_end:
-            return start - self.delta, end - self.delta
-        return None
-
-    def move(self, span: Span) -> Span:
-        """An old-text span in the new text; raises _Unmovable when it touches the edit."""
-        if span.end <= self.start:
-            return span
-        if span.start >= self.old_end:
-            return Span(span.start + self.delta, span.end + self.delta)
-        raise _Unmovable
-
-
-class _Unmovable(Exception):
-    """A span that touches the edited range: whatever holds it is recomputed."""
-
-
-def _common_prefix(a: str, b: str, limit: int) -> int:
-    """Length of the common prefix of a and b (at most limit), by C-speed slice compares."""
-    lo, step = 0, 4096
-    while lo + step <= limit and a[lo:lo + step] == b[lo:lo + step]:
-        lo += step
-    hi = min(lo + step, limit)
-    while lo < hi:  # the first difference is in [lo, hi]
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    la, lb = len(a), len(b)
-    lo, step = 0, 4096
-    while lo + step <= limit and a[la - lo - step:la - lo] == b[lb - lo - step:lb - lo]:
-        lo += step
-    hi = min(lo + step, limit)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-# ----------------------------------------------------------------------------- moving results
-def _shift_header(h: OpHeader, delta: int) -> OpHeader:
-    """A copy of a header with every span moved by delta (the header cache's way)."""
-    if delta == 0:
-        return h
-
-    def move(span: Span) -> Span:
-        return Span(span.start + delta, span.end + delta)
-
-    return OpHeader(
-        name=h.name, name_span=move(h.name_span), generic=h.generic,
-        operands=[(n, move(s)) for n, s in h.operands],
-        operand_types=None if h.operand_types is None else list(h.operand_types),
-        result_types=list(h.result_types),
-        attributes={k: _move_attr(v, move) for k, v in h.attributes.items()},
-        properties=h.properties,
-        region_args=[[(n, t, move(s)) for n, t, s in args] for args in h.region_args],
-        successors=list(h.successors), loc=h.loc)
-
-
-def _move_location(loc: Location, edit: TextEdit) -> Location:
-    return loc if loc.span is None else replace(loc, span=edit.move(loc.span))
-
-
-def move_diagnostic(d: Diagnostic, edit: TextEdit) -> Diagnostic:
-    """The diagnostic with every span (location, notes, fix edits, trace steps) moved
-    into the new text; raises _Unmovable when one touches the edit."""
-    fix = d.fix
-    if fix is not None:
-        fix = Fix(fix.title, tuple(Edit(edit.move(e.span), e.text) for e in fix.edits), fix.applicability)
-    trace = tuple(replace(t, steps=tuple(TraceStep(_move_location(s.location, edit), s.message, s.blocked)
-                                         for s in t.steps)) for t in d.trace)
-    return replace(d, location=_move_location(d.location, edit),
-                   notes=tuple(Note(_move_location(n.location, edit), n.message) for n in d.notes),
-                   fix=fix, trace=trace, fingerprint=None)
-
-
-_DIAG_SHAPE = (
-    tuple(f.name for f in dataclasses.fields(Diagnostic)) ==
-    ("code", "name", "category", "severity", "message", "location", "notes", "fix", "trace", "help", "fingerprint")
-    and tuple(f.name for f in dataclasses.fields(Note)) == ("location", "message")
-    and tuple(f.name for f in dataclasses.fields(Fix)) == ("title", "edits", "applicability")
-    and tuple(f.name for f in dataclasses.fields(Edit)) == ("span", "text")
-    and tuple(f.name for f in dataclasses.fields(TraceStep)) == ("location", "message", "blocked")
-    and "steps" in {f.name for f in dataclasses.fields(ProcessTrace)})
-"""The diagnostic's parts are the ones move_diagnostic moves (else: no result reuse)."""
 
 
 # ----------------------------------------------------------------------------- one version
@@ -219,104 +94,6 @@ def _loc_aliases(module: Module) -> tuple:
 
 
 # ----------------------------------------------------------------------------- recording reads
-class _ReadHeader:
-    """A header handed to the module op's rules while they run: the fields they read
-    (and, of `attributes`, which names) go to `reads`."""
-
-    __slots__ = ("_h", "_reads", "_attrs")
-
-    def __init__(self, header: OpHeader, reads: set[str]):
-        self._h = header
-        self._reads = reads
-        self._attrs = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "attributes":
-            if self._attrs is None:
-                self._attrs = _ReadAttrs(self._h.attributes, self._reads)
-            return self._attrs
-        self._reads.add(name)
-        return getattr(self._h, name)
-
-
-class _ReadAttrs(dict):
-    """An attribute dict noting each name looked up ("attr:NAME"), or all ("attributes")."""
-
-    __slots__ = ("_reads",)
-
-    def __init__(self, attrs: dict, reads: set[str]):
-        super().__init__(attrs)
-        self._reads = reads
-
-    def get(self, key, default=None):
-        self._reads.add(f"attr:{key}")
-        return super().get(key, default)
-
-    def __getitem__(self, key):
-        self._reads.add(f"attr:{key}")
-        return super().__getitem__(key)
-
-    def __contains__(self, key):
-        self._reads.add(f"attr:{key}")
-        return super().__contains__(key)
-
-    def _all(self) -> None:
-        self._reads.add("attributes")
-
-    def keys(self):
-        self._all()
-        return super().keys()
-
-    def values(self):
-        self._all()
-        return super().values()
-
-    def items(self):
-        self._all()
-        return super().items()
-
-    def __iter__(self):
-        self._all()
-        return super().__iter__()
-
-    def __len__(self):
-        self._all()
-        return super().__len__()
-
-    def __eq__(self, other):
-        self._all()
-        return super().__eq__(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def copy(self):
-        self._all()
-        return dict(self)
-
-
-def _same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool:
-    """Is header field `field` (or "attr:NAME") of the previous version's op, moved
-    through the edit, equal to the new one's? Anything that cannot be compared: no."""
-    try:
-        if field.startswith("attr:"):
-            a, b = old.attributes.get(field[5:]), new.attributes.get(field[5:])
-            return (a is None and b is None) or (a is not None and b is not None and _move_attr(a, edit.move) == b)
-        if field == "attributes":
-            return old.attributes.keys() == new.attributes.keys() and all(
-                _move_attr(v, edit.move) == new.attributes[k] for k, v in old.attributes.items())
-        if field == "name_span":
-            return edit.move(old.name_span) == new.name_span
-        if field == "operands":
-            return [(n, edit.move(sp)) for n, sp in old.operands] == new.operands
-        if field == "region_args":
-            return [[(n, t, edit.move(sp)) for n, t, sp in args] for args in old.region_args] == new.region_args
-        if field in _HEADER_FIELDS:
-            return bool(getattr(old, field) == getattr(new, field))
-    except Exception:  # noqa: BLE001 - _Unmovable, or values that do not compare (arrays)
-        return False
-    return False
-
-
 _NOT_REUSED = frozenset({"SHLO003", "SHLO503"})
 """Findings never carried over from the module op's rules: an internal error, and
 an undecided analysis (it may have hit a time limit: the next run may decide)."""
@@ -355,7 +132,7 @@ class _Parser:
     def parse_header(self, module: Module, op: Operation) -> OpHeader:
         seed = self.seeds.pop(op, None)
         if seed is not None:
-            header = _shift_header(*seed)
+            header = shift_header(*seed)
             self.clean[op] = header
             self.origin[op] = seed
         else:
@@ -367,10 +144,10 @@ class _Parser:
         self.parsed[op] = header
         return header if self.tracking is None else self.proxy(op, header)  # type: ignore[return-value]
 
-    def proxy(self, op: Operation, header: OpHeader) -> _ReadHeader:
+    def proxy(self, op: Operation, header: OpHeader) -> ReadHeader:
         assert self.tracking is not None
         self.proxied.append(op)
-        return _ReadHeader(header, self.tracking.setdefault(op, set()))
+        return ReadHeader(header, self.tracking.setdefault(op, set()))
 
     def start_tracking(self) -> None:
         """Hand out recording headers, also for the ops parsed already."""
@@ -401,92 +178,6 @@ class _Parser:
         return decls
 
 
-class _TrackedContext(Context):
-    """The rules' Context, noting whether a rule read module-wide state."""
-
-    def __init__(self, module: Module, grid, options: dict[str, Any] | None):
-        self._module = module
-        self._cache = _TrackedCache()
-        super().__init__(module, grid, options)
-
-    @property
-    def wide(self) -> bool:
-        """Whether the rule running read module-wide state (reset before each tracked rule)."""
-        return self._cache.wide
-
-    @wide.setter
-    def wide(self, value: bool) -> None:
-        self._cache.wide = value
-
-    @property
-    def module(self) -> Module:  # type: ignore[override]
-        self._cache.wide = True
-        return self._module
-
-    @module.setter
-    def module(self, value: Module) -> None:
-        self._module = value
-
-    @property
-    def cache(self) -> dict[str, Any]:  # type: ignore[override]
-        return self._cache
-
-    @cache.setter
-    def cache(self, value: dict[str, Any]) -> None:
-        pass  # the tracked dict stays
-
-
-class _TrackedCache(dict):
-    """ctx.cache, noting reads of module-wide entries (`wide`) and, while the module
-    op's rules run, the keys written. (No reference back to the Context: a cycle
-    would leave the whole IR to the cyclic GC.)"""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.wide = False
-        self.written: set | None = None
-
-    def _touch(self, key: Any, write: bool = False) -> None:
-        if key not in PURE_CACHE_KEYS:
-            self.wide = True
-        if write and self.written is not None:
-            self.written.add(key)
-
-    def __getitem__(self, key):
-        self._touch(key)
-        return super().__getitem__(key)
-
-    def __setitem__(self, key, value):
-        self._touch(key, True)
-        super().__setitem__(key, value)
-
-    def __contains__(self, key):
-        self._touch(key)
-        return super().__contains__(key)
-
-    def get(self, key, default=None):
-        self._touch(key)
-        return super().get(key, default)
-
-    def setdefault(self, key, default=None):
-        self._touch(key, True)
-        return super().setdefault(key, default)
-
-    def pop(self, key, *default):
-        self._touch(key, True)
-        return super().pop(key, *default)
-
-
-def _self_contained(op: Operation) -> bool:
-    """Every op in `op` (itself included) states its operand types: reading them
-    looked at no other op."""
-    for inner in op.walk():
-        h = inner.header
-        if h.operands and (h.operand_types is None or len(h.operand_types) != len(h.operands)):
-            return False
-    return True
-
-
 class Memo:
     """Handed to engine.lint_source for one version of a document."""
 
@@ -508,7 +199,7 @@ class Memo:
         """The module op's rules: None (not reached yet), "reused" or "ran"."""
         self._root_found: dict[str, list[Diagnostic]] | None = None
         self._root_ok = False
-        self._cache: _TrackedCache | None = None
+        self._cache: TrackedCache | None = None
         self.stats: dict[str, Any] = {}
         """What was reused (set by finish)."""
 
@@ -526,7 +217,7 @@ class Memo:
             self.version.op_count = sum(1 for _ in module.walk())
             return
         old_aliases = prev.inputs[2] if prev.inputs else None
-        headers_ok = _SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
+        headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
         old_headers, old_labels = prev.headers, prev.labels
         for op in module.walk():
             count += 1
@@ -562,7 +253,7 @@ class Memo:
     # -- rules -------------------------------------------------------------------------
     def context(self, module: Module, grid, options: dict[str, Any] | None) -> Context:
         self.inputs = (self.config, grid, _aliases(module), _loc_aliases(module), self.source.path)
-        ctx = _TrackedContext(module, grid, options)
+        ctx = TrackedContext(module, grid, options)
         self._cache = ctx._cache
         return ctx
 
@@ -570,7 +261,7 @@ class Memo:
         """The engine's rule call, reusing or recording findings."""
         prev, edit = self.prev, self.edit
         reuse = (prev is not None and edit is not None and prev.results_ok and prev.inputs == self.inputs
-                 and _DIAG_SHAPE)
+                 and DIAG_SHAPE)
         old_results = prev.results if reuse else {}
         results = self.version.results
         old_span = self.old_span
@@ -590,7 +281,7 @@ class Memo:
             if found is not None:
                 try:
                     moved = tuple([move_diagnostic(d, edit) for d in found]) if found else ()
-                except _Unmovable:
+                except Unmovable:
                     moved = None
                 if moved is not None:
                     self.reused += 1
@@ -600,7 +291,7 @@ class Memo:
             ctx.wide = False
             out = tuple(call(spec, ctx, subject, seen_errors))
             if not ctx.wide and not seen_errors and not any(d.code == "SHLO003" for d in out) \
-                    and _self_contained(subject):
+                    and self_contained(subject):
                 results[(spec.code, span.start, span.end)] = out
             return out
 
@@ -617,7 +308,7 @@ class Memo:
                 self.version.root_reads = self._moved_reads()
             else:
                 self.root = "running"
-                self._root_ok = _DIAG_SHAPE
+                self._root_ok = DIAG_SHAPE
                 self.version.root_results = {}
                 assert self._parser is not None and self._cache is not None
                 self._cache.written = set()
@@ -675,7 +366,7 @@ class Memo:
         text, when they are certainly what running them again would give."""
         prev, edit, parser = self.prev, self.edit, self._parser
         if prev is None or edit is None or parser is None or prev.root_results is None or not prev.results_ok \
-                or prev.inputs != self.inputs or prev.op_count != self.version.op_count or not _DIAG_SHAPE:
+                or prev.inputs != self.inputs or prev.op_count != self.version.op_count or not DIAG_SHAPE:
             return None
         old, new = prev.text, self.source.text
         if old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end):
@@ -711,12 +402,12 @@ class Memo:
                 now = parser.clean.get(op)
                 if now is None:
                     return None
-                before = _shift_header(header, delta)
-                if not all(_same_field(f, before, now, edit) for f in fields):
+                before = shift_header(header, delta)
+                if not all(same_field(f, before, now, edit) for f in fields):
                     return None
         try:
             return {code: [move_diagnostic(d, edit) for d in found] for code, found in prev.root_results.items()}
-        except _Unmovable:
+        except Unmovable:
             return None
 
     # -- after the lint ------------------------------------------------------------------
@@ -823,24 +514,4 @@ class Document:
         self.last = None
 
 
-def release(module: Module) -> None:
-    """Take a module's IR apart so that reference counting frees it at once: ops,
-    regions, blocks and values point at each other (parent, owner, module), so
-    without this only a cyclic collection, walking every live object, would."""
-    ops = list(module.walk())
-    for op in ops:
-        for region in op.regions:
-            for block in region.blocks:
-                block.operations = []
-                block.parent = None  # type: ignore[assignment]
-                block._args = None  # noqa: SLF001
-                block._symbols = None  # noqa: SLF001
-            region.blocks = []
-            region.parent = None
-            region.module = None  # type: ignore[assignment]
-            region._symbols = None  # noqa: SLF001
-        op.regions = ()  # type: ignore[assignment]
-        op.parent = None
-        op.module = None  # type: ignore[assignment]
-        op._results = None  # noqa: SLF001
-    module.__dict__.clear()  # root, caches (the header cache's contexts point back at it), aliases
+__all__ = ["Document", "Memo", "TextEdit", "move_diagnostic", "release"]

@@ -191,7 +191,7 @@ def test_incremental_reuses_on_the_bench_edit():
 
 def test_a_broken_reuse_is_caught(monkeypatch):
     """The check can fail: moving reused spans wrongly (or not at all) is seen."""
-    monkeypatch.setattr(incremental, "_shift_header", lambda h, delta: h)
+    monkeypatch.setattr(incremental, "shift_header", lambda h, delta: h)
     monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
@@ -200,7 +200,7 @@ def test_a_broken_reuse_is_caught(monkeypatch):
 
 def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
     """...and so is reusing the deadlock analysis when an attribute it read changed."""
-    monkeypatch.setattr(incremental, "_same_field", lambda *a: True)
+    monkeypatch.setattr(incremental, "same_field", lambda *a: True)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS:
             test_one_character_changes_of_valid_programs(name)
@@ -210,7 +210,7 @@ def test_text_edit():
     e = TextEdit("abcdef", "abXYdef")
     assert (e.start, e.old_end, e.new_end, e.delta) == (2, 3, 4, 1)
     assert e.move(Span(0, 2)) == Span(0, 2) and e.move(Span(3, 6)) == Span(4, 7)
-    with pytest.raises(incremental._Unmovable):
+    with pytest.raises(incremental.Unmovable):
         e.move(Span(1, 4))
     assert e.old_range(0, 2) == (0, 2) and e.old_range(4, 7) == (3, 6) and e.old_range(3, 5) is None
     big = "x" * 10000 + "a" + "y" * 9000
