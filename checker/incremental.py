@@ -61,7 +61,7 @@ class _Version:
     """What one lint of the document leaves for the next."""
 
     __slots__ = ("text", "headers", "labels", "results", "inputs", "results_ok", "root_results", "root_reads",
-                 "op_count")
+                 "ops")
 
     def __init__(self, text: str):
         self.text = text
@@ -80,7 +80,9 @@ class _Version:
         """The module op's rules' findings, by rule code (None: not reusable)."""
         self.root_reads: dict[tuple[int, int], frozenset[str]] = {}
         """(start, end) of an op → the header fields those rules read of it."""
-        self.op_count = -1
+        self.ops: dict[tuple[int, int], tuple] = {}
+        """(start, end) of every op → (name, result names, number of regions): which op
+        an unchanged text at a moved place is (the same text may be a different op's tail)."""
 
 
 def _aliases(module: Module) -> tuple:
@@ -212,18 +214,20 @@ class Memo:
         """Match this version's ops (and block labels) with the previous version's."""
         prev, edit, parser = self.prev, self.edit, self._parser
         assert parser is not None
-        count = 0
+        ops = self.version.ops
         if prev is None or edit is None:
-            self.version.op_count = sum(1 for _ in module.walk())
+            for op in module.walk():
+                ops[(op.span.start, op.span.end)] = (op.name, op.result_names, len(op.regions))
             return
         old_aliases = prev.inputs[2] if prev.inputs else None
         headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
-        old_headers, old_labels = prev.headers, prev.labels
+        old_headers, old_labels, old_ops = prev.headers, prev.labels, prev.ops
         for op in module.walk():
-            count += 1
+            ident = (op.name, op.result_names, len(op.regions))
+            ops[(op.span.start, op.span.end)] = ident
             key = edit.old_range(op.span.start, op.span.end)
-            if key is None:
-                self.touched.append(op)
+            if key is None or old_ops.get(key) != ident:
+                self.touched.append(op)  # touches the edit, or its text was part of another op
                 continue
             self.old_span[op] = key
             old = old_headers.get(key) if headers_ok else None
@@ -242,7 +246,6 @@ class Memo:
                             found = old_labels.get(lkey) if lkey is not None else None
                             if found is not None:
                                 parser.label_seeds[block] = (found[0], found[1] + span.start - lkey[0])
-        self.version.op_count = count
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds
@@ -366,7 +369,7 @@ class Memo:
         text, when they are certainly what running them again would give."""
         prev, edit, parser = self.prev, self.edit, self._parser
         if prev is None or edit is None or parser is None or prev.root_results is None or not prev.results_ok \
-                or prev.inputs != self.inputs or prev.op_count != self.version.op_count or not DIAG_SHAPE:
+                or prev.inputs != self.inputs or len(prev.ops) != len(self.version.ops) or not DIAG_SHAPE:
             return None
         old, new = prev.text, self.source.text
         if old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end):
@@ -383,21 +386,26 @@ class Memo:
             if op.regions:  # around the edit: it must be inside one region, the header untouched
                 if not any(r.start < edit.start and edit.new_end < r.end for r in op.region_spans):
                     return None
+                for region in op.regions:  # ...and no block label (its arguments are read)
+                    for block in region.blocks:
+                        label = block.label_span
+                        if label is not None and label.start <= edit.new_end and edit.start <= label.end:
+                            return None
             elif op.name in _CALL_OPS:
                 return None
             if op is root and root.parent is None and op.module.root is op and op not in parser.parsed:
                 continue  # the implicit module op: no text of its own
             key = (start, end - edit.delta)
-            entry = prev.headers.get(key)
-            if entry is None:
-                return None
-            name, result_names, region_spans, header, delta = entry
-            if name != op.name or result_names != op.result_names or len(region_spans) != len(op.region_spans):
-                return None
+            if prev.ops.get(key) != (op.name, op.result_names, len(op.regions)):
+                return None  # not the same op (or no op there before)
             fields = prev.root_reads.get(key)
             if not op.regions and _mentions(old, *key) != _mentions(new, start, end):
                 return None
             if fields:
+                entry = prev.headers.get(key)
+                if entry is None:
+                    return None
+                header, delta = entry[3], entry[4]
                 op.header  # noqa: B018 - parsed now if it was not (a file past full_parse_limit)
                 now = parser.clean.get(op)
                 if now is None:
