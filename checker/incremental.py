@@ -41,6 +41,7 @@ after each that the result equals a full lint of the same text.
 from __future__ import annotations
 
 import gc
+import logging
 import re
 from typing import Any, Callable, Iterable, Iterator
 
@@ -54,6 +55,8 @@ from .incremental_track import (MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, ReadHeade
                                 self_contained)
 from .ir import Block, Module, OpHeader, Operation
 from .source import SourceFile, Span
+
+log = logging.getLogger(__name__)
 
 
 # ----------------------------------------------------------------------------- one version
@@ -268,6 +271,7 @@ class Memo:
         old_results = prev.results if reuse else {}
         results = self.version.results
         old_span = self.old_span
+        parsed = self._parser.parsed if self._parser is not None else {}
         root = ctx._module.root  # type: ignore[attr-defined]
 
         def run(spec, ctx: Context, subject, seen_errors) -> Iterable[Diagnostic]:
@@ -284,7 +288,7 @@ class Memo:
             if found is not None:
                 try:
                     moved = tuple([move_diagnostic(d, edit) for d in found]) if found else ()
-                except Unmovable:
+                except Exception:  # noqa: BLE001 - Unmovable (a span in the edit), or a bug of ours: run it
                     moved = None
                 if moved is not None:
                     self.reused += 1
@@ -294,7 +298,7 @@ class Memo:
             ctx.wide = False
             out = tuple(call(spec, ctx, subject, seen_errors))
             if not ctx.wide and not seen_errors and not any(d.code == "SHLO003" for d in out) \
-                    and self_contained(subject):
+                    and self_contained(subject, parsed):
                 results[(spec.code, span.start, span.end)] = out
             return out
 
@@ -304,7 +308,11 @@ class Memo:
     def _root_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> Iterator[Diagnostic]:
         # A generator: the module op's rules are few, and run in order.
         if self.root is None:
-            self._root_found = self._root_reusable(op)
+            try:
+                self._root_found = self._root_reusable(op)
+            except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
+                log.exception("shlo-lint: deciding whether to reuse the module op's findings failed")
+                self._root_found = None
             if self._root_found is not None:
                 self.root = "reused"
                 self.version.root_results = {}
@@ -506,11 +514,15 @@ class Document:
         gc.disable()  # lint_source pauses it too; here until the IR is taken apart
         try:
             result = lint_source(source, config, memo=memo)
-            self.version = memo.finish(result)
-            self.last = memo
-            if not keep_ir and result.module is not None:
-                release(result.module)
-                result.module = None
+            try:
+                self.version = memo.finish(result)
+                self.last = memo
+                if not keep_ir and result.module is not None:
+                    release(result.module)
+                    result.module = None
+            except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
+                log.exception("shlo-lint: keeping this version for the next re-lint failed")
+                self.version = None
         finally:
             if enabled:
                 gc.enable()

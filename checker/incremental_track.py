@@ -165,12 +165,48 @@ class TrackedCache(dict):
         self._touch(key, True)
         return super().pop(key, *default)
 
+    def __delitem__(self, key):
+        self._touch(key, True)
+        super().__delitem__(key)
 
-def self_contained(op: Operation) -> bool:
-    """Every op in `op` (itself included) states its operand types: reading them
-    looked at no other op."""
+    def _whole(self) -> None:
+        """The whole cache read or written at once: module-wide."""
+        self.wide = True
+        if self.written is not None:
+            self.written.add(None)
+
+    def update(self, *args, **kw):
+        self._whole()
+        super().update(*args, **kw)
+
+    def keys(self):
+        self._whole()
+        return super().keys()
+
+    def values(self):
+        self._whole()
+        return super().values()
+
+    def items(self):
+        self._whole()
+        return super().items()
+
+    def __iter__(self):
+        self._whole()
+        return super().__iter__()
+
+    def clear(self):
+        self._whole()
+        super().clear()
+
+
+def self_contained(op: Operation, parsed: dict[Operation, OpHeader]) -> bool:
+    """Every op in `op` (itself included) whose header was read (`parsed`) states its
+    operand types: reading them looked at no other op. (A header nobody read is not
+    parsed here: past full_parse_limit that could report a syntax error a full lint
+    does not.)"""
     for inner in op.walk():
-        h = inner.header
-        if h.operands and (h.operand_types is None or len(h.operand_types) != len(h.operands)):
+        h = parsed.get(inner)
+        if h is not None and h.operands and (h.operand_types is None or len(h.operand_types) != len(h.operands)):
             return False
     return True
