@@ -225,22 +225,34 @@ class Memo:
         old_aliases = prev.inputs[2] if prev.inputs else None
         headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
         old_headers, old_labels, old_ops = prev.headers, prev.labels, prev.ops
+        touched, old_span, seeds = self.touched, self.old_span, parser.seeds
+        e_start, e_new_end, delta_e = edit.start, edit.new_end, edit.delta  # edit.old_range, inlined (8,000 ops)
         for op in module.walk():
+            start, end = span = op.span
             ident = (op.name, op.result_names, len(op.regions))
-            ops[(op.span.start, op.span.end)] = ident
-            key = edit.old_range(op.span.start, op.span.end)
-            if key is None or old_ops.get(key) != ident:
-                self.touched.append(op)  # touches the edit, or its text was part of another op
+            ops[span] = ident
+            if end <= e_start:
+                key = span
+            elif start >= e_new_end:
+                key = (start - delta_e, end - delta_e)
+            else:
+                touched.append(op)
                 continue
-            self.old_span[op] = key
+            if old_ops.get(key) != ident:
+                touched.append(op)  # its text was part of another op (or of none)
+                continue
+            old_span[op] = key
             old = old_headers.get(key) if headers_ok else None
             if old is not None:
-                name, result_names, region_spans, header, delta = old
-                shift = op.span.start - key[0]
-                if name == op.name and result_names == op.result_names and region_spans == tuple(
-                        Span(s.start - shift, s.end - shift) for s in op.region_spans):
-                    parser.seeds[op] = (header, delta + shift)
-            if headers_ok:
+                region_spans = old[2]
+                shift = start - key[0]
+                if not op.region_spans:
+                    same = not region_spans
+                else:
+                    same = region_spans == tuple(Span(r.start - shift, r.end - shift) for r in op.region_spans)
+                if same:  # name, results, region count: checked by ident (ops and headers are built together)
+                    seeds[op] = (old[3], old[4] + shift)
+            if headers_ok and op.regions:
                 for region in op.regions:
                     for block in region.blocks:
                         span = block.label_span
