@@ -116,10 +116,12 @@ class _Parser:
     def __init__(self, inner, memo: "Memo"):
         self.inner = inner
         self.memo = memo
+        self.headers = memo.version.headers
+        self.labels = memo.version.labels
+        """The version's tables, filled as headers and labels are handed over or parsed cleanly."""
         self.seeds: dict[Operation, tuple[OpHeader, int]] = {}
         self.label_seeds: dict[Block, tuple[list, int]] = {}
         self.clean: dict[Operation, OpHeader] = {}
-        self.clean_labels: dict[Block, list] = {}
         self.parsed: dict[Operation, OpHeader] = {}
         """Every header handed out (clean or not)."""
         self.tracking: dict[Operation, set[str]] | None = None
@@ -127,9 +129,6 @@ class _Parser:
         self.proxied: list[Operation] = []
         self.fresh: list[Operation] = []
         """The ops whose header was parsed (not handed over)."""
-        self.origin: dict[Operation, tuple[OpHeader, int]] = {}
-        """A handed-over header's original and delta: what the next version keeps
-        (the same objects version after version: nothing new for the GC to age)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -139,13 +138,13 @@ class _Parser:
         if seed is not None:
             header = shift_header(*seed)
             self.clean[op] = header
-            self.origin[op] = seed
         else:
             before = len(module.syntax_errors), len(module.internal_errors)
             header = self.inner.parse_header(module, op)
             self.fresh.append(op)
             if (len(module.syntax_errors), len(module.internal_errors)) == before:
                 self.clean[op] = header
+                self.headers[op.span] = (op.name, op.result_names, tuple(op.region_spans), header, 0)
         self.parsed[op] = header
         return header if self.tracking is None else self.proxy(op, header)  # type: ignore[return-value]
 
@@ -174,12 +173,11 @@ class _Parser:
             decls, delta = seed
             if delta:
                 decls = [(n, t, Span(s.start + delta, s.end + delta)) for n, t, s in decls]
-            self.clean_labels[block] = decls
             return list(decls)
         before = len(module.syntax_errors), len(module.internal_errors)
         decls = self.inner.parse_block_label(module, block)
         if (len(module.syntax_errors), len(module.internal_errors)) == before:
-            self.clean_labels[block] = list(decls)
+            self.labels[block.label_span] = (list(decls), 0)
         return decls
 
 
@@ -226,6 +224,7 @@ class Memo:
         headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
         old_headers, old_labels, old_ops = prev.headers, prev.labels, prev.ops
         touched, old_span, seeds = self.touched, self.old_span, parser.seeds
+        headers, labels = self.version.headers, self.version.labels
         e_start, e_new_end, delta_e = edit.start, edit.new_end, edit.delta  # edit.old_range, inlined (8,000 ops)
         for op in module.walk():
             start, end = span = op.span
@@ -251,7 +250,8 @@ class Memo:
                 else:
                     same = region_spans == tuple(Span(r.start - shift, r.end - shift) for r in op.region_spans)
                 if same:  # name, results, region count: checked by ident (ops and headers are built together)
-                    seeds[op] = (old[3], old[4] + shift)
+                    seeds[op] = seed = (old[3], old[4] + shift)
+                    headers[span] = (op.name, op.result_names, tuple(op.region_spans), *seed)
             if headers_ok and op.regions:
                 for region in op.regions:
                     for block in region.blocks:
@@ -260,7 +260,7 @@ class Memo:
                             lkey = edit.old_range(span.start, span.end)
                             found = old_labels.get(lkey) if lkey is not None else None
                             if found is not None:
-                                parser.label_seeds[block] = (found[0], found[1] + span.start - lkey[0])
+                                parser.label_seeds[block] = labels[span] = (found[0], found[1] + span.start - lkey[0])
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds
@@ -473,29 +473,9 @@ class Memo:
             v.results.clear()
             v.root_results = None
         if module.structurally_broken:
-            return v
-        headers, labels = v.headers, v.labels
-        clean, seeds, origin = parser.clean, parser.seeds, parser.origin
-        clean_labels, label_seeds = parser.clean_labels, parser.label_seeds
-        for op in module.walk():
-            span = op.span
-            spans = tuple(op.region_spans)
-            seed = origin.get(op) or seeds.get(op)
-            if seed is not None:
-                headers[(span.start, span.end)] = (op.name, op.result_names, spans, *seed)
-            elif (h := clean.get(op)) is not None:
-                headers[(span.start, span.end)] = (op.name, op.result_names, spans, h, 0)
-            for region in op.regions:
-                for block in region.blocks:
-                    ls = block.label_span
-                    if ls is None:
-                        continue
-                    decls = clean_labels.get(block)
-                    if decls is not None:
-                        labels[(ls.start, ls.end)] = (decls, 0)
-                    elif (seed := label_seeds.get(block)) is not None:
-                        labels[(ls.start, ls.end)] = seed
-        return v
+            v.headers.clear()
+            v.labels.clear()
+        return v  # the header and label tables were filled as the lint went (seed, _Parser)
 
 
 def _mentions(text: str, start: int, end: int) -> list[str]:
