@@ -198,12 +198,46 @@ def partitioned(module: Module) -> bool:
     cached = getattr(module, "_uniform_partitioned", None)
     if cached is None:
         text = module.source.text
-        cached = "sdy.mesh" in text or "@SPMDFullToShardShape" in text
+        cached = _written(text, "sdy.mesh") or _written(text, "@SPMDFullToShardShape")
         try:
             module._uniform_partitioned = cached  # type: ignore[attr-defined]
         except AttributeError:  # pragma: no cover - slotted module
             pass
     return cached
+
+
+def _written(text: str, needle: str) -> bool:
+    """Whether `needle` occurs in the program text outside `//` comments (a comment
+    that mentions a Shardy mesh does not make the module partitioned: it hid a
+    SHLO504 and a SHLO503)."""
+    at = text.find(needle)
+    while at >= 0:
+        if not _in_comment(text, at):
+            return True
+        at = text.find(needle, at + 1)
+    return False
+
+
+def _in_comment(text: str, pos: int) -> bool:
+    """Is text[pos] inside a `//` comment (one outside a string, earlier on its line)?"""
+    start = text.rfind("\n", 0, pos) + 1
+    if text.find("//", start, pos) < 0:
+        return False
+    quoted = False
+    k = start
+    while k < pos:
+        c = text[k]
+        if quoted:
+            if c == "\\":
+                k += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "/" and text.startswith("//", k):
+            return True
+        k += 1
+    return False
 
 
 def _process_device(grid: Grid, size: int) -> np.ndarray | None:

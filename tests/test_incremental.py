@@ -224,3 +224,21 @@ def test_text_edit():
     assert (e.start, e.old_end, e.new_end) == (10000, 10001, 10002)
     e = TextEdit("aaaa", "aaaaaa")  # repeated text: any consistent split
     assert e.old_end - e.start == 0 and e.new_end - e.start == 2
+
+
+def test_a_comment_mentioning_a_mesh_changes_no_finding():
+    """checker/uniform.partitioned read `sdy.mesh` anywhere in the text: a comment
+    saying it made a module "partitioned" and hid its SHLO503/SHLO504 (and a re-lint
+    could not reuse across comment edits)."""
+    from shlo_lint import lint_text
+    from shlo_lint.checker.uniform import _written
+
+    text = (CORPUS / "deadlock" / "data_dependent_branch.mlir").read_text(encoding="utf-8")
+    codes = [d.code for d in lint_text(text)]
+    assert "SHLO504" in codes
+    for comment in ("// sdy.mesh\n", "// uses @SPMDFullToShardShape\n"):
+        assert [d.code for d in lint_text(comment + text)] == codes
+    assert _written('%0 = "sdy.mesh"() : () -> ()', "sdy.mesh")
+    assert _written('x loc("http://a") sdy.mesh @m = <["x"=2]>', "sdy.mesh")  # `//` in a string
+    assert not _written('x = 1 // "sdy.mesh"', "sdy.mesh")
+    assert not _written("// sdy.mesh\n// sdy.mesh", "sdy.mesh")
