@@ -35,6 +35,7 @@ import numpy as np
 from .attributes import ArrayAttr, DictAttr, StringAttr
 from .ir import Module, Operation
 from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
+from .source import in_line_comment
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
@@ -212,31 +213,9 @@ def _written(text: str, needle: str) -> bool:
     SHLO504 and a SHLO503)."""
     at = text.find(needle)
     while at >= 0:
-        if not _in_comment(text, at):
+        if not in_line_comment(text, at):
             return True
         at = text.find(needle, at + 1)
-    return False
-
-
-def _in_comment(text: str, pos: int) -> bool:
-    """Is text[pos] inside a `//` comment (one outside a string, earlier on its line)?"""
-    start = text.rfind("\n", 0, pos) + 1
-    if text.find("//", start, pos) < 0:
-        return False
-    quoted = False
-    k = start
-    while k < pos:
-        c = text[k]
-        if quoted:
-            if c == "\\":
-                k += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-        elif c == "/" and text.startswith("//", k):
-            return True
-        k += 1
     return False
 
 

@@ -242,3 +242,16 @@ def test_a_comment_mentioning_a_mesh_changes_no_finding():
     assert _written('x loc("http://a") sdy.mesh @m = <["x"=2]>', "sdy.mesh")  # `//` in a string
     assert not _written('x = 1 // "sdy.mesh"', "sdy.mesh")
     assert not _written("// sdy.mesh\n// sdy.mesh", "sdy.mesh")
+
+
+def test_a_comment_defines_no_mesh():
+    """rules/_groups.symbol_defined counted `@name` mentions anywhere: a comment
+    naming the missing mesh silenced SHLO200."""
+    from shlo_lint import lint_text
+
+    text = (CORPUS / "invalid" / "all_gather_i3_mesh_symbol_missing.mlir").read_text(encoding="utf-8")
+    assert [d.code for d in lint_text(text)] == ["SHLO200"]
+    assert [d.code for d in lint_text('// sdy.mesh @grid = <["x"=4]>\n' + text)] == ["SHLO200"]
+    defined = text.replace("module @m attributes", 'module @m attributes').replace(
+        "  func.func", '  sdy.mesh @grid = <["x"=4]>\n  func.func', 1)
+    assert "SHLO200" not in [d.code for d in lint_text(defined)]
