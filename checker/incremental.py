@@ -18,8 +18,9 @@ the previous version of the document only what is provably the same:
   those are equal, each span moved through the edit (a span inside the edited
   range: the rule runs again). A rule run is kept for reuse only when it read
   no module-wide state (`ctx.module`, shared `ctx.cache` entries: checked at run
-  time, whatever the declaration says), raised nothing, and every op in it
-  states its operand types (so no type was looked up elsewhere).
+  time, whatever the declaration says), met no syntax error, raised nothing,
+  and every op in it parsed cleanly and states its operand types (so no type
+  was looked up elsewhere). Syntax errors elsewhere do not stop reuse.
 * **the rules on the module op** (the deadlock analysis SHLO500-503 and the
   uniformity check SHLO504, which share one analysis): reused when the edit is
   inside one leaf op (no regions; not a call, whose callee is read from its
@@ -63,8 +64,7 @@ log = logging.getLogger(__name__)
 class _Version:
     """What one lint of the document leaves for the next."""
 
-    __slots__ = ("text", "headers", "labels", "results", "inputs", "results_ok", "root_results", "root_reads",
-                 "ops")
+    __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops")
 
     def __init__(self, text: str):
         self.text = text
@@ -77,8 +77,6 @@ class _Version:
         """(rule code, op start, op end) → the local rule's findings on that op."""
         self.inputs: tuple = ()
         """What local rule findings depend on besides the op: config, grid, aliases."""
-        self.results_ok = False
-        """Whether `results` may be reused (the version had no syntax or internal error)."""
         self.root_results: dict[str, list[Diagnostic]] | None = None
         """The module op's rules' findings, by rule code (None: not reusable)."""
         self.root_reads: dict[tuple[int, int], frozenset[str]] = {}
@@ -203,6 +201,8 @@ class Memo:
         self._root_found: dict[str, list[Diagnostic]] | None = None
         self._root_ok = False
         self._cache: TrackedCache | None = None
+        self._module: Module | None = None
+        self._root_errors = (0, 0)
         self.stats: dict[str, Any] = {}
         """What was reused (set by finish)."""
 
@@ -278,13 +278,15 @@ class Memo:
     def call(self, ctx: Context, call: Callable) -> Callable:
         """The engine's rule call, reusing or recording findings."""
         prev, edit = self.prev, self.edit
-        reuse = (prev is not None and edit is not None and prev.results_ok and prev.inputs == self.inputs
-                 and DIAG_SHAPE)
+        reuse = prev is not None and edit is not None and prev.inputs == self.inputs and DIAG_SHAPE
         old_results = prev.results if reuse else {}
         results = self.version.results
         old_span = self.old_span
         parsed = self._parser.parsed if self._parser is not None else {}
-        root = ctx._module.root  # type: ignore[attr-defined]
+        clean = self._parser.clean if self._parser is not None else {}
+        module = ctx._module  # type: ignore[attr-defined]
+        root = module.root
+        errors = module.syntax_errors, module.internal_errors
 
         def run(spec, ctx: Context, subject, seen_errors) -> Iterable[Diagnostic]:
             # A plain function, not a generator: it runs 17,000 times per edit of a 10k-line file.
@@ -308,9 +310,12 @@ class Memo:
                     return moved
             self.ran += 1
             ctx.wide = False
+            before = len(errors[0]), len(errors[1])
             out = tuple(call(spec, ctx, subject, seen_errors))
-            if not ctx.wide and not seen_errors and not any(d.code == "SHLO003" for d in out) \
-                    and self_contained(subject, parsed):
+            # Kept only if nothing but the op was read, and no error was met on the
+            # way (a lazily parsed header or #loc: a reuse would not meet it again).
+            if not ctx.wide and not seen_errors and (len(errors[0]), len(errors[1])) == before \
+                    and not any(d.code == "SHLO003" for d in out) and self_contained(subject, parsed, clean):
                 results[(spec.code, span.start, span.end)] = out
             return out
 
@@ -332,6 +337,8 @@ class Memo:
             else:
                 self.root = "running"
                 self._root_ok = DIAG_SHAPE
+                self._root_errors = len(op.module.syntax_errors), len(op.module.internal_errors)
+                self._module = op.module
                 self.version.root_results = {}
                 assert self._parser is not None and self._cache is not None
                 self._cache.written = set()
@@ -364,6 +371,12 @@ class Memo:
         written = self._cache.written or set()
         self._cache.written = None
         self.root = "ran"
+        module = self._module
+        if module is not None and (len(module.syntax_errors), len(module.internal_errors)) != self._root_errors:
+            self._root_ok = False  # it met a syntax error (a header parsed lazily): a reuse would not
+        clean = self._parser.clean
+        if any(op not in clean for op, fields in reads.items() if fields):
+            self._root_ok = False  # it read a header that did not parse (lazily, its error is found by reading it)
         if not self._root_ok or not written <= (MODULE_OP_CACHE_KEYS | PURE_CACHE_KEYS):
             self.version.root_results = None
             return
@@ -388,7 +401,7 @@ class Memo:
         """The previous version's findings of the module op's rules, moved into this
         text, when they are certainly what running them again would give."""
         prev, edit, parser = self.prev, self.edit, self._parser
-        if prev is None or edit is None or parser is None or prev.root_results is None or not prev.results_ok \
+        if prev is None or edit is None or parser is None or prev.root_results is None \
                 or prev.inputs != self.inputs or len(prev.ops) != len(self.version.ops) or not DIAG_SHAPE:
             return None
         old, new = prev.text, self.source.text
@@ -453,6 +466,7 @@ class Memo:
                               "local findings reused": self.reused, "local rules run": self.ran,
                               "module op rules": self.root}
             self._parser = None
+            self._module = None
             self._cache = None
             self._root_found = None
             self.old_span = {}
@@ -467,14 +481,10 @@ class Memo:
             return None
         v = self.version
         v.inputs = self.inputs or (self.config, None, _aliases(module), _loc_aliases(module), self.source.path)
-        v.results_ok = (not module.syntax_errors and not module.internal_errors and not module.structurally_broken
-                        and not any(d.code == "SHLO003" for d in result.diagnostics))
-        if not v.results_ok:
-            v.results.clear()
-            v.root_results = None
         if module.structurally_broken:
-            v.headers.clear()
-            v.labels.clear()
+            # No rule ran (regions could not be matched): the previous version stays
+            # the one to reuse from, so the first lint after the repair reuses it.
+            return self.prev if self.prev is not None else None
         return v  # the header and label tables were filled as the lint went (seed, _Parser)
 
 

@@ -200,13 +200,15 @@ class TrackedCache(dict):
         super().clear()
 
 
-def self_contained(op: Operation, parsed: dict[Operation, OpHeader]) -> bool:
-    """Every op in `op` (itself included) whose header was read (`parsed`) states its
-    operand types: reading them looked at no other op. (A header nobody read is not
-    parsed here: past full_parse_limit that could report a syntax error a full lint
-    does not.)"""
+def self_contained(op: Operation, parsed: dict[Operation, OpHeader], clean: dict[Operation, OpHeader]) -> bool:
+    """Every op in `op` (itself included) whose header was read (`parsed`) parsed
+    cleanly and states its operand types: reading them looked at no other op. (A
+    header nobody read is not parsed here: past full_parse_limit that could report
+    a syntax error a full lint does not.)"""
     for inner in op.walk():
         h = parsed.get(inner)
-        if h is not None and h.operands and (h.operand_types is None or len(h.operand_types) != len(h.operands)):
+        if h is None:
+            continue
+        if inner not in clean or (h.operands and (h.operand_types is None or len(h.operand_types) != len(h.operands))):
             return False
     return True

@@ -255,3 +255,25 @@ def test_a_comment_defines_no_mesh():
     defined = text.replace("module @m attributes", 'module @m attributes').replace(
         "  func.func", '  sdy.mesh @grid = <["x"=4]>\n  func.func', 1)
     assert "SHLO200" not in [d.code for d in lint_text(defined)]
+
+
+def test_typing_a_new_op_reuses_the_rest_of_the_file():
+    """A new op typed one character at a time (every state but the last a syntax
+    error in that line): each result equals a full lint, and the rest of the
+    file's local findings are carried over all along."""
+    text = lsp_latency.program(200)
+    at = text.index("    %a2 = ")
+    typed = '    %q = "stablehlo.all_reduce"(%v1) <{replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({\n' \
+            "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n      %s = stablehlo.add %x, %y : tensor<f32>\n" \
+            "      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+    doc = Document()
+    states = reused = 0
+    for n in range(0, len(typed) + 1, 3):
+        version = text[:at] + typed[:n] + text[at:]
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        want = lint_source(SourceFile("p.mlir", version), Config())
+        assert same(got, want), version[at - 200:at + n + 200]
+        if n and doc.last.ran + doc.last.reused:  # rules ran (brackets open across lines: only the scan's error)
+            states += 1
+            reused += doc.last.reused > doc.last.ran
+    assert states > 20 and reused == states, (states, reused)
