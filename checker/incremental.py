@@ -64,7 +64,8 @@ log = logging.getLogger(__name__)
 class _Version:
     """What one lint of the document leaves for the next."""
 
-    __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops")
+    __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops",
+                 "label_spans")
 
     def __init__(self, text: str):
         self.text = text
@@ -81,6 +82,8 @@ class _Version:
         """The module op's rules' findings, by rule code (None: not reusable)."""
         self.root_reads: dict[tuple[int, int], frozenset[str]] = {}
         """(start, end) of an op → the header fields those rules read of it."""
+        self.label_spans: list[Span] = []
+        """Every block label's span (the module op's rules read block arguments)."""
         self.ops: dict[tuple[int, int], tuple] = {}
         """(start, end) of every op → (name, result names, number of regions): which op
         an unchanged text at a moved place is (the same text may be a different op's tail)."""
@@ -215,10 +218,12 @@ class Memo:
         """Match this version's ops (and block labels) with the previous version's."""
         prev, edit, parser = self.prev, self.edit, self._parser
         assert parser is not None
-        ops = self.version.ops
+        ops, label_spans = self.version.ops, self.version.label_spans
         if prev is None or edit is None:
             for op in module.walk():
                 ops[(op.span.start, op.span.end)] = (op.name, op.result_names, len(op.regions))
+                if op.regions:
+                    label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
             return
         old_aliases = prev.inputs[2] if prev.inputs else None
         headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
@@ -230,6 +235,8 @@ class Memo:
             start, end = span = op.span
             ident = (op.name, op.result_names, len(op.regions))
             ops[span] = ident
+            if op.regions:
+                label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
             if end <= e_start:
                 key = span
             elif start >= e_new_end:
@@ -384,17 +391,21 @@ class Memo:
                                    for op, fields in reads.items() if fields}
 
     def _moved_reads(self) -> dict[tuple[int, int], frozenset[str]]:
-        """The previous run's reads, keyed by this version's op spans."""
+        """The previous run's reads, keyed by this version's op spans (through the ops
+        matched by seed and, for the ops around the edit, as _root_reusable matched
+        them: an op that ended where the edit starts may have grown)."""
         prev, edit = self.prev, self.edit
         assert prev is not None and edit is not None
+        reads = prev.root_reads
         out = {}
-        for (s, e), fields in prev.root_reads.items():
-            if e <= edit.start:
-                out[(s, e)] = fields
-            elif s >= edit.old_end:
-                out[(s + edit.delta, e + edit.delta)] = fields
-            else:  # an op around the edit (checked unchanged in what was read)
-                out[(s, e + edit.delta)] = fields
+        for op, key in self.old_span.items():
+            fields = reads.get(key)
+            if fields:
+                out[op.span] = fields
+        for op in self.touched:
+            fields = reads.get((op.span.start, op.span.end - edit.delta))
+            if fields:
+                out[op.span] = fields
         return out
 
     def _root_reusable(self, root: Operation) -> dict[str, list[Diagnostic]] | None:
@@ -409,6 +420,8 @@ class Memo:
             return None  # line numbers after the edit (which messages name) moved
         if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
             return None
+        if not _same_labels(prev.label_spans, self.version.label_spans, edit):
+            return None  # a block label edited, gone or new (block arguments are read)
         leaves = [op for op in self.touched if not op.regions]
         if len(leaves) > 1:
             return None
@@ -419,11 +432,7 @@ class Memo:
             if op.regions:  # around the edit: it must be inside one region, the header untouched
                 if not any(r.start < edit.start and edit.new_end < r.end for r in op.region_spans):
                     return None
-                for region in op.regions:  # ...and no block label (its arguments are read)
-                    for block in region.blocks:
-                        label = block.label_span
-                        if label is not None and label.start <= edit.new_end and edit.start <= label.end:
-                            return None
+
             elif op.name in _CALL_OPS:
                 return None
             if op is root and root.parent is None and op.module.root is op and op not in parser.parsed:
@@ -486,6 +495,17 @@ class Memo:
             # the one to reuse from, so the first lint after the repair reuses it.
             return self.prev if self.prev is not None else None
         return v  # the header and label tables were filled as the lint went (seed, _Parser)
+
+
+def _same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
+    """Are the block labels the previous version's, moved, none touching the edit?
+    (A label can disappear through an edit before it on its line.)"""
+    if len(old) != len(new):
+        return False
+    try:
+        return all(edit.move(o) == n for o, n in zip(sorted(old), sorted(new)))
+    except Unmovable:
+        return False
 
 
 def _mentions(text: str, start: int, end: int) -> list[str]:

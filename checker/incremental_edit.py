@@ -45,10 +45,12 @@ class TextEdit:
         return None
 
     def move(self, span: Span) -> Span:
-        """An old-text span in the new text; raises Unmovable when it touches the edit."""
-        if span.end <= self.start:
+        """An old-text span in the new text; raises Unmovable when it touches the edit,
+        ends where it starts or starts where it ends (what a span covers may grow or
+        shrink there: an op typed at its end, a line joined to the one before)."""
+        if span.end < self.start:
             return span
-        if span.start >= self.old_end:
+        if span.start > self.old_end:
             return Span(span.start + self.delta, span.end + self.delta)
         raise Unmovable
 

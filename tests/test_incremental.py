@@ -215,9 +215,10 @@ def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
 def test_text_edit():
     e = TextEdit("abcdef", "abXYdef")
     assert (e.start, e.old_end, e.new_end, e.delta) == (2, 3, 4, 1)
-    assert e.move(Span(0, 2)) == Span(0, 2) and e.move(Span(3, 6)) == Span(4, 7)
-    with pytest.raises(incremental.Unmovable):
-        e.move(Span(1, 4))
+    assert e.move(Span(0, 1)) == Span(0, 1) and e.move(Span(4, 6)) == Span(5, 7)
+    for touching in (Span(1, 4), Span(0, 2), Span(3, 6)):  # across, ending at, starting at the edit
+        with pytest.raises(incremental.Unmovable):
+            e.move(touching)
     assert e.old_range(0, 2) == (0, 2) and e.old_range(4, 7) == (3, 6) and e.old_range(3, 5) is None
     big = "x" * 10000 + "a" + "y" * 9000
     e = TextEdit(big, big.replace("a", "bb"))
