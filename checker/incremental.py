@@ -25,9 +25,10 @@ the previous version of the document only what is provably the same:
   uniformity check SHLO504, which share one analysis): reused when the edit is
   inside one leaf op (no regions; not a call, whose callee is read from its
   text), adds or removes no line, keeps the op's name, results and `%name`
-  mentions, keeps whether the file mentions a Shardy mesh, and every header
-  field the previous run read of that op (and of the ops around it) is equal
-  after moving its spans. What the run read is recorded while it runs: each
+  mentions, every block label, whether the file mentions a Shardy mesh, and
+  every header field the previous run read of that op (and of the ops around
+  it) equal after moving its spans; the run is kept only if it met no syntax
+  error and read no header that did not parse. What the run read is recorded while it runs: each
   header it touched is a recording proxy (`ReadHeader`), which notes the
   fields and attribute names read. The bench's edit (a recv's result type,
   which the analysis does not read) is such an edit; a channel or pair change
@@ -36,8 +37,9 @@ the previous version of the document only what is provably the same:
   and overlap analyses, SHLO120's send matching, ...) runs again on every
   version, on the carried-over headers.
 
-The test (tests/test_incremental.py) applies random edit sequences and checks
-after each that the result equals a full lint of the same text.
+tests/test_incremental.py applies random edit sequences, one-character changes
+of valid programs and lines typed a character at a time, and checks after each
+edit that the result equals a full lint of the same text.
 """
 from __future__ import annotations
 
@@ -509,8 +511,9 @@ def _same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
 
 
 def _mentions(text: str, start: int, end: int) -> list[str]:
-    """The `%names` an op's text mentions (what semantics.BlockFlow reads of it)."""
-    return sorted(set(_SSA_NAME.findall(text, start, end)))
+    """The `%names` an op's text mentions, in order (what semantics.BlockFlow reads of
+    it: its mentions and, in order, its operands)."""
+    return _SSA_NAME.findall(text, start, end)
 
 
 # ----------------------------------------------------------------------------- a document
