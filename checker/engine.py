@@ -124,19 +124,24 @@ def parser():
     return _parser
 
 
-def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None) -> FileResult:
+def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None,
+                memo=None) -> FileResult:
     """Lint one file. Never raises (but for KeyboardInterrupt/SystemExit): whatever
     fails while checking this file (scanner, parser, rule, analysis, out of memory,
     recursion) becomes one SHLO003 for it and `failed` (exit 2), so the files after
     it are still checked and every report stays well-formed.
 
     The cyclic GC is paused meanwhile: a big module is 300k long-lived objects that
-    a collection would re-walk again and again."""
+    a collection would re-walk again and again.
+
+    `memo`: the language server's re-lint as you type (checker/incremental.py): it
+    hands out the previous version's header parses and per-op rule results where
+    they are exactly what this text would give; None (the CLI) parses and runs all."""
     enabled = gc.isenabled()
     gc.disable()
     where = _Where()
     try:
-        return _lint_source(source, config, read_error, where)
+        return _lint_source(source, config, read_error, where, memo)
     except _FileAborted as e:
         return FileResult(source, None, [e.diagnostic], failed=True)
     except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
@@ -225,7 +230,8 @@ def _origin(error: BaseException) -> str | None:
     return found
 
 
-def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None, where: _Where) -> FileResult:
+def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None, where: _Where,
+                 memo=None) -> FileResult:
     if config.per_file_ignores or config.extend_ignore:
         config = config.merged(ignore=config.ignores_for(source.path))
     if read_error is not None:
@@ -236,7 +242,10 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
-    module = scan(source, parser())
+    module = scan(source, parser() if memo is None else memo.parser(parser()))
+    if memo is not None:
+        where.stage = "matching the previous version"
+        memo.seed(module)
     result = FileResult(source, module)
     internal: list[Diagnostic] = []
     if module.structurally_broken:
@@ -247,9 +256,9 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         seen_errors: set[tuple[str, str]] = set()
         if len(source.text) <= config.full_parse_limit:
             where.stage = "parsing"
-            internal += _parse_everything(module, seen_errors)
+            internal += _parse_everything(module, seen_errors, memo)
         where.stage = "running the rules"
-        result.diagnostics.extend(_run_rules(module, config, seen_errors))
+        result.diagnostics.extend(_run_rules(module, config, seen_errors, memo))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
@@ -274,21 +283,23 @@ def _signature(e: BaseException) -> tuple[str, str]:
     return type(e).__name__, str(e)
 
 
-def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list[Diagnostic]:
+def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=None) -> list[Diagnostic]:
     """Parse every header; an op the parser crashes on is one SHLO003 and the rest
     are still parsed (a rule reading that header later raises the same error: its
-    signature goes to `seen_errors` so it is not reported twice)."""
+    signature goes to `seen_errors` so it is not reported twice). A header the
+    memo holds from the previous version parsed cleanly there: it is not needed
+    here (a rule asking for it gets it then)."""
     out = []
     # A header whose layout already parsed (a cache hit) is checked: it is built
     # only if something reads it (checker/parse/api.py, header_checked).
     checked = getattr(module.parser, "header_checked", None)
     for op in module.walk():
         try:
-            if checked is None or not checked(module, op):
+            if (memo is None or not memo.seeded(op)) and (checked is None or not checked(module, op)):
                 op.header  # noqa: B018
             for region in op.regions:
                 for block in region.blocks:
-                    if block.label_span is not None:
+                    if block.label_span is not None and (memo is None or not memo.seeded_label(block)):
                         block.arguments  # noqa: B018
         except Exception as e:  # noqa: BLE001 - a parser bug costs one op, not the file
             if isinstance(e, MemoryError):  # internal_error clears the frames first
@@ -300,20 +311,21 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]]) -> list
     return out
 
 
-def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset()
+def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset(), memo=None
                ) -> Iterator[Diagnostic]:
     grid = grid_of(module, config.num_replicas, config.num_partitions)
-    ctx = Context(module, grid, config.options)
+    ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
+    call = _call if memo is None else memo.call(ctx, _call)
     by_op: dict[str, list[RuleSpec]] = {}
     for op in module.walk():
         specs = by_op.get(op.name)
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
         for spec in specs:
-            yield from _call(spec, ctx, op, seen_errors)
+            yield from call(spec, ctx, op, seen_errors)
     for spec in registry.module_rules():
         if enabled(spec, config):
-            yield from _call(spec, ctx, module, seen_errors)
+            yield from call(spec, ctx, module, seen_errors)
 
 
 def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str]] = frozenset()

@@ -6,6 +6,9 @@ run on one worker thread so the server keeps reading messages meanwhile.
 
 * open / save lint at once; change re-lints after `debounce_ms` of quiet, and a
   result is published only if the document is still at the version linted.
+* each open document keeps its last version (checker/incremental.py): a re-lint
+  reuses the header parses and per-op findings an edit cannot have changed, and
+  gives exactly what a full lint of the new text gives.
 * `to_lsp` is the one place a (1-based, code-point) Diagnostic becomes an LSP one:
   0-based lines, columns in the negotiated position encoding (UTF-16 code units
   unless the client asked for UTF-8/UTF-32), severity, code, codeDescription
@@ -25,6 +28,7 @@ run on one worker thread so the server keeps reading messages meanwhile.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 import traceback
@@ -41,6 +45,7 @@ from .config import Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Diagnostic, Location, Severity
 from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
+from .incremental import Document
 from .source import SourceFile, Span
 
 SOURCE = "shlo-lint"
@@ -48,6 +53,8 @@ FIX_ALL = f"{t.CodeActionKind.SourceFixAll.value}.shlo-lint"
 SHOW_REPORT = "shlo-lint.showReport"
 """Command: write the document's HTML report (swimlane diagrams) and show it."""
 DEFAULT_DEBOUNCE_MS = 150
+SETTLE_DELAY_S = 1.0
+"""Quiet time after a full lint before the server's one collection (settle)."""
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 log = logging.getLogger(__name__)
 
@@ -66,6 +73,8 @@ class Linted:
     diagnostics: list[Diagnostic]
     config_error: str | None = None
     """Why the file's pyproject.toml settings could not be used (defaults were)."""
+    full: bool = False
+    """A full lint (the document's first, or nothing could be reused)."""
 
 
 class ShloLintServer(LanguageServer):
@@ -75,10 +84,15 @@ class ShloLintServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shlo-lint")
         self.pending: dict[str, asyncio.Task] = {}
         self.linted: dict[str, Linted] = {}
+        self.documents: dict[str, Document] = {}
+        """Per open document, what its next re-lint may reuse (used on the worker thread only)."""
         self.reported: set[str] = set()
         """Configuration problems already logged (once each)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop, once the client has initialized (for log_framing)."""
+        self.linting = 0
+        """Lints submitted to the worker and not finished."""
+        self.settle_handle: asyncio.TimerHandle | None = None
 
     # -- the one lint path ---------------------------------------------------------
     async def lint_now(self, uri: str) -> None:
@@ -89,7 +103,13 @@ class ShloLintServer(LanguageServer):
             return
         version, text, path = doc.version, doc.source, doc.path or uri
         try:
-            linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version)
+            document = self.documents.setdefault(uri, Document())
+            self.linting += 1
+            try:
+                linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version,
+                                                                          document)
+            finally:
+                self.linting -= 1
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way (debounced) or the document closed
@@ -98,12 +118,29 @@ class ShloLintServer(LanguageServer):
                 self.reported.add(linted.config_error)
                 self.log(t.MessageType.Warning, f"shlo-lint: {linted.config_error}; using the default settings")
             self.publish(uri, version, [_to_lsp_guarded(d, linted, uri, self.encoding) for d in linted.diagnostics])
+            if linted.full:
+                self.settle_later()
         except Exception as e:  # a bug of ours must not take the editor's linter down, nor go unseen
             self.log(t.MessageType.Error, f"shlo-lint: internal error while linting {uri}:\n{traceback.format_exc()}")
             try:
                 self.publish(uri, version, [_internal_lsp(internal_error(SourceFile(path, ""), e, "linting"))])
             except Exception:  # noqa: BLE001 - the log above is all that is left
                 pass
+
+    def settle_later(self, delay: float = SETTLE_DELAY_S) -> None:
+        """Run `settle` on the worker once no lint is waiting or running for `delay`
+        seconds (it takes 0.1-0.3 s on a 10k-line file: not in front of an edit)."""
+        if self.settle_handle is not None:
+            self.settle_handle.cancel()
+
+        def fire() -> None:
+            self.settle_handle = None
+            if self.linting or self.pending:
+                self.settle_later(delay)
+            else:
+                self.worker.submit(settle)
+
+        self.settle_handle = asyncio.get_running_loop().call_later(delay, fire)
 
     def lint_later(self, uri: str) -> None:
         self.cancel_pending(uri)
@@ -122,6 +159,9 @@ class ShloLintServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.cancel_pending(uri)
         self.linted.pop(uri, None)
+        document = self.documents.pop(uri, None)
+        if document is not None:  # on the worker: a lint of it may be running
+            self.worker.submit(document.close)
         self.publish(uri, None, [])
 
     # -- sending -------------------------------------------------------------------
@@ -159,11 +199,26 @@ def _wanted(doc) -> bool:
     return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
 
 
-def lint(text: str, path: str, version: int | None = None) -> Linted:
-    """Lint the editor's text with the settings of the file's pyproject.toml."""
+def lint(text: str, path: str, version: int | None = None, document: Document | None = None) -> Linted:
+    """Lint the editor's text with the settings of the file's pyproject.toml
+    (incrementally from the document's previous version when one is given)."""
     config, problem = config_for(path)
     source = SourceFile(path, text)
-    return Linted(version, source, lint_source(source, config).diagnostics, problem)
+    result = lint_source(source, config) if document is None else document.lint(source, config)
+    full = document is not None and document.last is not None and document.last.prev is None
+    return Linted(version, source, result.diagnostics, problem, full)
+
+
+def settle() -> None:
+    """After a document's full lint (on the worker, once published): collect, then
+    move every live object to the GC's permanent generation (gc.freeze). The
+    tables a document keeps for its next re-lint are mostly the same objects
+    version after version (checker/incremental.py), so full collections then walk
+    only what changed since: ~5 ms instead of ~90 ms every few edits of a
+    10k-line file. Frozen objects are still freed by reference counting; only a
+    reference cycle frozen and later dropped would stay (none is kept per edit)."""
+    gc.collect()
+    gc.freeze()
 
 
 def config_for(path: str) -> tuple[Config, str | None]:

@@ -36,6 +36,13 @@ class RuleSpec:
     func: Callable | None
     status: str = "stable"
     """stable | preview | deprecated | builtin (raised by the engine itself, never run)."""
+    local: bool = False
+    """True: the rule's findings on an op depend on nothing but that op's own text
+    (its regions included), the grid, the options and the file's alias definitions
+    — not on other ops (operand types looked up at their definitions, symbols,
+    meshes), the module or ctx.cache entries shared with other rules — and its
+    messages name no line numbers. The language server then reuses them for an op
+    an edit did not touch (checker/incremental.py). Default False: always re-run."""
 
     @property
     def doc(self) -> str:
@@ -57,12 +64,15 @@ _loaded = False
 
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
-         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable"):
-    """Register a rule. `on` names the ops it runs on (none: it runs once per module)."""
+         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", local: bool = False):
+    """Register a rule. `on` names the ops it runs on (none: it runs once per module);
+    `local`: see RuleSpec.local (only for per-op rules)."""
     ops = (on,) if isinstance(on, str) else tuple(on)
+    if local and not ops:
+        raise ValueError(f"{code}: a module rule cannot be local")
 
     def deco(func: Callable) -> Callable:
-        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status))
+        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, local))
         return func
 
     return deco

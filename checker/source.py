@@ -77,3 +77,27 @@ class SourceFile:
 
     def snippet(self, span: Span) -> str:
         return self.text[span.start:span.end]
+
+
+def in_line_comment(text: str, pos: int) -> bool:
+    """Is text[pos] inside a `//` comment (one that starts earlier on its line, outside
+    a string)? For the few checks that search the raw text: a comment mentioning a
+    mesh or a symbol must not count as one."""
+    start = text.rfind("\n", 0, pos) + 1
+    if text.find("//", start, pos) < 0:
+        return False
+    quoted = False
+    k = start
+    while k < pos:
+        c = text[k]
+        if quoted:
+            if c == "\\":
+                k += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "/" and text.startswith("//", k):
+            return True
+        k += 1
+    return False

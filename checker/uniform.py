@@ -35,6 +35,7 @@ from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 from .attributes import ArrayAttr, DictAttr, StringAttr
 from .ir import Module, Operation
 from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
+from .source import in_line_comment
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
@@ -198,12 +199,24 @@ def partitioned(module: Module) -> bool:
     cached = getattr(module, "_uniform_partitioned", None)
     if cached is None:
         text = module.source.text
-        cached = "sdy.mesh" in text or "@SPMDFullToShardShape" in text
+        cached = _written(text, "sdy.mesh") or _written(text, "@SPMDFullToShardShape")
         try:
             module._uniform_partitioned = cached  # type: ignore[attr-defined]
         except AttributeError:  # pragma: no cover - slotted module
             pass
     return cached
+
+
+def _written(text: str, needle: str) -> bool:
+    """Whether `needle` occurs in the program text outside `//` comments (a comment
+    that mentions a Shardy mesh does not make the module partitioned: it hid a
+    SHLO504 and a SHLO503)."""
+    at = text.find(needle)
+    while at >= 0:
+        if not in_line_comment(text, at):
+            return True
+        at = text.find(needle, at + 1)
+    return False
 
 
 def _process_device(grid: Grid, size: int) -> np.ndarray | None:

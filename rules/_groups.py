@@ -17,7 +17,7 @@ from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
                                          FLATTENED_IDS, channel_id, flag, strategy)
-from shlo_lint.checker.source import Span
+from shlo_lint.checker.source import Span, in_line_comment
 from shlo_lint.checker.types import ScalarType, TensorType
 
 from ._shapes import attr_where, grid_needed, op_label
@@ -162,13 +162,17 @@ def symbol_defined(ctx: Context, name: str) -> bool:
     memo = ctx.cache.setdefault("collectives.symbols", {})
     if name not in memo:
         found = any(op.symbol_name == name for op in ctx.module.walk())
-        if not found:
+        if not found:  # mentions in comments are no definition (nor reference)
             text = ctx.source.text
-            mentions = len(re.findall(rf"@{re.escape(name)}(?![\w.$-])", text))
-            refs = len(re.findall(rf"\bmesh(?:_name)?\s*=\s*@{re.escape(name)}(?![\w.$-])", text))
+            mentions = _count(rf"@{re.escape(name)}(?![\w.$-])", text)
+            refs = _count(rf"\bmesh(?:_name)?\s*=\s*@{re.escape(name)}(?![\w.$-])", text)
             found = mentions > refs
         memo[name] = found
     return memo[name]
+
+
+def _count(pattern: str, text: str) -> int:
+    return sum(1 for m in re.finditer(pattern, text) if not in_line_comment(text, m.start()))
 
 
 def mesh_axis_sizes(ctx: Context, name: str | None, inline: dict[str, int] | None = None) -> dict[str, int] | None:

@@ -41,7 +41,7 @@ def _describe(groups: list[list[tuple[int, int]]]) -> str:
     return f"{{{shown}}}"
 
 
-@rule("SHLO130", "cross-partition-group-without-channel", on=COLLECTIVE_OPS, spec="process groups")
+@rule("SHLO130", "cross-partition-group-without-channel", on=COLLECTIVE_OPS, spec="process groups", local=True)
 def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective addresses processes across partitions but has no positive channel_id.
 

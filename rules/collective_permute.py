@@ -19,7 +19,7 @@ PERMUTE = "stablehlo.collective_permute"
 PERMUTE_OPS = (PERMUTE, "stablehlo.collective_permute_start")
 
 
-@rule("SHLO121", "collective-permute-pairs-bad-shape", on=PERMUTE_OPS, spec="collective_permute C1")
+@rule("SHLO121", "collective-permute-pairs-bad-shape", on=PERMUTE_OPS, spec="collective_permute C1", local=True)
 def collective_permute_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's `source_target_pairs` is missing or not a [k, 2] si64 constant.
 
@@ -51,7 +51,7 @@ def collective_permute_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[
         yield d
 
 
-@rule("SHLO122", "collective-permute-duplicate-source", on=PERMUTE_OPS, spec="collective_permute C2")
+@rule("SHLO122", "collective-permute-duplicate-source", on=PERMUTE_OPS, spec="collective_permute C2", local=True)
 def collective_permute_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the source of two pairs of one collective_permute.
 
@@ -76,7 +76,7 @@ def collective_permute_duplicate_source(op: Operation, ctx: Context) -> Iterator
     yield from pairs_unique_diags(op, ctx, 0)
 
 
-@rule("SHLO123", "collective-permute-duplicate-target", on=PERMUTE_OPS, spec="collective_permute C3")
+@rule("SHLO123", "collective-permute-duplicate-target", on=PERMUTE_OPS, spec="collective_permute C3", local=True)
 def collective_permute_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the target of two pairs of one collective_permute.
 
@@ -99,7 +99,7 @@ def collective_permute_duplicate_target(op: Operation, ctx: Context) -> Iterator
     yield from pairs_unique_diags(op, ctx, 1)
 
 
-@rule("SHLO124", "collective-permute-id-out-of-range", on=PERMUTE_OPS, spec="collective_permute C4")
+@rule("SHLO124", "collective-permute-id-out-of-range", on=PERMUTE_OPS, spec="collective_permute C4", local=True)
 def collective_permute_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's `source_target_pairs` names a process id outside [0, N).
 
@@ -128,7 +128,7 @@ def collective_permute_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from pairs_range_diags(op, ctx, "collective_permute C4")
 
 
-@rule("SHLO125", "collective-permute-result-type-mismatch", on=PERMUTE, spec="collective_permute C5")
+@rule("SHLO125", "collective-permute-result-type-mismatch", on=PERMUTE, spec="collective_permute C5", local=True)
 def collective_permute_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's result type differs from its operand type.
 

@@ -54,7 +54,7 @@ _INPUT_LABEL = {"all_gather": "all_gather I3", "all_reduce": "all_reduce I2", "r
 
 # =========================================================================== shared
 @rule("SHLO200", "replica-groups-malformed",
-      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE)
+      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE, local=True)
 def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`replica_groups` is not a rank-2 integer constant.
 
@@ -94,7 +94,7 @@ _PER_TENSOR_ONLY = ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLE
     COLLECTIVE_REDUCE + ("stablehlo.collective_permute", "stablehlo.async_start")
 
 
-@rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1")
+@rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1", local=True)
 def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective takes or returns a per-axis quantized tensor.
 

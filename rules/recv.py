@@ -19,7 +19,7 @@ from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags
                         HOST_TO_DEVICE)
 
 
-@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1")
+@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1", local=True)
 def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's `source_target_pairs` is not a [k, 2] si64 constant.
 
@@ -46,7 +46,7 @@ def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_shape_diags(op, ctx)
 
 
-@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2")
+@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2", local=True)
 def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the source of two pairs of one recv.
 
@@ -71,7 +71,7 @@ def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 0)
 
 
-@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3")
+@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3", local=True)
 def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the target of two pairs of one recv.
 
@@ -96,7 +96,7 @@ def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 1)
 
 
-@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4")
+@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4", local=True)
 def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's `source_target_pairs` names a process id outside [0, N).
 
@@ -126,7 +126,7 @@ def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 
-@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5")
+@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5", local=True)
 def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's channel type disagrees with `is_host_transfer`.
 
@@ -167,7 +167,7 @@ def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnost
     yield from channel_type_diag(op, ctx, expected, RECV_READING if host else "")
 
 
-@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics")
+@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics", local=True)
 def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A device-to-device recv has no (or empty) `source_target_pairs`.
 
@@ -192,7 +192,7 @@ def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from missing_pairs_diag(op, ctx)
 
 
-@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics")
+@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics", local=True)
 def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A host-transfer recv carries `source_target_pairs`, which are ignored.
 
@@ -218,7 +218,7 @@ def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnos
     yield from host_pairs_diag(op, ctx)
 
 
-@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results")
+@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results", local=True)
 def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's results are not payload tensors followed by exactly one token (or its operand is not a token).
 

@@ -1,0 +1,332 @@
+"""The language server's re-lint as you type (checker/incremental.py) gives exactly
+what a full lint of the same text gives, after every edit of random edit
+sequences: characters inserted, deleted and replaced anywhere (comments, op
+names, types, attributes, braces that break and later restore the structure),
+suppression comments, ops added and removed, channel and type digits changed,
+and undos back to earlier texts."""
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+
+from shlo_lint.checker import incremental
+from shlo_lint.checker.config import Config
+from shlo_lint.checker.engine import lint_source
+from shlo_lint.checker.incremental import Document, TextEdit
+from shlo_lint.checker.source import SourceFile, Span
+
+from conftest import CORPUS, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import lsp_latency  # noqa: E402 - the bench's generated program, at a small size
+
+PROGRAMS = [
+    "real/sendrecv_pair.buggy_type_mismatch.mlir",
+    "real/cond_axis_index_psum.debug.buggy_deadlock.mlir",
+    "real/async_two_overlapping.mlir",
+    "real/fori_pipeline.generic.mlir",
+    "real/mesh2x4_psum_y_gather_x.mlir",
+    "real/collective_matmul_scan.mlir",
+    "deadlock/collectives_different_order.mlir",
+    "real/async_ppermute.buggy_done_twice.mlir",
+    "real/psum.gspmd.mlir",
+    "real/psum.export.mlir",
+    "deadlock/permute_both_branches.mlir",
+]
+CONFIGS = [Config(), Config(full_parse_limit=0), Config(num_partitions=4)]
+"""The defaults; every header parsed lazily (a file past full_parse_limit: only
+what rules read is parsed, so reuse must not parse more or less); another grid."""
+BENCH = "bench:lsp_latency.program(300)"
+SNIPPETS = [
+    "// a comment\n", "// shlo-lint: ignore[SHLO120]\n", "// shlo-lint: ignore-file[SHLO500]\n",
+    "    %zz = stablehlo.constant dense<1> : tensor<i32>\n", "{", "}", "(", ")", "<", ">", "\"", "//", "\n",
+    " ", "%", "#", "@", "=", ":", ",", "x", "8", "4", "0", "tensor<", "stablehlo.", "^bb1:",
+    "    %s2 = \"stablehlo.send\"(%arg0, %tok) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+    "source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, !stablehlo.token) -> "
+    "!stablehlo.token\n",
+]
+
+
+def text_of(name: str) -> str:
+    if name == BENCH:
+        return lsp_latency.program(300)
+    return (CORPUS / name).read_text(encoding="utf-8")
+
+
+def edit(rng: random.Random, text: str, history: list[str]) -> str:
+    """One random edit of `text`."""
+    kind = rng.randrange(10)
+    n = len(text)
+    at = rng.randrange(n + 1)
+    lines = text.splitlines(keepends=True)
+    if kind == 0:  # insert a snippet anywhere
+        return text[:at] + rng.choice(SNIPPETS) + text[at:]
+    if kind == 1 and n:  # delete a few characters
+        return text[:at] + text[at + rng.randint(1, 12):]
+    if kind == 2 and n:  # replace one character
+        at = min(at, n - 1)
+        return text[:at] + rng.choice("{}()<>[]\"%#@:=, \nx84") + text[at + 1:]
+    if kind == 3 and lines:  # a line-start snippet (comment, suppression, new op)
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i]) + rng.choice(SNIPPETS[:4] + SNIPPETS[-1:]) + "".join(lines[i:])
+    if kind == 4 and len(lines) > 3:  # remove a whole line
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i] + lines[i + 1:])
+    if kind == 5 and lines:  # duplicate a line
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i + 1] + [lines[i]] + lines[i + 1:])
+    if kind == 6:  # change a digit (channel handles, pairs, type dimensions)
+        digits = [i for i, c in enumerate(text) if c.isdigit()]
+        if digits:
+            i = rng.choice(digits)
+            return text[:i] + rng.choice("0123456789") + text[i + 1:]
+    if kind == 7 and history:  # undo back to an earlier text (restores structure)
+        return rng.choice(history[-4:])
+    if kind == 8:  # a change inside a comment, if there is one
+        i = text.find("//", at)
+        if i >= 0:
+            return text[:i + 2] + " edited" + text[i + 2:]
+    return text[:at] + rng.choice("x \n") + text[at:]
+
+
+def same(a, b) -> bool:
+    return (a.diagnostics == b.diagnostics and a.failed == b.failed
+            and [d.fingerprint for d in a.diagnostics] == [d.fingerprint for d in b.diagnostics])
+
+
+def run_sequence(name: str, seed: int, steps: int, config: Config = Config()) -> tuple[int, int, int]:
+    """Lint `steps` random edits incrementally; each must equal a full lint.
+    Returns (header seeds, local results reused, steps)."""
+    rng = random.Random(seed)
+    text = text_of(name)
+    doc = Document()
+    history: list[str] = []
+    seeded = reused = 0
+    for step in range(steps):
+        source = SourceFile("prog.mlir", text)
+        got = doc.lint(source, config)
+        want = lint_source(SourceFile("prog.mlir", text), config)
+        assert same(got, want), (
+            f"{name} seed {seed} step {step}: incremental differs from a full lint\n"
+            f"--- text ---\n{text}\n--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+        memo = doc.last
+        seeded += memo.stats.get("headers handed over", 0)
+        reused += memo.reused
+        history.append(text)
+        text = edit(rng, text, history)
+    return seeded, reused, steps
+
+
+@pytest.mark.parametrize("name", PROGRAMS + [BENCH])
+def test_incremental_equals_full_on_random_edits(name):
+    total_reused = 0
+    for seed, config in enumerate(CONFIGS):
+        _seeded, reused, _ = run_sequence(name, seed, 25, config)
+        total_reused += reused
+    if name == BENCH:
+        assert total_reused > 0, "no local rule result was ever reused: the test would not see a wrong reuse"
+
+
+DIGIT_PROGRAMS = [
+    "deadlock/collectives_different_order.mlir",
+    "deadlock/channel_mismatch.mlir",
+    "deadlock/mismatched_pairs.mlir",
+    "real/sendrecv_pair.buggy_type_mismatch.mlir",
+    "real/cond_axis_index_psum.buggy_deadlock.mlir",
+    "real/async_ppermute.buggy_done_twice.mlir",
+]
+
+
+def flips(text: str, rng: random.Random, limit: int):
+    """Texts that differ from `text` in one digit or one type letter: mostly still
+    valid programs, so the previous version's analyses are candidates for reuse."""
+    places = [i for i, c in enumerate(text) if c.isdigit() or text.startswith(("f32", "i32", "i64"), i)]
+    for i in sorted(rng.sample(places, min(limit, len(places)))):
+        c = text[i]
+        if c.isdigit():
+            yield text[:i] + str((int(c) + rng.randint(1, 9)) % 10) + text[i + 1:]
+        else:
+            yield text[:i] + ("i" if c == "f" else "f") + text[i + 1:]
+
+
+@pytest.mark.parametrize("name", DIGIT_PROGRAMS)
+def test_one_character_changes_of_valid_programs(name):
+    """Channel handles, pairs, groups, grid sizes, dimensions, element types: each
+    changed alone, linted right after the original (whose findings are then
+    candidates for reuse), equals a full lint."""
+    text = text_of(name)
+    doc = Document()
+    config = Config()
+    rng = random.Random(7)
+    reused = 0
+    for new in flips(text, rng, 60):
+        for version in (text, new):
+            got = doc.lint(SourceFile("prog.mlir", version), config)
+            want = lint_source(SourceFile("prog.mlir", version), config)
+            assert same(got, want), (
+                f"{name}: incremental differs from a full lint\n--- text ---\n{version}\n"
+                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            reused += doc.last.root == "reused"
+    assert reused > 0, "the module op's findings were never reused: the test would not see a wrong reuse"
+
+
+def test_incremental_reuses_on_the_bench_edit():
+    """The bench's edit (a recv's result type) re-parses a handful of headers and
+    re-runs local rules only on the edited op."""
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    first = doc.last
+    assert first.reused == 0 and first.ran > 0
+    i = text.index("(tensor<8xf32>") + len("(tensor<")
+    new = text[:i] + "4" + text[i + 1:]
+    got = doc.lint(SourceFile("p.mlir", new), Config())
+    assert [d.code for d in got.diagnostics] == []
+    memo = doc.last
+    assert memo.stats["headers parsed"] <= 3, memo.stats  # the recv, its func, the module (and nothing else)
+    assert memo.stats["headers parsed outside the edit"] == 0, memo.stats
+    assert memo.reused > 0 and memo.ran < first.ran / 10
+    assert first.root == "ran" and memo.root == "reused"  # the deadlock analysis does not read the recv's type
+    # A channel change of the recv is read by the analysis: it runs again.
+    j = new.index("handle = 1", new.index('"stablehlo.recv"'))
+    doc.lint(SourceFile("p.mlir", new[:j] + "handle = 7" + new[j + len("handle = 1"):]), Config())
+    assert doc.last.root == "ran"
+
+
+def test_a_broken_reuse_is_caught(monkeypatch):
+    """The check can fail: moving reused spans wrongly (or not at all) is seen."""
+    monkeypatch.setattr(incremental, "shift_header", lambda h, delta: h)
+    monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(5):
+            run_sequence(BENCH, seed, 25)
+
+
+def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
+    """...and so is reusing the deadlock analysis when an attribute it read changed."""
+    monkeypatch.setattr(incremental, "same_field", lambda *a: True)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for name in DIGIT_PROGRAMS:
+            test_one_character_changes_of_valid_programs(name)
+
+
+def test_text_edit():
+    e = TextEdit("abcdef", "abXYdef")
+    assert (e.start, e.old_end, e.new_end, e.delta) == (2, 3, 4, 1)
+    assert e.move(Span(0, 1)) == Span(0, 1) and e.move(Span(4, 6)) == Span(5, 7)
+    for touching in (Span(1, 4), Span(0, 2), Span(3, 6)):  # across, ending at, starting at the edit
+        with pytest.raises(incremental.Unmovable):
+            e.move(touching)
+    assert e.old_range(0, 2) == (0, 2) and e.old_range(4, 7) == (3, 6) and e.old_range(3, 5) is None
+    big = "x" * 10000 + "a" + "y" * 9000
+    e = TextEdit(big, big.replace("a", "bb"))
+    assert (e.start, e.old_end, e.new_end) == (10000, 10001, 10002)
+    e = TextEdit("aaaa", "aaaaaa")  # repeated text: any consistent split
+    assert e.old_end - e.start == 0 and e.new_end - e.start == 2
+
+
+def test_a_comment_mentioning_a_mesh_changes_no_finding():
+    """checker/uniform.partitioned read `sdy.mesh` anywhere in the text: a comment
+    saying it made a module "partitioned" and hid its SHLO503/SHLO504 (and a re-lint
+    could not reuse across comment edits)."""
+    from shlo_lint import lint_text
+    from shlo_lint.checker.uniform import _written
+
+    text = (CORPUS / "deadlock" / "data_dependent_branch.mlir").read_text(encoding="utf-8")
+    codes = [d.code for d in lint_text(text)]
+    assert "SHLO504" in codes
+    for comment in ("// sdy.mesh\n", "// uses @SPMDFullToShardShape\n"):
+        assert [d.code for d in lint_text(comment + text)] == codes
+    assert _written('%0 = "sdy.mesh"() : () -> ()', "sdy.mesh")
+    assert _written('x loc("http://a") sdy.mesh @m = <["x"=2]>', "sdy.mesh")  # `//` in a string
+    assert not _written('x = 1 // "sdy.mesh"', "sdy.mesh")
+    assert not _written("// sdy.mesh\n// sdy.mesh", "sdy.mesh")
+
+
+def test_a_comment_defines_no_mesh():
+    """rules/_groups.symbol_defined counted `@name` mentions anywhere: a comment
+    naming the missing mesh silenced SHLO200."""
+    from shlo_lint import lint_text
+
+    text = (CORPUS / "invalid" / "all_gather_i3_mesh_symbol_missing.mlir").read_text(encoding="utf-8")
+    assert [d.code for d in lint_text(text)] == ["SHLO200"]
+    assert [d.code for d in lint_text('// sdy.mesh @grid = <["x"=4]>\n' + text)] == ["SHLO200"]
+    defined = text.replace("module @m attributes", 'module @m attributes').replace(
+        "  func.func", '  sdy.mesh @grid = <["x"=4]>\n  func.func', 1)
+    assert "SHLO200" not in [d.code for d in lint_text(defined)]
+
+
+def test_typing_a_new_op_reuses_the_rest_of_the_file():
+    """A new op typed one character at a time (every state but the last a syntax
+    error in that line): each result equals a full lint, and the rest of the
+    file's local findings are carried over all along."""
+    text = lsp_latency.program(200)
+    at = text.index("    %a2 = ")
+    typed = '    %q = "stablehlo.all_reduce"(%v1) <{replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({\n' \
+            "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n      %s = stablehlo.add %x, %y : tensor<f32>\n" \
+            "      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+    doc = Document()
+    states = reused = 0
+    for n in range(0, len(typed) + 1, 3):
+        version = text[:at] + typed[:n] + text[at:]
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        want = lint_source(SourceFile("p.mlir", version), Config())
+        assert same(got, want), version[at - 200:at + n + 200]
+        if n and doc.last.ran + doc.last.reused:  # rules ran (brackets open across lines: only the scan's error)
+            states += 1
+            reused += doc.last.reused > doc.last.ran
+    assert states > 20 and reused == states, (states, reused)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_typing_a_line_with_backspaces(seed):
+    """A line of the program typed again somewhere, one character at a time with
+    the odd backspace (each state linted right after the one before, as an editor
+    does): each result equals a full lint. (Found: an op typed at its end, a block
+    label undone by a character typed before it on its line.)"""
+    rng = random.Random(seed)
+    name = rng.choice(PROGRAMS + ["real/gpipe_at_set.debug.mlir"])
+    config = CONFIGS[seed % 2]
+    text = text_of(name)
+    lines = text.splitlines(keepends=True)
+    typed = rng.choice(lines)
+    at = sum(len(ln) for ln in lines[:rng.randrange(len(lines))])
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), config)
+    pos = at
+    for c in typed:
+        if rng.random() < 0.1 and pos > at:
+            text, pos = text[:pos - 1] + text[pos:], pos - 1
+        text, pos = text[:pos] + c + text[pos:], pos + 1
+        got = doc.lint(SourceFile("p.mlir", text), config)
+        want = lint_source(SourceFile("p.mlir", text), config)
+        assert same(got, want), f"{name}: typed {text[at:pos]!r}"
+
+
+def _typed_states(text: str, at: int, states: list[str], config: Config) -> None:
+    doc = Document()
+    for typed in [""] + states:
+        version = text[:at] + typed + text[at:]
+        got = doc.lint(SourceFile("p.mlir", version), config)
+        want = lint_source(SourceFile("p.mlir", version), config)
+        assert same(got, want), f"typed {typed!r}: {got.diagnostics} != {want.diagnostics}"
+
+
+def test_a_block_label_undone_by_a_character_before_it():
+    """`%` typed before `^bb0(...)` on its line: the label is gone (the while body's
+    arguments with it), though the edit does not touch the label's text."""
+    text = text_of("real/fori_pipeline.generic.mlir")
+    at = text.index("      ^bb0(%arg26")
+    _typed_states(text, at, ["    ", "   %"], CONFIGS[1])
+
+
+def test_an_op_typed_at_its_end():
+    """Text typed on the line after an op continues it (the op grows where the edit
+    starts): the deadlock analysis read that op, so its verdict is not carried over
+    once the op stops parsing."""
+    text = text_of("real/gpipe_at_set.debug.mlir")
+    at = text.index("    %c_10 = stablehlo.constant dense<4>")
+    typed = "oc137 = loc"
+    _typed_states(text, at, [typed[:n] for n in range(1, len(typed) + 1)] + [typed + "(", typed + '"'], CONFIGS[1])
