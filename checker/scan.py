@@ -111,18 +111,22 @@ def scan(source: SourceFile, parser) -> Module:
 
 # MLIR's lexer takes non-ASCII characters only inside string literals and `//`
 # comments; anywhere else (a no-break space pasted from a document, a Unicode
-# minus) it stops with "unexpected character". Python's `\s` and our regexes
-# would read such a space as whitespace and the file would pass here and fail
-# in the compiler. String literals end at the line's end (MLIR's lexer rejects
+# minus, a control character such as a vertical tab) it stops with "unexpected
+# character": its whitespace is space, tab, newline and carriage return.
+# Python's `\s` and our regexes would read such a space as whitespace and the
+# file would pass here and fail in the compiler. String literals end at the line's end (MLIR's lexer rejects
 # a newline inside one), so each line is checked on its own.
 _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*')
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# (NUL is whitespace to MLIR's lexer; jaxlib parses `%a,\x00%a`.)
+_NON_ASCII = re.compile(r"[^\x00\t\n\r\x20-\x7e]")  # also control characters: `\s` takes \v \f \x1c-\x1f
+_CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_NAMES = {0x0B: "vertical tab", 0x0C: "form feed", 0x7F: "delete"}
 _MAX_CHARACTER_ERRORS = 20
 
 
 def stray_characters(text: str) -> list[tuple[str, Span]]:
-    """One syntax error per line for the first non-ASCII character outside
-    string literals and comments (at most _MAX_CHARACTER_ERRORS)."""
+    """One syntax error per line for the first non-ASCII or control character
+    outside string literals and comments (at most _MAX_CHARACTER_ERRORS)."""
     import unicodedata
 
     out: list[tuple[str, Span]] = []
@@ -141,12 +145,16 @@ def stray_characters(text: str) -> list[tuple[str, Span]]:
             if any(a <= i < b for a, b in covered):
                 continue
             ch = text[i]
-            name = unicodedata.name(ch, "")
-            what = f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
-            hint = (": it looks like a space but is not one" if unicodedata.category(ch) == "Zs"
-                    else "")
-            out.append((f"unexpected character {what}{hint}; MLIR reads only ASCII outside string "
-                        "literals and comments", Span(i, i + 1)))
+            if ch.isascii():
+                name = _CONTROL_NAMES.get(ord(ch), "a control character")
+                message = (f"unexpected character U+{ord(ch):04X} ({name}); MLIR's whitespace is space, "
+                           "tab, newline and carriage return")
+            else:
+                name = unicodedata.name(ch, "")
+                hint = ": it looks like a space but is not one" if unicodedata.category(ch) == "Zs" else ""
+                message = (f"unexpected character U+{ord(ch):04X}" + (f" ({name})" if name else "") + hint
+                           + "; MLIR reads only ASCII outside string literals and comments")
+            out.append((message, Span(i, i + 1)))
             break
         if len(out) >= _MAX_CHARACTER_ERRORS:
             break
@@ -180,7 +188,7 @@ class _Scanner:
     # ------------------------------------------------------------------ main loop
     def run(self) -> Module:
         text = self.text
-        if not text.isascii():  # (a C-speed test: almost every file is ASCII)
+        if not text.isascii() or _CONTROL.search(text):  # (C-speed tests: almost every file is plain)
             self.module.syntax_errors.extend(stray_characters(text))
         skip_to = -1
         ops_fast = _OPEN_ENDS

@@ -166,3 +166,15 @@ def test_non_ascii_outside_strings_and_comments_is_a_syntax_error():
         ("unexpected character U+2212 (MINUS SIGN)", "\u2212")]
     assert found[0][1].start == text.index("\u00a0")
     assert stray_characters("// \u00e9\n%0 = \"a.b\"() {x = \"\u00e9\"} : () -> ()\n") == []
+
+
+def test_control_characters_between_tokens_are_syntax_errors():
+    """jaxlib: `%a,\\v%a`, form feed, \\x1d and DEL are "unexpected character";
+    NUL is whitespace to MLIR's lexer, so it is not reported here."""
+    from shlo_lint.checker.scan import stray_characters
+
+    for ch in "\x0b\x0c\x1d\x7f":
+        [(message, span)] = stray_characters(f"%0 = stablehlo.add %a,{ch}%a : tensor<i32>\n")
+        assert message.startswith(f"unexpected character U+{ord(ch):04X} (") and span.start == 22
+    assert stray_characters("%0 = stablehlo.add %a,\x00%a : tensor<i32>\n") == []
+    assert stray_characters('%0 = "a.b"() : () -> ()  // \x0b in a comment\n') == []
