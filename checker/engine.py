@@ -114,14 +114,24 @@ def check_selectors(config: Config) -> None:
     """ConfigError for a select/ignore/per-file-ignores entry that matches no rule:
     a misspelt code would silently select (or ignore) nothing."""
     registry.load()
+    per_file = [s for _, sels in config.per_file_ignores for s in sels]
+    selectors = (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file)
+    if all(sel in _VALID_SELECTORS for sel in selectors):
+        return  # lint_text checks on every call: ~30 us a file, most of a small file's setup
     rules = registry.all_rules()
     cats = {r.category for r in rules}
-    per_file = [s for _, sels in config.per_file_ignores for s in sels]
-    for sel in (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file):
+    for sel in selectors:
+        if sel in _VALID_SELECTORS:
+            continue
         s = sel.strip()
         if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
+            if len(_VALID_SELECTORS) < 10_000:
+                _VALID_SELECTORS.add(sel)  # rules are only ever added: a valid selector stays valid
             continue
         raise ConfigError(f"`{sel}` matches no rule code, prefix, category or name")
+
+
+_VALID_SELECTORS: set[str] = set()
 
 
 # ----------------------------------------------------------------------------- linting
