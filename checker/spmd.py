@@ -310,8 +310,9 @@ class Tracer(TracerValues):
             self.block = saved_block
 
     def _exec_block(self, block: Block, frame: _Frame, mask: np.ndarray, relevant: set[int]) -> None:
+        facts = self._op_facts
         for op in block.operations:
-            role = comm_role(op)
+            role = facts(op)[2]  # comm_role(op), read once per trace
             if role is not None:
                 self._comm(op, role, frame, mask)
             elif id(op) in relevant:
