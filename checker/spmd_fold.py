@@ -131,10 +131,16 @@ class TracerValues(ValueFolding):
         if name in _PER_PROCESS:
             return [U.per_process(self.n, f"the {_short(name)} at line {_line(op)}", op)] * max(n, 1)
         args = []
+        all_int = True  # every argument a Python int (the memo below)
+        shared = False  # some argument a Uni or a Table (only uniformity is folded)
         for v in self._operands(op):
             a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
-            if isinstance(a, (Unknown, FutureVal)):
-                return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+            if type(a) is not int:
+                if isinstance(a, (Unknown, FutureVal)):
+                    return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+                all_int = False
+                if isinstance(a, (Uni, Table)):
+                    shared = True
             args.append(a)
         if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
                 and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
@@ -146,12 +152,12 @@ class TracerValues(ValueFolding):
             got = self._table_gather(op, args[0].array, args[1])
             if got is not None:
                 return [_norm(wrap(got, elem))]
-        if elem is None or any(isinstance(a, (Uni, Table)) for a in args):
+        if elem is None or shared:
             # Not an integer scalar the tracer computes: only whether it is the same
             # on every process (a constant table counts as the same everywhere).
             return [U.combine([a for a in args if not isinstance(a, Table)])] * max(n, 1)
         key = None
-        if all(type(a) is int for a in args):
+        if all_int:
             # The same integer scalars in, the same integer out: a loop body's
             # index arithmetic repeats on every trip and every call of a helper.
             key = (id(op), *args)
