@@ -193,11 +193,13 @@ class _Scanner:
         skip_to = -1
         ops_fast = _OPEN_ENDS
         bare = _BARE_OPS
+        module = self.module
+        new_span = tuple.__new__  # Span(a, b) without the namedtuple's Python-level __new__
+        block = None  # the innermost open block: changes only in walk()
         for m in _LINE.finditer(text):
-            pos = m.start()
+            pos, end = m.span()
             if pos < skip_to:
                 continue
-            end = m.end()
             if end > pos and text[end - 1] == "\n":
                 end -= 1
             if end > pos and text[end - 1] in " \t\r":
@@ -205,24 +207,27 @@ class _Scanner:
                     end -= 1
             if end <= pos:
                 continue
+            indent, results, qname, bname, brace = m.groups()
             if self.stmt is None:
-                results, qname, bname = m.group(2, 3, 4)
                 name = qname or bname
                 if name is not None and (qname is not None or "." in name or name in bare) \
                         and text[end - 1] not in ops_fast and (
-                            not m.group(5) or _no_region_brace(text, pos, end)):
+                            not brace or _no_region_brace(text, pos, end)):
                     # Fast path: a whole op on one line (no region brace, no second op).
                     if bname is not None and "." not in name:
                         name = _BARE_NAMES.get(name, name)
-                    block = self.frames[-1][0].blocks[-1]
-                    op = Operation(name, Span(m.end(1), end),
+                    if block is None:
+                        block = self.frames[-1][0].blocks[-1]
+                    start = pos + len(indent)
+                    op = Operation(name, new_span(Span, (start, end)),
                                    ((results, 1),) if results is not None and "," not in results and ":" not in results
-                                   else (self.result_names(results, m.end(1)) if results else ()), self.module, block)
+                                   else (self.result_names(results, start) if results else ()), module, block)
                     block.operations.append(op)
                     self.last_op = op
                     self.last_generic = qname is not None
                     continue
-            resume = self.walk(m.end(1), end)
+            block = None
+            resume = self.walk(pos + len(indent), end)
             if resume is not None:
                 skip_to = resume
         self.finish()

@@ -183,6 +183,11 @@ class Tracer(TracerValues):
         self.block = -1
         self.uniform: list[UniformDecision] = []
         self._received_cache: dict[tuple[int, str], object] = {}
+        self._facts: dict[int, tuple] = {}      # id(op) -> (name, results, role): spmd_fold._op_facts
+        self._resolved: dict[int, list] = {}    # id(op) -> op.operands: spmd_fold._operands
+        self._elems: dict[int, object] = {}     # id(op) -> scalar element or None: spmd_fold._elem
+        self._constants: dict[int, object] = {}  # id(op) -> a constant's int (or UNIFORM): spmd_fold._fold
+        self._int_folds: dict[tuple, int] = {}   # (id(op), *int args) -> int result: spmd_fold._fold
         self.divergent: list[Divergence] = []
         self._guarded: dict[int, list] = {}
         self._recorded: set = set()
@@ -305,8 +310,9 @@ class Tracer(TracerValues):
             self.block = saved_block
 
     def _exec_block(self, block: Block, frame: _Frame, mask: np.ndarray, relevant: set[int]) -> None:
+        facts = self._op_facts
         for op in block.operations:
-            role = comm_role(op)
+            role = facts(op)[2]  # comm_role(op), read once per trace
             if role is not None:
                 self._comm(op, role, frame, mask)
             elif id(op) in relevant:

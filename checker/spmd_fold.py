@@ -74,12 +74,33 @@ class TracerValues(ValueFolding):
             f.values[r] = val
         return f.values.get(v, Unknown(f"{owner.name} result"))
 
+    def _op_facts(self, op: Operation) -> tuple:
+        """(name, number of results, communication role) of an op: read once per
+        trace (a loop folds the same ops once per trip, and a call's body once per
+        call; these were most of a pipelined program's folding time)."""
+        facts = self._facts.get(id(op))
+        if facts is None:
+            facts = self._facts[id(op)] = (op.name, op.num_results, comm_role(op))
+        return facts
+
+    def _operands(self, op: Operation) -> list:
+        """op.operands, resolved once per trace (the module does not change under it)."""
+        got = self._resolved.get(id(op))
+        if got is None:
+            got = self._resolved[id(op)] = op.operands
+        return got
+
+    def _elem(self, op: Operation, n: int):
+        """The integer scalar element type of the op's one result (else None), once per trace."""
+        got = self._elems.get(id(op), _MISSING)
+        if got is _MISSING:
+            got = self._elems[id(op)] = scalar_element(op.result_types[0]) if n == 1 and op.result_types else None
+        return got
+
     def _fold(self, op: Operation, frame: _Frame, depth: int) -> list:
-        name = op.name
-        n = op.num_results
-        if name == "stablehlo.async_start" or comm_role(op) == "start":
-            return [NONCOMM_FUTURE] * n if comm_role(op) is None else [Unknown("a future not started here")] * n
-        role = comm_role(op)
+        name, n, role = self._op_facts(op)
+        if name == "stablehlo.async_start" or role == "start":
+            return [NONCOMM_FUTURE] * n if role is None else [Unknown("a future not started here")] * n
         if role is not None:
             return [self._received(op, role)] * max(n, 1)
         if name in CASE_OPS:
@@ -88,13 +109,21 @@ class TracerValues(ValueFolding):
             return self._fold_while(op, frame, depth)
         if name in CALL_OPS:
             return self._fold_call(op, frame, depth)
-        elem = scalar_element(op.result_types[0]) if n == 1 and op.result_types else None
+        elem = self._elem(op, n)
         if name == "stablehlo.partition_id":
             return [self.partition.copy()]
         if name == "stablehlo.replica_id":
             return [self.replica.copy()]
         if name == "stablehlo.constant":
-            return [self._constant(op, elem)]
+            got = self._constants.get(id(op))
+            if got is None:
+                got = self._constant(op, elem)
+                if type(got) is int or got is U.UNIFORM:
+                    # Immutable and compared by value (a Table is not kept: _same
+                    # tells two Tables apart by identity, so reusing one could
+                    # settle a widened loop sooner than before).
+                    self._constants[id(op)] = got
+            return [got]
         if name == "stablehlo.optimization_barrier":
             return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
         if name == "stablehlo.custom_call":
@@ -102,10 +131,16 @@ class TracerValues(ValueFolding):
         if name in _PER_PROCESS:
             return [U.per_process(self.n, f"the {_short(name)} at line {_line(op)}", op)] * max(n, 1)
         args = []
-        for v in op.operands:
+        all_int = True  # every argument a Python int (the memo below)
+        shared = False  # some argument a Uni or a Table (only uniformity is folded)
+        for v in self._operands(op):
             a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
-            if isinstance(a, (Unknown, FutureVal)):
-                return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+            if type(a) is not int:
+                if isinstance(a, (Unknown, FutureVal)):
+                    return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+                all_int = False
+                if isinstance(a, (Uni, Table)):
+                    shared = True
             args.append(a)
         if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
                 and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
@@ -117,10 +152,18 @@ class TracerValues(ValueFolding):
             got = self._table_gather(op, args[0].array, args[1])
             if got is not None:
                 return [_norm(wrap(got, elem))]
-        if elem is None or any(isinstance(a, (Uni, Table)) for a in args):
+        if elem is None or shared:
             # Not an integer scalar the tracer computes: only whether it is the same
             # on every process (a constant table counts as the same everywhere).
             return [U.combine([a for a in args if not isinstance(a, Table)])] * max(n, 1)
+        key = None
+        if all_int:
+            # The same integer scalars in, the same integer out: a loop body's
+            # index arithmetic repeats on every trip and every call of a helper.
+            key = (id(op), *args)
+            got = self._int_folds.get(key)
+            if got is not None:
+                return [got]
         try:
             with np.errstate(all="ignore"):
                 out = self._apply(op, name, args, elem)
@@ -128,7 +171,10 @@ class TracerValues(ValueFolding):
             return [Unknown(f"{_short(name)} at line {_line(op)} ({e})")]
         if isinstance(out, Unknown):
             return [U.combine(args)]
-        return [_norm(wrap(out, elem))]
+        got = _norm(wrap(out, elem))
+        if key is not None and type(got) is int:
+            self._int_folds[key] = got
+        return [got]
 
     def _fold_case(self, op: Operation, frame: _Frame, depth: int) -> list:
         idx = self._branch_index(op, frame)

@@ -109,6 +109,9 @@ def test_bad_settings_are_refused_not_ignored(mesh):
         shlo_lint.check_lowered(text, options={"deadlock-matchng": "spec"})
     with pytest.raises(ValueError, match="`SHLO12O` matches no rule"):
         shlo_lint.check_lowered(text, ignore=("SHLO12O",))
+    shlo_lint.lint_text(text, config=shlo_lint.Config(ignore=("SHLO120",)))  # a valid selector is remembered...
+    with pytest.raises(ValueError, match="`SHLO12O` matches no rule"):  # ...a misspelt one beside it still is not
+        shlo_lint.lint_text(text, config=shlo_lint.Config(ignore=("SHLO120", "SHLO12O")))
     with pytest.raises(ValueError, match="unknown setting num_partition"):
         shlo_lint.check_lowered(text, num_partition=8)
     with pytest.raises(ValueError, match="fail_on"):

@@ -420,3 +420,33 @@ def test_hlo_sharding_classes():
     assert hlo_sharding_classes("{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", grid).tolist() == \
         [0, 1, 2, 3] * 2
     assert hlo_sharding_classes("{manual}", grid) == "manual"
+
+
+def _labels_reference(values: np.ndarray):
+    """labels() as np.unique computes it (the path for more than 64 processes)."""
+    _u, first, inv = np.unique(values, return_index=True, return_inverse=True)
+    inv = np.asarray(inv, dtype=np.int64).reshape(-1)
+    if inv.size == 0 or inv.max() == 0:
+        return None
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size, dtype=np.int64)
+    return rank[inv]
+
+
+@pytest.mark.parametrize("values", [
+    [], [5], [3, 3, 3], [2, 0, 2, 1], [-1, 7, -1, 7, 0], [[4, 4], [1, 4]], [True, False, True],
+    list(range(64)), [i % 3 for i in range(65)], [(i * 7) % 5 for i in range(200)],
+])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, bool])
+def test_labels_numbers_classes_by_first_occurrence(values, dtype):
+    """The dict path (up to 64 processes) and np.unique's give the same partition
+    arrays: classes numbered by first occurrence, None when all are equal."""
+    from shlo_lint.checker.uniform import labels
+
+    a = np.array(values).astype(dtype) if values else np.zeros(0, dtype=dtype)
+    got, want = labels(a), _labels_reference(a)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None and got.dtype == np.int64 and got.shape == want.shape
+        assert got.tolist() == want.tolist()
