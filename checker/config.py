@@ -69,10 +69,11 @@ class Config:
             value = getattr(self, key.replace("-", "_"))
             if value not in allowed:
                 raise ConfigError(f"Config({key.replace('-', '_')}={value!r}): must be one of {', '.join(allowed)}")
-        for name in ("num_partitions", "num_replicas", "full_parse_limit"):
+        for name, least in (("num_partitions", 1), ("num_replicas", 1), ("full_parse_limit", 0)):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise ConfigError(f"Config({name}={value!r}): must be a positive integer")
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
+                what = "a positive integer" if least else "an integer >= 0 (0: parse only the ops rules read)"
+                raise ConfigError(f"Config({name}={value!r}): must be {what}")
 
     def merged(self, **overrides: Any) -> "Config":
         unknown = sorted(set(overrides) - {f.name for f in fields(Config)})

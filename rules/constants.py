@@ -12,7 +12,7 @@ from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
 
 
-@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"))
+@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), local=True)
 def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A constant's `dense<...>` literal does not fit its tensor type.
 
