@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from shlo_lint.checker.config import Config
+from shlo_lint.checker.config import Config, ConfigError
 from shlo_lint.checker.diagnostics import Diagnostic, Fix, Note, Severity
 from shlo_lint.checker.engine import FileResult, lint_paths, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
@@ -21,5 +21,5 @@ def parse(text: str, path: str = "<string>"):
     return scan(SourceFile(path, text), parser())
 
 
-__all__ = ["Config", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean", "check_lowered",
+__all__ = ["Config", "ConfigError", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean", "check_lowered",
            "lint_paths", "lint_text", "parse"]

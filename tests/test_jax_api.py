@@ -114,7 +114,7 @@ def test_bad_settings_are_refused_not_ignored(mesh):
         shlo_lint.lint_text(text, config=shlo_lint.Config(ignore=("SHLO120", "SHLO12O")))
     with pytest.raises(ValueError, match="unknown setting num_partition"):
         shlo_lint.check_lowered(text, num_partition=8)
-    with pytest.raises(ValueError, match="fail_on"):
+    with pytest.raises(shlo_lint.ConfigError, match="fail_on"):
         shlo_lint.lint_text(text, "t.mlir", shlo_lint.Config(fail_on="errors"))
 
 
