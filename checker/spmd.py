@@ -38,7 +38,6 @@ checker can replay `Trace.steps_of(process)`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
@@ -46,6 +45,7 @@ from . import uniform as U
 from .ir import Block, Module, Operation, Region
 from .semantics import Grid
 from .spmd_fold import TracerValues
+from .spmd_trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)
 # The op-name facts and structure() live in spmd_structure.py; used here, or re-exported.
 from .spmd_structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN_OPS,  # noqa: F401
                              TESSERA_STARTS, WHILE_OPS, Structure, collective_kind, collective_op, comm_role,
@@ -53,91 +53,6 @@ from .spmd_structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN
 from .spmd_values import (NONCOMM_FUTURE, UNIFORM_WIDEN, FutureVal, Table, Unknown, _as_np, _Frame, _join, _line,
                           _merge, _same, uniform_value)
 from .uniform import Divergence, Uni, UniformDecision
-
-# --------------------------------------------------------------------------- steps
-@dataclass(slots=True, eq=False)
-class Step:
-    """One communication event, executed by the processes of `mask`."""
-
-    index: int
-    """Position in Trace.steps."""
-    op: Operation
-    role: str
-    """One of ROLES, or "unresolved" (the processes stop being followed here)."""
-    mask: np.ndarray
-    """bool[N]: which processes (by flattened id) execute it."""
-    context: tuple[tuple[Operation, str], ...] = ()
-    """Enclosing control flow, outermost first: (while op, "iteration 3"), (case op, "branch 1")."""
-    future: object = None
-    """For a done: the index of the start Step per process (int, or int[N]); -1 for none."""
-    reason: str | None = None
-    """For an unresolved step: why."""
-    block: int = -1
-    """Which execution of a block the op ran in directly (one id per region run:
-    a branch taken, a loop iteration, a call): steps with the same block share one
-    XLA schedule, steps in different ones are ordered by different schedules."""
-
-    def where(self) -> str:
-        """"iteration 3 of the while at line 12, branch 1 of the case at line 20"."""
-        parts = []
-        src = self.op.module.source
-        for op, label in reversed(self.context):
-            line = src.line_col(op.span.start)[0]
-            parts.append(f"{label} of the {op.name.rsplit('.', 1)[-1]} at line {line}")
-        return ", ".join(parts)
-
-
-@dataclass
-class ProcessClass:
-    """Processes that execute exactly the same steps."""
-
-    processes: np.ndarray
-    """Flattened ids, ascending."""
-    steps: list[int]
-    """Indices into Trace.steps, in program order."""
-
-
-@dataclass
-class Trace:
-    """Every process's communication, for one entry function."""
-
-    grid: Grid
-    entry: str
-    steps: list[Step]
-    class_of: np.ndarray
-    """int[N]: the class of each flattened process id."""
-    classes: list[ProcessClass]
-    unresolved: list[Step] = field(default_factory=list)
-    branches: dict[int, tuple[Operation, object, np.ndarray]] = field(default_factory=dict)
-    """id(case/if op) → (op, branch index per process (int or int[N]), mask of the
-    processes that ran it), from the first time it ran."""
-
-    loops: dict[int, tuple[Operation, np.ndarray]] = field(default_factory=dict)
-    """id(while op) → (op, iterations per process), summed over its executions."""
-    uniform: list[UniformDecision] = field(default_factory=list)
-    """Branches and loops decided by a value uniform over every communicator they
-    guard: each branch (a representative trip count) was followed for all."""
-    divergent: list[Divergence] = field(default_factory=list)
-    """Branches and loops whose index / predicate is per-device data that can split
-    a communicator they guard (SHLO504)."""
-
-    def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
-        """Branch → the flattened ids that took it (first execution of `op`)."""
-        got = self.branches.get(id(op))
-        if got is None:
-            return None
-        _op, idx, mask = got
-        out: dict[int, list[int]] = {}
-        for p in np.flatnonzero(mask).tolist():
-            b = int(idx[p]) if isinstance(idx, np.ndarray) else int(idx)
-            out.setdefault(b, []).append(p)
-        return out
-
-    def steps_of(self, process: int | tuple[int, int]) -> list[Step]:
-        """The steps one process executes, in order (flattened id or (replica, partition))."""
-        flat = self.grid.flat(*process) if isinstance(process, tuple) else process
-        return [self.steps[i] for i in self.classes[int(self.class_of[flat])].steps]
-
 
 # Memory the tracer may spend on process masks (one bool per process per distinct
 # set of processes that reaches a step) before it gives up with a TraceLimit.
