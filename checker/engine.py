@@ -497,7 +497,21 @@ def lint_text(text: str, path: str = "<string>", config: Config | None = None) -
     that matches no rule (options and enums are checked when the Config is made)."""
     config = config or Config()
     check_selectors(config)
-    return lint_source(SourceFile(path, text), config).diagnostics
+    result = lint_source(SourceFile(path, text), config)
+    release_ir(result)
+    return result.diagnostics
+
+
+def release_ir(result: FileResult) -> None:
+    """Drop a linted file's IR (`result.module = None`) once nothing will read it, taken
+    apart so that reference counting frees it now: its ops, regions, blocks and values
+    point at each other, so left alone only a cyclic collection (walking every live
+    object) frees it, 3-5% of linting a sample of small files. Diagnostics hold no IR."""
+    if result.module is not None:
+        from .incremental_edit import release
+
+        release(result.module)
+        result.module = None
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | str | None = 1) -> list[FileResult]:
