@@ -15,7 +15,7 @@ from . import options as _options
 from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
-from .engine import FileResult, check_selectors, internal_error, iter_files, lint_source, read_path
+from .engine import FileResult, check_selectors, internal_error, iter_files, lint_source, read_path, release_ir
 from .parallel import lint_files, resolve_jobs
 from .progress import Progress
 from .source import Span
@@ -53,12 +53,24 @@ class _DefaultToCheck(click.Group):
     def invoke(self, ctx):
         """Last resort: an error no per-file guard caught is one line and exit 2, not a traceback."""
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                # What is still buffered is written here, where a closed pipe is caught
+                # below, not at interpreter exit ("Exception ignored ... BrokenPipeError").
+                sys.stdout.flush()
+        except BrokenPipeError as e:
+            if not _reader_gone():
+                raise _NotStdout(e) from e  # another pipe (a worker's): ours, reported below
+            _stdout_closed()
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit,
                 KeyboardInterrupt):
             raise
         except Exception as e:  # noqa: BLE001
             import traceback
+
+            if isinstance(e, _NotStdout):
+                e = e.__cause__
 
             from .engine import REPORT_URL
 
@@ -70,6 +82,41 @@ class _DefaultToCheck(click.Group):
             if os.environ.get("SHLO_LINT_TRACEBACK"):
                 traceback.print_exc()
             sys.exit(2)
+
+
+SIGPIPE_EXIT = 141
+"""Exit status when the reader of stdout went away (`shlo-lint rule --all | head`):
+128 + SIGPIPE, what a shell reports for a C tool killed by the signal."""
+
+
+class _NotStdout(Exception):
+    """A BrokenPipeError while stdout's reader is still there."""
+
+
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader closed it (poll reports an error on the
+    write end); True where that cannot be asked (no poll, no file descriptor)."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def _stdout_closed() -> None:
+    """stdout's reader closed the pipe: not our bug and nothing left to say to anyone.
+    Point stdout at /dev/null so the interpreter's final flush cannot fail again, and
+    exit quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a replaced sys.stdout): drop it instead
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until exit
+    sys.exit(SIGPIPE_EXIT)
 
 
 def _version() -> str:
@@ -204,7 +251,10 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
                 from dataclasses import replace
 
                 err = replace(err, location=replace(err.location, path=stdin_filename))
-        results.append(lint_source(source, config, err))
+        result = lint_source(source, config, err)
+        if not (fix or diff or confirm):
+            release_ir(result)  # only --fix, --diff and --confirm read the IR after the lint
+        results.append(result)
     progress.close()
 
     fixed = 0

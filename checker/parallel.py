@@ -21,7 +21,7 @@ from typing import Iterator
 
 from . import registry
 from .config import Config
-from .engine import FileResult, lint_source, parser, read_path
+from .engine import FileResult, lint_source, parser, read_path, release_ir
 
 
 def resolve_jobs(jobs: int | str | None) -> int:
@@ -53,7 +53,7 @@ def _init(config: Config) -> None:
 def _work(path: str) -> FileResult:
     assert _CONFIG is not None
     result = _lint_one(path, _CONFIG)
-    result.module = None  # see the module docstring: text and diagnostics travel, the IR does not
+    release_ir(result)  # see the module docstring: text and diagnostics travel, the IR does not
     return result
 
 

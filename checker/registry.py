@@ -61,6 +61,8 @@ _BY_CODE: dict[str, RuleSpec] = {}
 _BY_OP: dict[str, list[RuleSpec]] = {}
 _MODULE_RULES: list[RuleSpec] = []
 _loaded = False
+_generation = 0
+"""Bumped by every register(): the engine keeps per-op rule lists until it changes."""
 
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
@@ -87,6 +89,8 @@ def register(spec: RuleSpec) -> None:
         raise ValueError(f"unknown category {spec.category!r} for {spec.code}")
     if spec.code in _BY_CODE and _BY_CODE[spec.code].func is not spec.func:
         raise ValueError(f"duplicate rule code {spec.code}")
+    global _generation
+    _generation += 1
     _BY_CODE[spec.code] = spec
     if spec.ops:
         for op in spec.ops:
@@ -156,6 +160,10 @@ def all_rules() -> list[RuleSpec]:
 def get(code: str) -> RuleSpec | None:
     load()
     return _BY_CODE.get(code.upper())
+
+
+def generation() -> int:
+    return _generation
 
 
 def rules_for_op(name: str) -> list[RuleSpec]:

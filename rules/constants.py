@@ -76,10 +76,24 @@ def _text_key(op: Operation) -> str | None:
     m = _RESULT.match(text)
     if m:
         text = text[m.end():]
-    text = _LOC_AT_END.sub("", text)
+    text = _strip_loc(text)
     if "%" in text or "#" in text or "!" in text or "{" in text and "<{" not in text or len(text) > 512:
         return None
     return text
+
+
+def _strip_loc(text: str) -> str:
+    """`_LOC_AT_END.sub("", text)`, searched from where a match can start: the
+    whitespace before the first `loc(` (the pattern's `\\s*` can only reach back
+    over whitespace to it). The whole-text search was ~60% of this rule on
+    StableHLO's testdata, whose constants hold literals of up to 100 KB."""
+    at = text.find("loc(")
+    if at < 0:
+        return text
+    while at and text[at - 1].isspace():  # str.isspace is the `\s` of str patterns
+        at -= 1
+    m = _LOC_AT_END.search(text, at)
+    return text if m is None else text[:m.start()] + text[m.end():]
 
 
 def _short(literal: str, limit: int = 40) -> str:

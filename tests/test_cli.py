@@ -369,3 +369,24 @@ def test_options_command_lists_the_declared_options():
     assert table["deadlock-matching"]["choices"] == ["xla", "spec"] and table["z3-timeout-ms"]["default"] == 5000
     assert "SHLO500" in table["deadlock-matching"]["rules"] and table["external-channels"]["default"] == []
     assert "z3-timeout-ms" in run_cli("options").stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["rule", "SHLO120"], ["rule", "--all"], ["options"], ["check", "--output-format", "json", str(CORPUS / "real")],
+    ["check", "--statistics", str(CORPUS / "invalid")], ["run", str(CORPUS / "execute" / "checks.buggy_expect.mlir")],
+])
+def test_a_closed_stdout_is_a_quiet_exit_not_an_internal_error(args):
+    """`shlo-lint rule SHLO120 | head -2`: the reader went away; that is not our bug.
+    The pipe's read end is closed before the child starts, so every write fails."""
+    import os
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "shlo_lint", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # 128 + SIGPIPE, as a shell reports a tool killed by it
