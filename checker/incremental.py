@@ -54,6 +54,7 @@ from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
 from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
                                shift_header)
+from .incremental_block import BLOCK_RULES, block_rules_reusable, move_all
 from .incremental_track import (MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, ReadHeader, TrackedCache, TrackedContext,
                                 self_contained)
 from .ir import Block, Module, OpHeader, Operation
@@ -67,7 +68,7 @@ class _Version:
     """What one lint of the document leaves for the next."""
 
     __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops",
-                 "label_spans")
+                 "label_spans", "block_results")
 
     def __init__(self, text: str):
         self.text = text
@@ -84,6 +85,9 @@ class _Version:
         """The module op's rules' findings, by rule code (None: not reusable)."""
         self.root_reads: dict[tuple[int, int], frozenset[str]] = {}
         """(start, end) of an op → the header fields those rules read of it."""
+        self.block_results: dict[tuple[str, int, int], tuple[Diagnostic, ...]] | None = {}
+        """(rule code, op start, op end) → SHLO631-633's non-empty findings on that op
+        (checker/incremental_block.py); complete: an op not in it had none (None: not reusable)."""
         self.label_spans: list[Span] = []
         """Every block label's span (the module op's rules read block arguments)."""
         self.ops: dict[tuple[int, int], tuple] = {}
@@ -201,6 +205,10 @@ class Memo:
         self.inputs: tuple = ()
         self.reused = self.ran = 0
         """Local rule runs reused / run (for the bench and the tests)."""
+        self.block_reuse: bool | None = None
+        """SHLO631-633 reused from the previous version (None: not decided yet)."""
+        self.block_reused = self.block_ran = 0
+        """Local rule runs reused / run (for the bench and the tests)."""
         self.root: str | None = None
         """The module op's rules: None (not reached yet), "reused" or "ran"."""
         self._root_found: dict[str, list[Diagnostic]] | None = None
@@ -304,6 +312,8 @@ class Memo:
             if self.root == "running":
                 self._stop_root()
             if not spec.local or not isinstance(subject, Operation):
+                if spec.code in BLOCK_RULES and isinstance(subject, Operation):
+                    return self._block_call(spec, ctx, subject, seen_errors, call)
                 return call(spec, ctx, subject, seen_errors)
             span = subject.span
             old = old_span.get(subject) if reuse else None
@@ -329,6 +339,40 @@ class Memo:
             return out
 
         return run
+
+    def _block_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> tuple[Diagnostic, ...]:
+        """SHLO631-633 on one op: the previous version's findings moved, or a run."""
+        stored = self.version.block_results
+        if self.block_reuse is None:
+            try:
+                self.block_reuse = DIAG_SHAPE and block_rules_reusable(self, _same_labels)
+            except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
+                log.exception("shlo-lint: deciding whether to reuse the combiner hints failed")
+                self.block_reuse = False
+        span = op.span
+        if self.block_reuse:
+            prev, edit = self.prev, self.edit
+            assert prev is not None and prev.block_results is not None and edit is not None
+            old = self.old_span.get(op)
+            if old is not None:
+                found = prev.block_results.get((spec.code, old[0], old[1]), ())
+                moved = move_all(found, edit, move_diagnostic) if found else ()
+                if moved is not None:
+                    self.block_reused += 1
+                    if moved and stored is not None:
+                        stored[(spec.code, span.start, span.end)] = moved
+                    return moved
+        self.block_ran += 1
+        module = op.module
+        before = len(module.syntax_errors), len(module.internal_errors)
+        out = tuple(call(spec, ctx, op, seen_errors))
+        if stored is not None:
+            if seen_errors or (len(module.syntax_errors), len(module.internal_errors)) != before \
+                    or any(d.code == "SHLO003" for d in out):
+                self.version.block_results = None  # a reuse would not meet that error again
+            elif out:
+                stored[(spec.code, span.start, span.end)] = out
+        return out
 
     # -- the module op's rules -------------------------------------------------------------
     def _root_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> Iterator[Diagnostic]:
@@ -475,6 +519,7 @@ class Memo:
                               "headers parsed": len(parser.fresh),
                               "headers parsed outside the edit": sum(1 for op in parser.fresh if op in self.old_span),
                               "local findings reused": self.reused, "local rules run": self.ran,
+                              "combiner hints reused": self.block_reused, "combiner hints run": self.block_ran,
                               "module op rules": self.root}
             self._parser = None
             self._module = None

@@ -34,6 +34,8 @@ PROGRAMS = [
     "real/psum.gspmd.mlir",
     "real/psum.export.mlir",
     "deadlock/permute_both_branches.mlir",
+    "invalid/combine_all_reduces.mlir",
+    "invalid/combine_reduce_scatters.mlir",
 ]
 CONFIGS = [Config(), Config(full_parse_limit=0), Config(num_partitions=4)]
 """The defaults; every header parsed lazily (a file past full_parse_limit: only
@@ -330,3 +332,69 @@ def test_an_op_typed_at_its_end():
     at = text.index("    %c_10 = stablehlo.constant dense<4>")
     typed = "oc137 = loc"
     _typed_states(text, at, [typed[:n] for n in range(1, len(typed) + 1)] + [typed + "(", typed + '"'], CONFIGS[1])
+
+
+COMBINE = "invalid/combine_all_reduces.mlir"
+COMBINE_EDITS = [
+    ("%b = stablehlo.multiply %y, %y : tensor<2x3xf32>", "%b = stablehlo.multiply %y, %y : tensor<2x4xf32>"),
+    ("%c = stablehlo.add %r1, %z : tensor<4xf32>", "%c = stablehlo.add %r1, %z  : tensor<4xf32>"),
+    ("%d = stablehlo.cosine %z", "%d = stablehlo.cosine %r1"),
+    ("%d = stablehlo.cosine %z", "%d = stablehlo.cosine %z // %r1"),
+    ("(tensor<2x3xf32>) -> tensor<2x3xf32>", "(tensor<2x5xf32>) -> tensor<2x5xf32>"),
+    ("%s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>)",
+     "%s = stablehlo.maximum %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>)"),
+    ("[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+     "      %s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<2x3xf32>)",
+     "[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>}> ({\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+     "      %s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<2x3xf32>)"),
+    ("%f = stablehlo.add %r4, %m", "%f = stablehlo.add %r4, %r4"),
+    ("%a = stablehlo.sine %x : tensor<4xf32>", "%a = stablehlo.sine %x :\n      tensor<4xf32>"),
+]
+
+
+def test_combiner_hints_reused_only_when_exact():
+    """SHLO631's findings (they read the whole block) are reused after an edit of
+    another op that keeps its %name mentions, and recomputed after an edit of a
+    candidate (its type, reduction, groups), of def-use (an operand, a comment
+    mentioning a %name) or of an op its fix moves; each result equals a full lint."""
+    text = text_of(COMBINE)
+    doc = Document()
+    config = Config()
+    reused = ran = 0
+    for old, new in COMBINE_EDITS:
+        assert text.count(old) >= 1, old
+        changed = text.replace(old, new, 1)
+        for version in (text, changed):
+            got = doc.lint(SourceFile("prog.mlir", version), config)
+            want = lint_source(SourceFile("prog.mlir", version), config)
+            assert same(got, want), (
+                f"combiner hints: incremental differs from a full lint\n--- text ---\n{version}\n"
+                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            reused += doc.last.block_reused
+            ran += doc.last.block_ran
+    assert any(d.code == "SHLO631" for d in lint_source(SourceFile("p.mlir", text), config).diagnostics)
+    assert reused > 0 and ran > 0, (reused, ran)
+
+
+@pytest.mark.parametrize("broken", ["lines", "mentions"])
+def test_a_wrong_combiner_reuse_is_caught(monkeypatch, broken):
+    """Reusing SHLO631 although the lines moved (its notes name one), or def-use
+    changed, is seen."""
+    import re as _re
+
+    from shlo_lint.checker import incremental_block
+    if broken == "lines":
+        monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
+    else:
+        monkeypatch.setattr(incremental_block, "_SSA_NAME", _re.compile("(?!)"))
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        test_combiner_hints_reused_only_when_exact()
+
+
+def test_bench_edit_reuses_the_combiner_hints():
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    i = text.index("(tensor<8xf32>") + len("(tensor<")
+    doc.lint(SourceFile("p.mlir", text[:i] + "4" + text[i + 1:]), Config())
+    assert doc.last.block_ran == 0 and doc.last.block_reused > 0, doc.last.stats
