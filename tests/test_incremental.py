@@ -398,3 +398,27 @@ def test_bench_edit_reuses_the_combiner_hints():
     i = text.index("(tensor<8xf32>") + len("(tensor<")
     doc.lint(SourceFile("p.mlir", text[:i] + "4" + text[i + 1:]), Config())
     assert doc.last.block_ran == 0 and doc.last.block_reused > 0, doc.last.stats
+
+
+def test_a_wrong_header_check_reuse_is_caught(monkeypatch):
+    """An op outside the edit is not parsed again when the previous version's parser
+    cache vouched for it (`_Version.checked`); vouching for every op (a header that
+    did not parse among them) hides its syntax error, and is seen."""
+    class Everything(set):
+        def __contains__(self, item) -> bool:
+            return True
+
+    init = incremental._Version.__init__
+
+    def wrong(self, text):
+        init(self, text)
+        self.checked = Everything()
+
+    # Only the syntax checks: no rule reads a header (which would find the error again).
+    config = Config(select=("SHLO001",))
+    for seed in range(3):
+        run_sequence(BENCH, seed, 25, config)
+    monkeypatch.setattr(incremental._Version, "__init__", wrong)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(6):
+            run_sequence(BENCH, seed, 25, config)
