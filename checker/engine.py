@@ -270,7 +270,11 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
-    module = scan(source, parser() if memo is None else memo.parser(parser()))
+    if memo is None:
+        module = scan(source, parser())
+    else:  # the previous version's skeleton, moved, where that is exact (checker/incremental_scan.py)
+        wrapped = memo.parser(parser())
+        module = memo.rescan(source, wrapped) or scan(source, wrapped)
     if memo is not None:
         where.stage = "matching the previous version"
         memo.seed(module)

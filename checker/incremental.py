@@ -55,6 +55,7 @@ from .engine import FileResult, lint_source
 from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
                                shift_header)
 from .incremental_block import BLOCK_RULES, block_rules_reusable, move_all
+from .incremental_scan import rescan
 from .incremental_track import (MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, ReadHeader, TrackedCache, TrackedContext,
                                 self_contained)
 from .ir import Block, Module, OpHeader, Operation
@@ -68,7 +69,7 @@ class _Version:
     """What one lint of the document leaves for the next."""
 
     __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops",
-                 "label_spans", "block_results", "checked")
+                 "label_spans", "block_results", "checked", "skeleton")
 
     def __init__(self, text: str):
         self.text = text
@@ -91,6 +92,9 @@ class _Version:
         self.checked: set[tuple[int, int]] = set()
         """The ops whose header the parser's cache vouched for without building it
         (header_checked: a clean parse of the same layout in the same context)."""
+        self.skeleton: Module | None = None
+        """This version's IR, kept (not taken apart) when its scan found no syntax error:
+        the next version's scan may copy it (checker/incremental_scan.py), then releases it."""
         self.label_spans: list[Span] = []
         """Every block label's span (the module op's rules read block arguments)."""
         self.ops: dict[tuple[int, int], tuple] = {}
@@ -219,6 +223,8 @@ class Memo:
         self._parser: _Parser | None = None
         self.old_span: dict[Operation, tuple[int, int]] = {}
         self.headers_ok = False
+        self.rescanned = False
+        """The skeleton was the previous one's, moved (no scan)."""
         """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
         """An op of this version → its span in the previous one (ops outside the edit)."""
         self.touched: list[Operation] = []
@@ -244,6 +250,24 @@ class Memo:
     def parser(self, inner) -> _Parser:
         self._parser = _Parser(inner, self)
         return self._parser
+
+    def rescan(self, source: SourceFile, parser) -> Module | None:
+        """The previous version's skeleton moved through the edit, when a scan of the new
+        text would give exactly that; else None (the engine scans)."""
+        prev, edit = self.prev, self.edit
+        skeleton = prev.skeleton if prev is not None else None
+        if prev is None or skeleton is None or edit is None:
+            return None
+        prev.skeleton = None  # taken: copied at most once, then released
+        try:
+            module = rescan(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
+        except Exception:  # noqa: BLE001 - a bug of ours: scan, as a full lint would
+            log.exception("shlo-lint: copying the previous skeleton failed")
+            module = None
+        finally:
+            release(skeleton)
+        self.rescanned = module is not None
+        return module
 
     def seed(self, module: Module) -> None:
         """Match this version's ops (and block labels) with the previous version's."""
@@ -542,7 +566,7 @@ class Memo:
                               "headers parsed outside the edit": sum(1 for op in parser.fresh if op in self.old_span),
                               "local findings reused": self.reused, "local rules run": self.ran,
                               "combiner hints reused": self.block_reused, "combiner hints run": self.block_ran,
-                              "module op rules": self.root}
+                              "module op rules": self.root, "rescanned": self.rescanned}
             self._parser = None
             self._module = None
             self._cache = None
@@ -577,6 +601,12 @@ def _same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
         return False
 
 
+def _drop_skeleton(version: _Version) -> None:
+    if version.skeleton is not None:
+        release(version.skeleton)
+        version.skeleton = None
+
+
 def _mentions(text: str, start: int, end: int) -> list[str]:
     """The `%names` an op's text mentions, in order (what semantics.BlockFlow reads of
     it: its mentions and, in order, its operands)."""
@@ -599,6 +629,7 @@ class Document:
         every few edits (its ops, blocks and values point at each other)."""
         prev = self.version
         if prev is not None and prev.inputs and prev.inputs[0] != config:
+            _drop_skeleton(prev)
             prev = None
         self.version = None  # a failure below leaves nothing half-made to reuse
         memo = Memo(prev, source, config)
@@ -610,8 +641,14 @@ class Document:
                 self.version = memo.finish(result)
                 self.last = memo
                 if not keep_ir and result.module is not None:
-                    release(result.module)
+                    module = result.module
                     result.module = None
+                    v = self.version
+                    if v is not None and v is not prev and not module.syntax_errors \
+                            and not module.internal_errors and not module.structurally_broken:
+                        v.skeleton = module  # the next scan may copy it (and then releases it)
+                    else:
+                        release(module)
             except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
                 log.exception("shlo-lint: keeping this version for the next re-lint failed")
                 self.version = None
@@ -622,6 +659,8 @@ class Document:
 
     def close(self) -> None:
         """The document closed: drop what it kept."""
+        if self.version is not None:
+            _drop_skeleton(self.version)
         self.version = None
         self.last = None
 

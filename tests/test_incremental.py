@@ -191,6 +191,7 @@ def test_incremental_reuses_on_the_bench_edit():
     assert memo.stats["headers parsed outside the edit"] == 0, memo.stats
     assert memo.reused > 0 and memo.ran < first.ran / 10
     assert first.root == "ran" and memo.root == "reused"  # the deadlock analysis does not read the recv's type
+    assert memo.stats["rescanned"] and not first.stats["rescanned"]  # the skeleton copied, not scanned
     # A channel change of the recv is read by the analysis: it runs again.
     j = new.index("handle = 1", new.index('"stablehlo.recv"'))
     doc.lint(SourceFile("p.mlir", new[:j] + "handle = 7" + new[j + len("handle = 1"):]), Config())
