@@ -24,10 +24,13 @@ if every run of these rules was recorded, met no error and raised nothing.
 """
 from __future__ import annotations
 
+import logging
 import re
 
 from .diagnostics import Diagnostic
-from .incremental_edit import TextEdit, Unmovable
+from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, same_labels, move_diagnostic
+
+log = logging.getLogger(__name__)
 
 BLOCK_RULES = frozenset({"SHLO631", "SHLO632", "SHLO633"})
 """The rules reused as a block (rules/combine.py)."""
@@ -35,7 +38,7 @@ _CANDIDATES = frozenset({"stablehlo.all_reduce", "stablehlo.all_gather", "stable
 _SSA_NAME = re.compile(r"%[\w$.\-]+")
 
 
-def block_rules_reusable(memo, same_labels) -> bool:
+def block_rules_reusable(memo) -> bool:
     """May the previous version's SHLO631-633 findings be moved into this one?"""
     prev, edit = memo.prev, memo.edit
     if prev is None or edit is None or prev.block_results is None or prev.inputs != memo.inputs \
@@ -76,3 +79,39 @@ def move_all(found: tuple[Diagnostic, ...], edit: TextEdit, move) -> tuple[Diagn
         return tuple([move(d, edit) for d in found])
     except Unmovable:
         return None
+
+
+def block_call(self, spec, ctx, op, seen_errors, call) -> tuple[Diagnostic, ...]:
+    """SHLO631-633 on one op (for the Memo `self`): the previous version's findings
+    moved, or a run (recorded for the next version)."""
+    stored = self.version.block_results
+    if self.block_reuse is None:
+        try:
+            self.block_reuse = DIAG_SHAPE and block_rules_reusable(self)
+        except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
+            log.exception("shlo-lint: deciding whether to reuse the combiner hints failed")
+            self.block_reuse = False
+    span = op.span
+    if self.block_reuse:
+        prev, edit = self.prev, self.edit
+        assert prev is not None and prev.block_results is not None and edit is not None
+        old = self.old_span.get(op)
+        if old is not None:
+            found = prev.block_results.get((spec.code, old[0], old[1]), ())
+            moved = move_all(found, edit, move_diagnostic) if found else ()
+            if moved is not None:
+                self.block_reused += 1
+                if moved and stored is not None:
+                    stored[(spec.code, span.start, span.end)] = moved
+                return moved
+    self.block_ran += 1
+    module = op.module
+    before = len(module.syntax_errors), len(module.internal_errors)
+    out = tuple(call(spec, ctx, op, seen_errors))
+    if stored is not None:
+        if seen_errors or (len(module.syntax_errors), len(module.internal_errors)) != before \
+                or any(d.code == "SHLO003" for d in out):
+            self.version.block_results = None  # a reuse would not meet that error again
+        elif out:
+            stored[(spec.code, span.start, span.end)] = out
+    return out

@@ -24,10 +24,32 @@ scan's (ops, spans, regions, blocks, labels, aliases, errors) after random edits
 """
 from __future__ import annotations
 
+import logging
+
+from .incremental_edit import release
 from .ir import Block, Module, OpHeader, Operation, Region
 from .scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
     _result_names
 from .source import SourceFile, Span
+
+log = logging.getLogger(__name__)
+
+
+def take_skeleton(prev, edit, source: SourceFile, parser) -> Module | None:
+    """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
+    into the new text (`rescan`), or None. The kept IR is released either way: it
+    is copied at most once."""
+    skeleton = prev.skeleton if prev is not None else None
+    if skeleton is None or edit is None:
+        return None
+    prev.skeleton = None
+    try:
+        return rescan(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
+    except Exception:  # noqa: BLE001 - a bug of ours: scan, as a full lint would
+        log.exception("shlo-lint: copying the previous skeleton failed")
+        return None
+    finally:
+        release(skeleton)
 
 
 def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | None:
