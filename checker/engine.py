@@ -348,11 +348,17 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     grid = grid_of(module, config.num_replicas, config.num_partitions)
     ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
     call = _call if memo is None else memo.call(ctx, _call)
+    whole = memo.op_rules if memo is not None else None  # an op's local rules at once (reused as a whole)
     by_op: dict[str, list[RuleSpec]] = {}
     for op in module.walk():
         specs = by_op.get(op.name)
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
+        if whole is not None and specs:
+            found = whole(ctx, op, specs, seen_errors)
+            if found is not None:
+                yield from found
+                continue
         for spec in specs:
             yield from call(spec, ctx, op, seen_errors)
     for spec in registry.module_rules():

@@ -81,18 +81,23 @@ def move_all(found: tuple[Diagnostic, ...], edit: TextEdit, move) -> tuple[Diagn
         return None
 
 
+def decide(memo) -> bool:
+    """Whether the previous version's SHLO631-633 findings are reused (decided once)."""
+    if memo.block_reuse is None:
+        try:
+            memo.block_reuse = DIAG_SHAPE and block_rules_reusable(memo)
+        except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
+            log.exception("shlo-lint: deciding whether to reuse the combiner hints failed")
+            memo.block_reuse = False
+    return memo.block_reuse
+
+
 def block_call(self, spec, ctx, op, seen_errors, call) -> tuple[Diagnostic, ...]:
     """SHLO631-633 on one op (for the Memo `self`): the previous version's findings
     moved, or a run (recorded for the next version)."""
     stored = self.version.block_results
-    if self.block_reuse is None:
-        try:
-            self.block_reuse = DIAG_SHAPE and block_rules_reusable(self)
-        except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
-            log.exception("shlo-lint: deciding whether to reuse the combiner hints failed")
-            self.block_reuse = False
     span = op.span
-    if self.block_reuse:
+    if decide(self):
         prev, edit = self.prev, self.edit
         assert prev is not None and prev.block_results is not None and edit is not None
         old = self.old_span.get(op)

@@ -423,3 +423,17 @@ def test_a_wrong_header_check_reuse_is_caught(monkeypatch):
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(6):
             run_sequence(BENCH, seed, 25, config)
+
+
+def test_a_wrong_whole_op_reuse_is_caught(monkeypatch):
+    """An op's findings reused in one step (Memo.op_rules: all its rules local, or
+    the combiner hints) are moved through the edit too; not moving them is seen."""
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    doc.lint(SourceFile("p.mlir", "// x\n" + text), Config())
+    assert doc.last.bulk > 0, doc.last.stats
+    monkeypatch.setattr(incremental, "_moved", lambda found, edit: found)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(5):
+            run_sequence(BENCH, seed, 25)
