@@ -123,15 +123,18 @@ class _Clone:
         self.found = False
 
     def span(self, s: Span) -> Span:
+        """An old span in the new text: after the edited line, moved; before it, as is;
+        around it (an enclosing op, region or the implicit module op), its end moved.
+        (Nothing else but the edited op is on that line.)"""
         ls, d = self.ls, self.delta
-        if s.start >= ls:
+        if s.start > ls:
             return Span(s.start + d, s.end + d)
         return s if s.end < ls else Span(s.start, s.end + d)
 
     def run(self) -> Module | None:
         prev, module = self.prev, self.module
         ls, d = self.ls, self.delta
-        module.alias_texts = {k: (t, o + d if o >= ls else o) for k, (t, o) in prev.alias_texts.items()}
+        module.alias_texts = {k: (t, o + d if o > ls else o) for k, (t, o) in prev.alias_texts.items()}
         module.loc_aliases = LazyLocations(module)
         module.loc_alias_spans = {k: self.span(s) for k, s in prev.loc_alias_spans.items()}
         old_root = prev.root
@@ -151,8 +154,8 @@ class _Clone:
 
     def op(self, old: Operation, parent: Block | None) -> Operation | None:
         start = old.span.start
-        if start == self.old_start and start >= self.ls:
-            if old.regions or old.span.end != self.old_end or parent is None or self.found:
+        if start == self.old_start and parent is not None:  # (the implicit module op starts at 0 too)
+            if old.regions or old.span.end != self.old_end or self.found:
                 return None  # continued by a later line, or not the line's op after all
             name, span, result_names = self.replacement
             self.found = True
@@ -161,7 +164,7 @@ class _Clone:
             return None  # the scan's result-count check reads the file's length
         new = Operation(old.name, self.span(old.span), old.result_names, self.module, parent)
         if old.regions:
-            new.header_end = old.header_end + self.delta if old.header_end >= self.ls else old.header_end
+            new.header_end = old.header_end + self.delta if old.header_end > self.ls else old.header_end
             new.regions = []
             new.region_spans = []
             for region in old.regions:

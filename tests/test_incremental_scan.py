@@ -127,3 +127,13 @@ def test_the_rescan_applies_to_a_type_edit():
     got = incremental_scan.rescan(scan(SourceFile("p.mlir", text), parser()), text, SourceFile("p.mlir", changed),
                                   parser(), edit.start, edit.old_end, edit.new_end)
     assert got is not None and shape(got) == shape(scan(SourceFile("p.mlir", changed), parser()))
+
+
+def test_an_edit_of_the_first_line():
+    """The file's first line (offset 0: the implicit module op starts there too)."""
+    text = "%x = stablehlo.constant dense<1> : tensor<i32>\n%y = stablehlo.add %x, %x : tensor<i32>\n"
+    changed = text.replace("dense<1>", "dense<12>")
+    edit = TextEdit(text, changed)
+    got = incremental_scan.rescan(scan(SourceFile("p.mlir", text), parser()), text, SourceFile("p.mlir", changed),
+                                  parser(), edit.start, edit.old_end, edit.new_end)
+    assert got is not None and shape(got) == shape(scan(SourceFile("p.mlir", changed), parser()))
