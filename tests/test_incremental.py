@@ -162,7 +162,7 @@ def test_one_character_changes_of_valid_programs(name):
     doc = Document()
     config = Config()
     rng = random.Random(7)
-    reused = 0
+    reused = rescanned = 0
     for new in flips(text, rng, 60):
         for version in (text, new):
             got = doc.lint(SourceFile("prog.mlir", version), config)
@@ -171,7 +171,9 @@ def test_one_character_changes_of_valid_programs(name):
                 f"{name}: incremental differs from a full lint\n--- text ---\n{version}\n"
                 f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
             reused += doc.last.root == "reused"
+            rescanned += bool(doc.last.stats.get("rescanned"))
     assert reused > 0, "the module op's findings were never reused: the test would not see a wrong reuse"
+    assert rescanned > 0, "the skeleton was never copied: the test would not see a wrong copy"
 
 
 def test_incremental_reuses_on_the_bench_edit():
