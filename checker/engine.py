@@ -270,7 +270,11 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
-    module = scan(source, parser() if memo is None else memo.parser(parser()))
+    if memo is None:
+        module = scan(source, parser())
+    else:  # the previous version's skeleton, moved, where that is exact (checker/incremental_scan.py)
+        wrapped = memo.parser(parser())
+        module = memo.rescan(source, wrapped) or scan(source, wrapped)
     if memo is not None:
         where.stage = "matching the previous version"
         memo.seed(module)
@@ -344,6 +348,7 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     grid = grid_of(module, config.num_replicas, config.num_partitions)
     ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
     call = _call if memo is None else memo.call(ctx, _call)
+    whole = memo.op_rules if memo is not None else None  # an op's local rules at once (reused as a whole)
     by_op = _rules_by_op(config)
     out: list[Diagnostic] = []
     extend = out.extend
@@ -353,6 +358,11 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
         specs = by_op.get(op.name)
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
+        if whole is not None and specs:
+            found = whole(ctx, op, specs, seen_errors)
+            if found is not None:
+                extend(found)
+                continue
         for spec in specs:
             found = call(spec, ctx, op, seen_errors)
             if found:

@@ -137,6 +137,17 @@ DIAG_SHAPE = (
 """The diagnostic's parts are the ones move_diagnostic moves (else: no result reuse)."""
 
 
+def same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
+    """Are the block labels the previous version's, moved, none touching the edit?
+    (A label can disappear through an edit before it on its line.)"""
+    if len(old) != len(new):
+        return False
+    try:
+        return all(edit.move(o) == n for o, n in zip(sorted(old), sorted(new)))
+    except Unmovable:
+        return False
+
+
 def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool:
     """Is header field `field` (or "attr:NAME") of the previous version's op, moved
     through the edit, equal to the new one's? Anything that cannot be compared: no."""

@@ -34,6 +34,8 @@ PROGRAMS = [
     "real/psum.gspmd.mlir",
     "real/psum.export.mlir",
     "deadlock/permute_both_branches.mlir",
+    "invalid/combine_all_reduces.mlir",
+    "invalid/combine_reduce_scatters.mlir",
 ]
 CONFIGS = [Config(), Config(full_parse_limit=0), Config(num_partitions=4)]
 """The defaults; every header parsed lazily (a file past full_parse_limit: only
@@ -160,7 +162,7 @@ def test_one_character_changes_of_valid_programs(name):
     doc = Document()
     config = Config()
     rng = random.Random(7)
-    reused = 0
+    reused = rescanned = 0
     for new in flips(text, rng, 60):
         for version in (text, new):
             got = doc.lint(SourceFile("prog.mlir", version), config)
@@ -169,7 +171,9 @@ def test_one_character_changes_of_valid_programs(name):
                 f"{name}: incremental differs from a full lint\n--- text ---\n{version}\n"
                 f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
             reused += doc.last.root == "reused"
+            rescanned += bool(doc.last.stats.get("rescanned"))
     assert reused > 0, "the module op's findings were never reused: the test would not see a wrong reuse"
+    assert rescanned > 0, "the skeleton was never copied: the test would not see a wrong copy"
 
 
 def test_incremental_reuses_on_the_bench_edit():
@@ -189,6 +193,7 @@ def test_incremental_reuses_on_the_bench_edit():
     assert memo.stats["headers parsed outside the edit"] == 0, memo.stats
     assert memo.reused > 0 and memo.ran < first.ran / 10
     assert first.root == "ran" and memo.root == "reused"  # the deadlock analysis does not read the recv's type
+    assert memo.stats["rescanned"] and not first.stats["rescanned"]  # the skeleton copied, not scanned
     # A channel change of the recv is read by the analysis: it runs again.
     j = new.index("handle = 1", new.index('"stablehlo.recv"'))
     doc.lint(SourceFile("p.mlir", new[:j] + "handle = 7" + new[j + len("handle = 1"):]), Config())
@@ -330,3 +335,107 @@ def test_an_op_typed_at_its_end():
     at = text.index("    %c_10 = stablehlo.constant dense<4>")
     typed = "oc137 = loc"
     _typed_states(text, at, [typed[:n] for n in range(1, len(typed) + 1)] + [typed + "(", typed + '"'], CONFIGS[1])
+
+
+COMBINE = "invalid/combine_all_reduces.mlir"
+COMBINE_EDITS = [
+    ("%b = stablehlo.multiply %y, %y : tensor<2x3xf32>", "%b = stablehlo.multiply %y, %y : tensor<2x4xf32>"),
+    ("%c = stablehlo.add %r1, %z : tensor<4xf32>", "%c = stablehlo.add %r1, %z  : tensor<4xf32>"),
+    ("%d = stablehlo.cosine %z", "%d = stablehlo.cosine %r1"),
+    ("%d = stablehlo.cosine %z", "%d = stablehlo.cosine %z // %r1"),
+    ("(tensor<2x3xf32>) -> tensor<2x3xf32>", "(tensor<2x5xf32>) -> tensor<2x5xf32>"),
+    ("%s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>)",
+     "%s = stablehlo.maximum %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<4xf32>)"),
+    ("[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+     "      %s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<2x3xf32>)",
+     "[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>}> ({\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+     "      %s = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<2x3xf32>)"),
+    ("%f = stablehlo.add %r4, %m", "%f = stablehlo.add %r4, %r4"),
+    ("%a = stablehlo.sine %x : tensor<4xf32>", "%a = stablehlo.sine %x :\n      tensor<4xf32>"),
+]
+
+
+def test_combiner_hints_reused_only_when_exact():
+    """SHLO631's findings (they read the whole block) are reused after an edit of
+    another op that keeps its %name mentions, and recomputed after an edit of a
+    candidate (its type, reduction, groups), of def-use (an operand, a comment
+    mentioning a %name) or of an op its fix moves; each result equals a full lint."""
+    text = text_of(COMBINE)
+    doc = Document()
+    config = Config()
+    reused = ran = 0
+    for old, new in COMBINE_EDITS:
+        assert text.count(old) >= 1, old
+        changed = text.replace(old, new, 1)
+        for version in (text, changed):
+            got = doc.lint(SourceFile("prog.mlir", version), config)
+            want = lint_source(SourceFile("prog.mlir", version), config)
+            assert same(got, want), (
+                f"combiner hints: incremental differs from a full lint\n--- text ---\n{version}\n"
+                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            reused += doc.last.block_reused
+            ran += doc.last.block_ran
+    assert any(d.code == "SHLO631" for d in lint_source(SourceFile("p.mlir", text), config).diagnostics)
+    assert reused > 0 and ran > 0, (reused, ran)
+
+
+@pytest.mark.parametrize("broken", ["lines", "mentions"])
+def test_a_wrong_combiner_reuse_is_caught(monkeypatch, broken):
+    """Reusing SHLO631 although the lines moved (its notes name one), or def-use
+    changed, is seen."""
+    import re as _re
+
+    from shlo_lint.checker import incremental_block
+    if broken == "lines":
+        monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
+    else:
+        monkeypatch.setattr(incremental_block, "_SSA_NAME", _re.compile("(?!)"))
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        test_combiner_hints_reused_only_when_exact()
+
+
+def test_bench_edit_reuses_the_combiner_hints():
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    i = text.index("(tensor<8xf32>") + len("(tensor<")
+    doc.lint(SourceFile("p.mlir", text[:i] + "4" + text[i + 1:]), Config())
+    assert doc.last.block_ran == 0 and doc.last.block_reused > 0, doc.last.stats
+
+
+def test_a_wrong_header_check_reuse_is_caught(monkeypatch):
+    """An op outside the edit is not parsed again when the previous version's parser
+    cache vouched for it (`_Version.checked`); vouching for every op (a header that
+    did not parse among them) hides its syntax error, and is seen."""
+    class Everything(set):
+        def __contains__(self, item) -> bool:
+            return True
+
+    init = incremental._Version.__init__
+
+    def wrong(self, text):
+        init(self, text)
+        self.checked = Everything()
+
+    # Only the syntax checks: no rule reads a header (which would find the error again).
+    config = Config(select=("SHLO001",))
+    for seed in range(3):
+        run_sequence(BENCH, seed, 25, config)
+    monkeypatch.setattr(incremental._Version, "__init__", wrong)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(6):
+            run_sequence(BENCH, seed, 25, config)
+
+
+def test_a_wrong_whole_op_reuse_is_caught(monkeypatch):
+    """An op's findings reused in one step (Memo.op_rules: all its rules local, or
+    the combiner hints) are moved through the edit too; not moving them is seen."""
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    doc.lint(SourceFile("p.mlir", "// x\n" + text), Config())
+    assert doc.last.bulk > 0, doc.last.stats
+    monkeypatch.setattr(incremental, "_moved", lambda found, edit: found)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for seed in range(5):
+            run_sequence(BENCH, seed, 25)

@@ -1,0 +1,201 @@
+"""Re-scan as you type: the previous version's skeleton, moved, when the edit is
+inside one line that holds one whole op (checker/incremental.py).
+
+A full scan of the bench's 10k-line file costs ~35 ms per edit, most of it
+following the brackets of multi-line ops the edit does not touch. The scan reads
+the text left to right and its state at the start of a line depends only on
+the text before it, so when
+
+* the previous scan found no syntax error (none to move, not broken),
+* the edit replaces text inside one line (no newline removed or added),
+* that line, in the old text and in the new, is one the scan takes whole on its
+  fast path (scan._Scanner.run: one op, no region brace, not ending inside
+  brackets; the same test, `fast_line`, decides here) and the old op was not
+  continued by a later line (its span is the line's),
+* neither name is `builtin.module` (whether the file is one `module` depends
+  on the top-level ops' names), the line is plain ASCII without control
+  characters, and no result count reaches the file's length,
+
+the new skeleton is the previous one with that op's name, results and span
+replaced and every offset after the line moved by the edit's length change: the
+scan would take every other line exactly as before. Anything else: None (the
+caller scans in full). tests/test_incremental.py compares the result with a full
+scan's (ops, spans, regions, blocks, labels, aliases, errors) after random edits.
+"""
+from __future__ import annotations
+
+import logging
+
+from .incremental_edit import release
+from .ir import Block, Module, OpHeader, Operation, Region
+from .scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
+    _result_names
+from .source import SourceFile, Span
+
+log = logging.getLogger(__name__)
+
+
+def take_skeleton(prev, edit, source: SourceFile, parser) -> Module | None:
+    """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
+    into the new text (`rescan`), or None. The kept IR is released either way: it
+    is copied at most once."""
+    skeleton = prev.skeleton if prev is not None else None
+    if skeleton is None or edit is None:
+        return None
+    prev.skeleton = None
+    try:
+        return rescan(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
+    except Exception:  # noqa: BLE001 - a bug of ours: scan, as a full lint would
+        log.exception("shlo-lint: copying the previous skeleton failed")
+        return None
+    finally:
+        release(skeleton)
+
+
+def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | None:
+    """The op the scan's fast path takes from the line starting at `at` (with no
+    statement open): (name, start, end, results text, generic), else None."""
+    m = _LINE.match(text, at)
+    if m is None:
+        return None
+    pos, end = m.span()
+    if end > pos and text[end - 1] == "\n":
+        end -= 1
+    while end > pos and text[end - 1] in " \t\r":
+        end -= 1
+    if end <= pos:
+        return None
+    indent, results, qname, bname, brace = m.groups()
+    name = qname or bname
+    if name is None or not (qname is not None or "." in name or name in _BARE_OPS) \
+            or text[end - 1] in _OPEN_ENDS or (brace and not _no_region_brace(text, pos, end)):
+        return None
+    if bname is not None and "." not in name:
+        name = _BARE_NAMES.get(name, name)
+    return name, pos + len(indent), end, results, qname is not None
+
+
+def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start: int, edit_old_end: int,
+           edit_new_end: int) -> Module | None:
+    """The skeleton scan(source, parser) would build, from the previous version's
+    module `prev` (its text `old`), or None when that is not certain."""
+    new = source.text
+    if prev is None or prev.syntax_errors or prev.internal_errors or prev.structurally_broken \
+            or prev.root is None or "\n" in old[edit_start:edit_old_end] or "\n" in new[edit_start:edit_new_end]:
+        return None
+    delta = len(new) - len(old)
+    ls = old.rfind("\n", 0, edit_start) + 1
+    before, after = fast_line(old, ls), fast_line(new, ls)
+    if before is None or after is None or "builtin.module" in (before[0], after[0]):
+        return None
+    nl = new.find("\n", ls)
+    line = new[ls:len(new) if nl < 0 else nl]
+    if not line.isascii() or _CONTROL.search(line):
+        return None
+    name, start, end, results, _generic = after
+    if results is None:
+        result_names: tuple = ()
+    elif "," not in results and ":" not in results:
+        result_names = ((results, 1),)
+    else:
+        try:
+            result_names = _result_names(results)
+        except ValueError:
+            return None
+    limit = min(len(old), len(new))
+    if any(c > limit for _, c in result_names):
+        return None
+    return _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit).run()
+
+
+class _Clone:
+    """The previous module's ops, regions and blocks, copied with offsets moved."""
+
+    def __init__(self, prev: Module, source: SourceFile, parser, before, replacement, line_start: int, delta: int,
+                 limit: int):
+        self.prev = prev
+        self.module = Module(source, parser)
+        self.old_start, self.old_end = before[1], before[2]
+        self.replacement = replacement
+        self.ls = line_start
+        self.delta = delta
+        self.limit = limit
+        self.found = False
+
+    def span(self, s: Span) -> Span:
+        """An old span in the new text: after the edited line, moved; before it, as is;
+        around it (an enclosing op, region or the implicit module op), its end moved.
+        (Nothing else but the edited op is on that line.)"""
+        ls, d = self.ls, self.delta
+        if s.start > ls:
+            return Span(s.start + d, s.end + d)
+        return s if s.end < ls else Span(s.start, s.end + d)
+
+    def run(self) -> Module | None:
+        prev, module = self.prev, self.module
+        ls, d = self.ls, self.delta
+        module.alias_texts = {k: (t, o + d if o > ls else o) for k, (t, o) in prev.alias_texts.items()}
+        module.loc_aliases = LazyLocations(module)
+        module.loc_alias_spans = {k: self.span(s) for k, s in prev.loc_alias_spans.items()}
+        old_root = prev.root
+        assert old_root is not None
+        implicit = old_root.parent is None and old_root.span.start == 0 and old_root._header is not None \
+            and old_root._header.name_span == Span(0, 0) and len(old_root.regions) == 1 \
+            and old_root.regions[0].span == old_root.span
+        if old_root.name != "builtin.module":
+            return None
+        root = self.op(old_root, None)
+        if root is None or not self.found:
+            return None
+        if implicit:
+            root._header = OpHeader(name="builtin.module", name_span=Span(0, 0))
+        module.root = root
+        return module
+
+    def op(self, old: Operation, parent: Block | None) -> Operation | None:
+        start = old.span.start
+        if start == self.old_start and parent is not None:  # (the implicit module op starts at 0 too)
+            if old.regions or old.span.end != self.old_end or self.found:
+                return None  # continued by a later line, or not the line's op after all
+            name, span, result_names = self.replacement
+            self.found = True
+            return Operation(name, span, result_names, self.module, parent)
+        if self.delta < 0 and any(n > self.limit for _, n in old.result_names):
+            return None  # the scan's result-count check reads the file's length
+        new = Operation(old.name, self.span(old.span), old.result_names, self.module, parent)
+        if old.regions:
+            new.header_end = old.header_end + self.delta if old.header_end > self.ls else old.header_end
+            new.regions = []
+            new.region_spans = []
+            for region in old.regions:
+                r = Region(new, self.span(region.span), self.module)
+                new.regions.append(r)
+                new.region_spans.append(r.span)
+                for block in region.blocks:
+                    b = Block(r, block.label, None if block.label_span is None else self.span(block.label_span))
+                    r.blocks.append(b)
+                    if not self.ops(block.operations, b):
+                        return None
+        return new
+
+    def ops(self, olds: list[Operation], block: Block) -> bool:
+        """Copy a block's ops into `block`; the leaves (most ops) inline: 8,000 per
+        edit of the bench's file."""
+        out = block.operations
+        ls, d, module, at = self.ls, self.delta, self.module, self.old_start
+        check = d < 0  # a shorter file: a result count may now reach its length (else none could)
+        limit = self.limit
+        new_span = tuple.__new__
+        for o in olds:
+            s = o.span
+            if o.regions or s.start == at:
+                c = self.op(o, block)
+                if c is None:
+                    return False
+            else:
+                if check and any(n > limit for _, n in o.result_names):
+                    return False  # the scan's result-count check reads the file's length
+                c = Operation(o.name, new_span(Span, (s.start + d, s.end + d)) if s.start >= ls else s,
+                              o.result_names, module, block)
+            out.append(c)
+        return True
