@@ -71,6 +71,14 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
     parser()  # built before the fork: every worker inherits it
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init, initargs=(config,)) as pool:
-        # Small chunks keep the order-preserving stream moving; big files are not
-        # stuck behind one slow neighbour for long.
-        yield from pool.map(_work, files, chunksize=1)
+        yield from pool.map(_work, files, chunksize=chunk_size(len(files), jobs))
+
+
+def chunk_size(n_files: int, jobs: int) -> int:
+    """Files per task. A task costs the parent ~1 ms of queueing and pickling,
+    about what linting a small JAX export costs now, so one file per task kept
+    the second core from paying off (774 small files: -j auto 1.36x -j 1, 1.50x
+    with chunks); chunks of up to 16 amortise it, while at least ~8 chunks per
+    worker keep the work balanced (a big module is not stuck with many
+    neighbours) and the order-preserving stream moving."""
+    return max(1, min(16, n_files // (jobs * 8)))
