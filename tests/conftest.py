@@ -61,3 +61,22 @@ def write(tmp_path):
         return p
 
     return _write
+
+
+def deep(x):
+    """Structural value including spans (which attribute equality ignores): for
+    comparing two readings of a header (fast path / Lark, cached / uncached)."""
+    import dataclasses
+    import math
+
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return (type(x).__name__,) + tuple((f.name, deep(getattr(x, f.name))) for f in dataclasses.fields(x))
+    if isinstance(x, (list, tuple)):
+        return tuple(deep(v) for v in x)
+    if isinstance(x, dict):
+        return tuple((k, deep(v)) for k, v in x.items())
+    if isinstance(x, frozenset):
+        return tuple(sorted(x))
+    if isinstance(x, float) and math.isnan(x):
+        return "nan"
+    return x

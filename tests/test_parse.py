@@ -8,7 +8,6 @@ parses, and that the regex fast path and the full grammar agree exactly.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from pathlib import Path
@@ -27,6 +26,8 @@ from shlo_lint.checker.source import SourceFile, Span
 from shlo_lint.checker.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType,
                                      QuantizedType, ScalarType, ShardType, TensorType, TokenType,
                                      TupleType)
+
+from conftest import deep
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "parse"
@@ -95,20 +96,6 @@ def at(text: str, span: Span) -> str:
 def line_col(text: str, span: Span) -> tuple[int, int]:
     return SourceFile("t", text).line_col(span.start)
 
-
-def deep(x):
-    """Structural value including spans (which attribute equality ignores)."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__name__,) + tuple((f.name, deep(getattr(x, f.name))) for f in dataclasses.fields(x))
-    if isinstance(x, (list, tuple)):
-        return tuple(deep(v) for v in x)
-    if isinstance(x, dict):
-        return tuple((k, deep(v)) for k, v in x.items())
-    if isinstance(x, frozenset):
-        return tuple(sorted(x))
-    if isinstance(x, float) and math.isnan(x):
-        return "nan"
-    return x
 
 
 # =========================================================================== types

@@ -5,8 +5,6 @@ header, attributes, every nested span, location. Lines the fast path must
 leave to Lark are checked to be left, and to read the same either way."""
 from __future__ import annotations
 
-import dataclasses
-import math
 
 import pytest
 
@@ -16,6 +14,8 @@ from shlo_lint.checker.parse.api import _compress
 from shlo_lint.checker.parse.ctx import _Ctx
 from shlo_lint.checker.parse.fast import _fast_parse
 from shlo_lint.checker.source import SourceFile, Span
+
+from conftest import deep
 
 SLOW = LarkParser(fast=False, cache=False)
 REGION = "{\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return %x : tensor<f32>\n  }"
@@ -111,20 +111,6 @@ LEFT_TO_LARK = [
     '%0 = stablehlo.uniform_quantize %a : (tensor<4xf32>) -> tensor<4x 4x!quant.uniform<i8:f32, 0.5:-128>>',
 ]
 
-
-def deep(x):
-    """Structural value including spans (which attribute equality ignores)."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__name__,) + tuple((f.name, deep(getattr(x, f.name))) for f in dataclasses.fields(x))
-    if isinstance(x, (list, tuple)):
-        return tuple(deep(v) for v in x)
-    if isinstance(x, dict):
-        return tuple((k, deep(v)) for k, v in x.items())
-    if isinstance(x, frozenset):
-        return tuple(sorted(x))
-    if isinstance(x, float) and math.isnan(x):
-        return "nan"
-    return x
 
 
 def _op(text: str, parser: LarkParser):

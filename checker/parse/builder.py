@@ -22,6 +22,19 @@ from .values import (_ARROW, _Angle, _Axis, _COLON, _COMMA, _EQ, _Marker, _Prett
                      _Val, _unquote)
 
 
+def set_dictionaries(h: OpHeader, props, attrs) -> None:
+    """A generic op's `<{properties}>` and `{attributes}` into its header: one
+    attribute table, the property names remembered (the grammar's callback and
+    the fast path, checker/parse/fast.py, both build headers this way)."""
+    merged: dict[str, Attribute] = {}
+    if props is not None:
+        merged.update(props.entries)
+        h.properties = frozenset(k for k, _ in props.entries)
+    if attrs is not None:
+        merged.update(attrs.entries)
+    h.attributes = merged
+
+
 @v_args(inline=True)
 class _Builder(_AttrCallbacks, _TypeCallbacks, _LocCallbacks, _PrettyForms):
     """Lark callbacks: build types, attributes, locations and OpHeaders while parsing."""
@@ -85,13 +98,7 @@ class _Builder(_AttrCallbacks, _TypeCallbacks, _LocCallbacks, _PrettyForms):
             h.region_args = [region_args]
         if succs:
             h.successors = succs
-        merged: dict[str, Attribute] = {}
-        if props is not None:
-            merged.update(props.entries)
-            h.properties = frozenset(k for k, _ in props.entries)
-        if attrs is not None:
-            merged.update(attrs.entries)
-        h.attributes = merged
+        set_dictionaries(h, props, attrs)
         h.operand_types = list(fsig.inputs)
         h.result_types = list(fsig.results)
         h.loc = loc

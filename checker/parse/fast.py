@@ -13,7 +13,7 @@ from ..attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, S
                           UnitAttr)
 from ..ir import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
 from ..types import FunctionType, TensorType, TokenType
-from .builder import _Builder
+from .builder import _Builder, set_dictionaries
 from .ctx import _Ctx
 from .runner import _builder, _lark
 from .values import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar,
@@ -502,13 +502,7 @@ class _Fast:
             h.loc = self.loc_rest()
         if self.i != self.n:
             raise _Bail
-        merged = {}
-        if props is not None:
-            merged.update(props.entries)
-            h.properties = frozenset(k for k, _ in props.entries)
-        if attrs is not None:
-            merged.update(attrs.entries)
-        h.attributes = merged
+        set_dictionaries(h, props, attrs)
         h.operand_types = list(ins)
         h.result_types = list(outs)
         return h
