@@ -105,19 +105,30 @@ def jax_available() -> bool:
         return False
 
 
+def preflight(module: Module, grid: Grid, device: str):
+    """(the entry function's type, None), or (None, the XlaResult saying why
+    nothing can run): no jax, an unknown grid, no readable entry. Shared by the
+    xla engine and xla-distributed."""
+    if not jax_available():
+        return None, XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'",
+                               0.0, device)
+    if not grid.known:
+        return None, XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / "
+                                                "--num-replicas)", 0.0, device)
+    entry = module.entry_function()
+    ftype = func_type(entry) if entry is not None else None
+    if ftype is None:
+        return None, XlaResult("error", {}, [], "no entry function with a readable signature", 0.0, device)
+    return ftype, None
+
+
 def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | None = None) -> XlaResult:
     options = options or XlaOptions()
     t0 = time.monotonic()
     device = f"xla:{options.device}"
-    if not jax_available():
-        return XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'", 0.0, device)
-    if not grid.known:
-        return XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / --num-replicas)",
-                         0.0, device)
-    entry = module.entry_function()
-    ftype = func_type(entry) if entry is not None else None
-    if ftype is None:
-        return XlaResult("error", {}, [], "no entry function with a readable signature", 0.0, device)
+    ftype, refused = preflight(module, grid, device)
+    if refused is not None:
+        return refused
     mode = program_mode(module)
     R, P = grid.num_replicas, grid.num_partitions
     N = R * P

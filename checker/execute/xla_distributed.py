@@ -42,11 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import Module, func_type
+from ..ir import Module
 from ..semantics import Grid
 from .interpreter import fmt_pid, program_mode
 from .values import ExecutionError, Inputs
-from .xla import XlaResult, _inputs, _last_phase, _tail, jax_available, worker_env
+from .xla import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
 from .xla_markers import blocked_from_progress, comm_ops, read_progress
 
 
@@ -91,15 +91,9 @@ def free_port() -> int:
 def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOptions | None = None) -> XlaResult:
     options = options or DistOptions()
     device = f"xla-distributed:{options.device}"
-    if not jax_available():
-        return XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'", 0.0, device)
-    if not grid.known:
-        return XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / --num-replicas)",
-                         0.0, device)
-    entry = module.entry_function()
-    ftype = func_type(entry) if entry is not None else None
-    if ftype is None:
-        return XlaResult("error", {}, [], "no entry function with a readable signature", 0.0, device)
+    ftype, refused = preflight(module, grid, device)
+    if refused is not None:
+        return refused
     R, P = grid.num_replicas, grid.num_partitions
     N = R * P
     if N > options.max_devices:
