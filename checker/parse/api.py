@@ -18,7 +18,7 @@ from .cache import _CACHE_MAX_BODY, _cache_key, _error_count, _lookup, _relocate
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
-from .values import _CANON, _REGION_TOKEN, _known
+from .values import _CANON, _REGION_TOKEN, _known, top_level
 
 
 # --------------------------------------------------------------------------- op text
@@ -218,24 +218,9 @@ def _is_generic(body: str) -> bool:
 
 def _trailing_signature(body: str) -> str | None:
     """Text after the last top-level ' : ' of an op (its trailing loc removed)."""
-    depth = 0
     last = -1
-    i = 0
-    n = len(body)
-    while i < n:
-        c = body[i]
-        if c == '"':
-            i += 1
-            while i < n and body[i] != '"':
-                i += 2 if body[i] == "\\" else 1
-        elif c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            if not (c == ">" and i and body[i - 1] == "-"):
-                depth -= 1
-        elif c == ":" and depth == 0:
-            last = i
-        i += 1
+    for last in top_level(body, ":"):
+        pass
     if last < 0:
         return None
     sig = body[last + 1:]

@@ -112,11 +112,10 @@ _I32 = ScalarType("i32")
 _INT_TYPE = re.compile(r"[su]?i[0-9]+$")
 
 
-def _split_top(body: str) -> list[str]:
-    """Split on commas outside any bracket or string."""
-    parts: list[str] = []
+def top_level(body: str, targets: str):
+    """The indices of the characters of `targets` that stand outside every
+    bracket (`<([{`) and string literal; the `>` of `->` closes nothing."""
     depth = 0
-    cur = 0
     i = 0
     n = len(body)
     while i < n:
@@ -130,10 +129,18 @@ def _split_top(body: str) -> list[str]:
         elif c in ">)]}":
             if not (c == ">" and i > 0 and body[i - 1] == "-"):
                 depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(body[cur:i])
-            cur = i + 1
+        elif depth == 0 and c in targets:
+            yield i
         i += 1
+
+
+def _split_top(body: str) -> list[str]:
+    """Split on commas outside any bracket or string."""
+    parts: list[str] = []
+    cur = 0
+    for i in top_level(body, ","):
+        parts.append(body[cur:i])
+        cur = i + 1
     parts.append(body[cur:])
     return parts
 
