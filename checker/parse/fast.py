@@ -508,8 +508,10 @@ class _Fast:
         return h
 
 
-def _fast_parse(ctx: _Ctx) -> OpHeader | None:
-    """The fast path; None when the text needs the full grammar."""
+def _with_builder(ctx: _Ctx, read):
+    """read(_Fast over ctx's tokens) with the shared builder pointed at ctx (and
+    put back after: a fast parse may run inside another parse); None when the
+    text needs the full grammar."""
     try:
         toks = _fast_tokens(ctx.text)
     except _Bail:
@@ -518,11 +520,16 @@ def _fast_parse(ctx: _Ctx) -> OpHeader | None:
     saved = (b.ctx, b._ts, b._te)
     b.ctx = ctx
     try:
-        return _Fast(b, toks).op()
+        return read(_Fast(b, toks))
     except (_Bail, ValueError, AssertionError, RecursionError):  # deep nesting: Lark is iterative
         return None
     finally:
         b.ctx, b._ts, b._te = saved
+
+
+def _fast_parse(ctx: _Ctx) -> OpHeader | None:
+    """The fast path; None when the text needs the full grammar."""
+    return _with_builder(ctx, _Fast.op)
 
 
 def _fast_loc(ctx: _Ctx):
@@ -545,42 +552,34 @@ def _fast_loc(ctx: _Ctx):
 def _fast_block_label(ctx: _Ctx):
     """`^bb0(%a: T, %b: U):` as the grammar's block_label reads it; None when it
     needs the full grammar."""
-    try:
-        toks = _fast_tokens(ctx.text)
-    except _Bail:
-        return None
-    b = _builder()
-    saved = (b.ctx, b._ts, b._te)
-    b.ctx = ctx
-    try:
-        p = _Fast(b, toks)
-        p.take("block")
-        args = []
-        if p.peek() == "(":
-            p.take()
-            if p.peek() != ")":
-                while True:
-                    name, value, start, end = p.take("value")
-                    p.take(":")
-                    t_kind, t_value, t_start, t_end = p.take()
-                    if t_kind not in _TYPE_KINDS:
-                        raise _Bail
-                    t = p.type_tok(t_kind, t_value, t_start, t_end)
-                    if p.peek() == "{":  # (barg's attribute dict and location are read, not kept)
-                        p.dict_(p.take()[2])
-                    if p.peek() == "loc":
-                        p.take()
-                    elif p.peek() == "locopen":
-                        p.take()
-                        p.loc_rest()
-                    args.append((value, t, b._span2(start, end)))
-                    if p.peek() != ",":
-                        break
+    return _with_builder(ctx, _block_label)
+
+
+def _block_label(p: _Fast):
+    b = p.b
+    p.take("block")
+    args = []
+    if p.peek() == "(":
+        p.take()
+        if p.peek() != ")":
+            while True:
+                name, value, start, end = p.take("value")
+                p.take(":")
+                t_kind, t_value, t_start, t_end = p.take()
+                if t_kind not in _TYPE_KINDS:
+                    raise _Bail
+                t = p.type_tok(t_kind, t_value, t_start, t_end)
+                if p.peek() == "{":  # (barg's attribute dict and location are read, not kept)
+                    p.dict_(p.take()[2])
+                if p.peek() == "loc":
                     p.take()
-            p.take(")")
-        p.take(":")
-        return args if p.i == p.n else None
-    except (_Bail, ValueError, AssertionError, RecursionError):
-        return None
-    finally:
-        b.ctx, b._ts, b._te = saved
+                elif p.peek() == "locopen":
+                    p.take()
+                    p.loc_rest()
+                args.append((value, t, b._span2(start, end)))
+                if p.peek() != ",":
+                    break
+                p.take()
+        p.take(")")
+    p.take(":")
+    return args if p.i == p.n else None
