@@ -202,10 +202,7 @@ class TracerValues(ValueFolding):
         active = np.ones(self.n, dtype=bool)
         for _trip in range(self.max_trips + 1):
             self._check_budget()
-            cframe = _Frame(cond, frame)
-            if cond.blocks:
-                self._bind(cond.blocks[0], cframe, carried)
-            ret = self._returned(cond, cframe)
+            ret = self._region_returns(cond, frame, carried)
             pred = ret[0] if ret else Unknown("no predicate")
             if isinstance(pred, Uni):
                 return self._fold_uniform_while(op, frame, carried, pred)
@@ -214,10 +211,7 @@ class TracerValues(ValueFolding):
             go = active & (_as_np(pred) != 0)
             if not go.any():
                 return carried
-            bframe = _Frame(body, frame)
-            if body.blocks:
-                self._bind(body.blocks[0], bframe, carried)
-            new = self._returned(body, bframe)
+            new = self._region_returns(body, frame, carried)
             if len(new) != len(carried):
                 return [Unknown("a malformed while")] * op.num_results
             carried = [_merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]

@@ -424,15 +424,20 @@ class ValueFolding:
             return _as_np(args[0])
         return Unknown(f"{_short(name)} at line {_line(op)}", op)
 
+    def _region_returns(self, region: Region, frame: _Frame, args: list) -> list:
+        """What `region` returns (folded, nothing executed) when its entry block
+        takes `args`: one run of a loop's cond or body."""
+        inner = _Frame(region, frame)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, args)
+        return self._returned(region, inner)
+
     def _fold_uniform_while(self, op: Operation, frame: _Frame, carried: list, pred: Uni) -> list:
         """A loop's results when its trip count is unknown but uniform: what the
         carried values are the same over, after 0, 1 or 2 iterations."""
         body = op.regions[1]
         for _ in range(UNIFORM_WIDEN):
-            bframe = _Frame(body, frame)
-            if body.blocks:
-                self._bind(body.blocks[0], bframe, carried)
-            new = self._returned(body, bframe)
+            new = self._region_returns(body, frame, carried)
             if len(new) != len(carried):
                 return [Unknown("a malformed while")] * op.num_results
             wide = [_join([c, v], pred) for c, v in zip(carried, new)]
