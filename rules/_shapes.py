@@ -238,14 +238,20 @@ def dim_out_of_range(value: int | None, rank: int) -> bool:
     return value is not None and not 0 <= value < rank
 
 
-def defining_constant(v: Value | None) -> int | None:
-    """The integer a 0-d `stablehlo.constant` defines, else None."""
+def _constant_attr(v: Value | None):
+    """The value attribute (dense or integer) of the constant op defining `v`, else None."""
     op = v.defining_op if v is not None else None
     if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
         return None
     attr = op.attr("value")
     if not isinstance(attr, (DenseElementsAttr, IntegerAttr)):
         attr = next((a for a in op.attributes.values() if isinstance(a, (DenseElementsAttr, IntegerAttr))), None)
+    return attr
+
+
+def defining_constant(v: Value | None) -> int | None:
+    """The integer a 0-d `stablehlo.constant` defines, else None."""
+    attr = _constant_attr(v)
     if isinstance(attr, IntegerAttr):
         return attr.value
     if isinstance(attr, DenseElementsAttr):
@@ -260,12 +266,7 @@ def defining_constant(v: Value | None) -> int | None:
 
 def defining_constants(v: Value | None) -> list[int] | None:
     """Every integer of the `stablehlo.constant` that defines `v` (any rank), else None."""
-    op = v.defining_op if v is not None else None
-    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
-        return None
-    attr = op.attr("value")
-    if not isinstance(attr, (DenseElementsAttr, IntegerAttr)):
-        attr = next((a for a in op.attributes.values() if isinstance(a, (DenseElementsAttr, IntegerAttr))), None)
+    attr = _constant_attr(v)
     if isinstance(attr, IntegerAttr):
         return [attr.value]
     if isinstance(attr, DenseElementsAttr):
