@@ -64,6 +64,9 @@ def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 _FINE: dict[str, bool] = {}
 """Op texts (result name and location cut off) whose literal is fine."""
 _FINE_MAX = 65536
+_KEY_MAX_SOURCE = 4096
+"""Longer op texts are not keyed: a key is at most 512 characters, so only a
+`loc(...)` of over 3.5 KB could bring such an op under it."""
 _RESULT = re.compile(r"\s*%[\w$.\-]+(?::\d+)?\s*=\s*")
 _LOC_AT_END = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)\s*$")
 
@@ -72,6 +75,8 @@ def _text_key(op: Operation) -> str | None:
     """The op's text from its name on, without a trailing `loc(...)`; None when
     it holds a region, an alias or a `%` (anything whose meaning is not all in
     the text itself)."""
+    if op.span.end - op.span.start > _KEY_MAX_SOURCE:
+        return None  # (no key over 512 characters: not worth copying a 100 KB literal to find out)
     text = op.module.source.text[op.span.start:op.span.end]
     m = _RESULT.match(text)
     if m:
