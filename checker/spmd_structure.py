@@ -10,11 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .attributes import DictAttr, StringAttr
 from .ir import Module, Operation
 from .semantics import COLLECTIVES
 
 # --------------------------------------------------------------------------- op names
-GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
+CUSTOM_COLLECTIVES = frozenset({"ragged_all_to_all"})
+"""`custom_call` targets XLA runs as collectives. JAX lowers `lax.ragged_all_to_all`
+to `stablehlo.custom_call @ragged_all_to_all` with `backend_config = {replica_groups,
+channel_id}` (jax/_src/lax/parallel.py, _ragged_all_to_all_lowering); XLA turns it
+into a ragged-all-to-all instruction whose GPU thunk is a collective over every
+member of its replica group (xla/backends/gpu/runtime/ragged_all_to_all_thunk.h).
+So every member must reach it, as for all_to_all (docs/deadlock.md)."""
+_STABLEHLO_GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
+GROUP_KINDS = _STABLEHLO_GROUP_KINDS | CUSTOM_COLLECTIVES
 """Collectives whose process group rendezvous (everything but collective_permute)."""
 CASE_OPS = frozenset({"stablehlo.case", "stablehlo.if"})
 WHILE_OPS = frozenset({"stablehlo.while"})
@@ -31,7 +40,8 @@ ROLES = ("collective", "permute", "send", "recv", "start", "done")
 _COMM_NAMES = frozenset(
     [f"stablehlo.{k}" for k in COLLECTIVES]
     + [f"stablehlo.{k}_{s}" for k in COLLECTIVES for s in ("start", "done")]
-    + ["stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "stablehlo.async_done"]
+    + ["stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "stablehlo.async_done",
+       "stablehlo.custom_call"]
     + list(TESSERA_STARTS) + list(TESSERA_AWAITS))
 """Every op name comm_role() can say yes to (a set test before the string work)."""
 
@@ -54,8 +64,10 @@ def comm_role(op: Operation) -> str | None:
     name = op.name
     if name.startswith("stablehlo."):
         kind = name[10:]
-        if kind in GROUP_KINDS:
+        if kind in _STABLEHLO_GROUP_KINDS:
             return "collective"
+        if kind == "custom_call":
+            return "collective" if custom_collective(op) is not None else None
         if kind == "collective_permute":
             return "permute"
         if kind == "send" or kind == "recv":
@@ -76,17 +88,57 @@ def comm_role(op: Operation) -> str | None:
     return None
 
 
+class CustomCollective:
+    """A collective `custom_call` seen as the collective it runs: `attr()` reads the
+    `backend_config` dictionary, where JAX writes `replica_groups` and `channel_id`
+    (read as the channel handle); everything else is the op's own (name, span,
+    module), so messages point at the custom_call the user wrote."""
+
+    __slots__ = ("op", "kind", "_config")
+
+    def __init__(self, op: Operation, kind: str, config: DictAttr):
+        self.op, self.kind, self._config = op, kind, config
+
+    def attr(self, name: str):
+        return self._config.get("channel_id" if name == "channel_handle" else name)
+
+    def __getattr__(self, name: str):
+        return getattr(self.op, name)
+
+
+def custom_collective(op: Operation) -> CustomCollective | None:
+    """The collective a `stablehlo.custom_call` runs (see CUSTOM_COLLECTIVES), else None.
+    The header is parsed only when its text names such a target (JAX exports hold
+    many `@Sharding` custom_calls that must stay unparsed)."""
+    if op.name != "stablehlo.custom_call":
+        return None
+    head = _text_head(op)
+    if not any(k in head for k in CUSTOM_COLLECTIVES):
+        return None
+    target = op.attr("call_target_name")
+    config = op.attr("backend_config")
+    if not (isinstance(target, StringAttr) and target.value in CUSTOM_COLLECTIVES):
+        return None
+    # A backend_config that is no dictionary (a string, from an older JAX) names
+    # no groups: the view then reads none, i.e. every process of the axis.
+    return CustomCollective(op, target.value, config if isinstance(config, DictAttr) else DictAttr(()))
+
+
 def collective_op(op: Operation) -> Operation:
     """The op whose attributes describe the communication: an async_start's inner
-    collective, else the op itself."""
+    collective, a collective custom_call's view, else the op itself."""
     if op.name == "stablehlo.async_start":
         return async_inner(op) or op
+    if op.name == "stablehlo.custom_call":
+        return custom_collective(op) or op  # type: ignore[return-value]
     return op
 
 
 def collective_kind(op: Operation) -> str:
     """`all_reduce`, `collective_permute`, `send`, ... for any communication op."""
     op = collective_op(op)
+    if isinstance(op, CustomCollective):
+        return op.kind
     name = op.name.rsplit(".", 1)[-1]
     for suffix in ("_start", "_done"):
         if name.endswith(suffix) and name[: -len(suffix)] in COLLECTIVES:

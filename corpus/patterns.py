@@ -98,6 +98,20 @@ def b_ragged_all_to_all():
     return f, (_sds((64, 4)), _sds((8, 8), i32), _sds((8, 8), i32), _sds((8, 8), i32), _sds((8, 8), i32))
 
 
+def b_ragged_all_to_all_cond():
+    """Bug: the ragged_all_to_all runs only where axis_index == 0, so device 0 waits
+    for 7 peers that never come (a hang on GPU; XLA:CPU cannot run it)."""
+    def body(x, in_off, send, out_off, recv):
+        def exchange(x):
+            return lax.ragged_all_to_all(x, jnp.zeros_like(x), in_off[0], send[0], out_off[0], recv[0],
+                                         axis_name="x")
+        return lax.cond(lax.axis_index("x") == 0, exchange, lambda x: x, x)
+
+    i32 = jnp.int32
+    f = _smap(body, _mesh(), (P("x"),) * 5, P("x"))
+    return f, (_sds((64, 4)), _sds((8, 8), i32), _sds((8, 8), i32), _sds((8, 8), i32), _sds((8, 8), i32))
+
+
 def b_while_pmax_cond():
     """Iterate until every device has converged: the loop condition is a pmax,
     the same value on every device, so the psum inside cannot be left by some."""
@@ -170,6 +184,9 @@ PATTERNS = [
     ("fsdp_grad", b_fsdp_grad, {}),
     ("moe_all_to_all", b_moe_all_to_all, dict(extras=("generic",))),
     ("ragged_all_to_all", b_ragged_all_to_all, dict(platforms=("cuda",))),
+    # Not `buggy_deadlock`: the engines' corpus test runs those, and no engine here
+    # runs ragged_all_to_all; tests/test_deadlock.py checks this one's verdict.
+    ("ragged_all_to_all_cond", b_ragged_all_to_all_cond, dict(platforms=("cuda",), bug="buggy_gpu_deadlock")),
     ("while_pmax_cond", b_while_pmax_cond, dict(extras=("debug",))),
     ("mesh_psum_both_axes", b_mesh_psum_both_axes, {}),
     ("bidir_ppermute", b_bidir_ppermute, {}),

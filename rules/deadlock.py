@@ -64,6 +64,8 @@ def _issue(step: Step) -> str:
 
 
 def _kind(op: Operation) -> str:
+    if op.name == "stablehlo.custom_call":  # a collective custom_call: say which
+        return collective_kind(op)
     return op.name.rsplit(".", 1)[-1]
 
 

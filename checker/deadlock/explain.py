@@ -287,7 +287,7 @@ def _peer(model: Model, q: int, final: list[int]) -> Peer:
 def _event_text(model: Model, p: int, e: tuple) -> str:
     tr = model.trace
     step = tr.steps[e[1]]
-    kind = step.op.name.rsplit(".", 1)[-1]
+    kind = collective_kind(step.op) if step.op.name == "stablehlo.custom_call" else step.op.name.rsplit(".", 1)[-1]
     t = e[0]
     if t == RECV:
         return f"{kind} from {_pl(model, e[2])} on channel {e[3]}"
