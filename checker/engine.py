@@ -300,7 +300,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
         internal.append(_diag("SHLO003", source.path, span, message))
     where.stage = "applying suppressions"
-    result.diagnostics = _apply_suppressions(module, result.diagnostics, config) + internal
+    result.diagnostics = _apply_suppressions(module, _drop_superseded(result.diagnostics), config) + internal
     # Any internal error (a parser or rule crash on some op) means the file was not
     # fully checked: exit 2, as for a file that does not parse.
     result.failed = bool(module.syntax_errors) or any(d.code == "SHLO003" for d in result.diagnostics)
@@ -418,6 +418,22 @@ def _call(spec: RuleSpec, ctx: Context, subject, seen_errors: set[tuple[str, str
             return []  # the parser crash under it is already reported at its op
         return [internal_error(ctx.source, e, f"running rule {spec.code} ({spec.name})",
                                subject if is_op else None)]
+
+
+def _drop_superseded(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Drop a finding that a rule naming it in `superseded_by` makes at the same
+    place (SHLO503 "undecided" under SHLO504's warning on the same branch).
+    Before suppressions: silencing the better finding silences the cause."""
+    weaker = registry.superseded_codes()
+    if not weaker or not any(d.code in weaker for d in diags):
+        return diags
+    at = {(d.code, d.span.start) for d in diags if d.span is not None}
+
+    def covered(d: Diagnostic) -> bool:
+        spec = registry.get(d.code) if d.code in weaker else None
+        return (spec is not None and d.span is not None
+                and any((c, d.span.start) in at for c in spec.superseded_by))
+    return [d for d in diags if not covered(d)]
 
 
 def _statement_lines(module: Module):

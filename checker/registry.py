@@ -43,6 +43,10 @@ class RuleSpec:
     meshes), the module or ctx.cache entries shared with other rules — and its
     messages name no line numbers. The language server then reuses them for an op
     an edit did not touch (checker/incremental.py). Default False: always re-run."""
+    superseded_by: tuple[str, ...] = ()
+    """Codes of rules that say the same thing better: a finding of this rule is
+    dropped where one of them reports at the same place (engine._drop_superseded),
+    so one cause is one finding. Only while those rules are enabled and report."""
 
     @property
     def doc(self) -> str:
@@ -66,15 +70,17 @@ _generation = 0
 
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
-         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", local: bool = False):
+         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", local: bool = False,
+         superseded_by: Iterable[str] = ()):
     """Register a rule. `on` names the ops it runs on (none: it runs once per module);
-    `local`: see RuleSpec.local (only for per-op rules)."""
+    `local`, `superseded_by`: see RuleSpec (local only for per-op rules)."""
     ops = (on,) if isinstance(on, str) else tuple(on)
     if local and not ops:
         raise ValueError(f"{code}: a module rule cannot be local")
 
     def deco(func: Callable) -> Callable:
-        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, local))
+        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, local,
+                          tuple(superseded_by)))
         return func
 
     return deco
@@ -164,6 +170,18 @@ def get(code: str) -> RuleSpec | None:
 
 def generation() -> int:
     return _generation
+
+
+_SUPERSEDED: tuple[int, frozenset[str]] = (-1, frozenset())
+
+
+def superseded_codes() -> frozenset[str]:
+    """Codes of the rules that declare `superseded_by` (engine._drop_superseded);
+    kept until a rule is registered (asked once per file)."""
+    global _SUPERSEDED
+    if _SUPERSEDED[0] != _generation:
+        _SUPERSEDED = (_generation, frozenset(c for c, s in _BY_CODE.items() if s.superseded_by))
+    return _SUPERSEDED[1]
 
 
 def rules_for_op(name: str) -> list[RuleSpec]:

@@ -495,7 +495,8 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         yield diag
 
 
-@rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS)
+@rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS,
+      superseded_by=("SHLO504",))
 def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The deadlock analysis could not decide, and says why.
 
@@ -505,7 +506,9 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     only on the process id) guards communication, a loop runs more than
     `deadlock-max-trips` iterations, the time limit (`deadlock-timeout-ms`,
     `z3-timeout-ms`) or a size limit ran out, replica groups in a form it does
-    not read. Points at the op it could not get past.
+    not read. Points at the op it could not get past. Stays quiet where
+    SHLO504 warns about the same branch or loop (its per-device decision is
+    why the analysis stopped, and the warning says so with more detail).
 
     ## Why is this bad?
     Nothing is known to be wrong; nothing is proven either.

@@ -1,6 +1,7 @@
 // The branch around the all_reduce depends on the data (an input each process
 // is passed on its own): the processes may split, so it may deadlock (SHLO504,
-// a warning), and the analysis cannot decide which way (SHLO503, an info).
+// a warning; the analysis cannot decide which way, and says so as SHLO503 only
+// when SHLO504 is not enabled).
 module @data_branch attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%x: tensor<4xf32>, %flag: tensor<i1>) -> tensor<4xf32> {
     %r = "stablehlo.if"(%flag) ({
