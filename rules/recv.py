@@ -28,7 +28,11 @@ def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     constant with one (source, target) row per pair.
 
     ## Why is this bad?
-    XLA cannot tell which process receives from which; the verifier rejects the op.
+    XLA cannot tell which process receives from which. The spec requires the
+    [k, 2] shape (I5, C1); the 1.20 verifier does not read send/recv pairs at
+    all. An empty `dense<[]> : tensor<0xi64>` is read as empty pairs, not as a
+    wrong shape (the spec's "None or empty"; StableHLO's own tests write host
+    transfers that way): SHLO116 reports it on a device transfer.
 
     ## Example
     ```mlir

@@ -26,8 +26,11 @@ def send_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     2-dimensional si64 tensor constant with one (source, target) row per pair.
 
     ## Why is this bad?
-    XLA cannot tell which process sends to which; the StableHLO verifier rejects
-    the op.
+    XLA cannot tell which process sends to which. The spec requires the [k, 2]
+    shape (I6, C1); the 1.20 verifier does not read send/recv pairs at all. An
+    empty `dense<[]> : tensor<0xi64>` is read as empty pairs, not as a wrong
+    shape (the spec's "None or empty"; StableHLO's own tests write host
+    transfers that way): SHLO106/SHLO116 report it on a device transfer.
 
     ## Example
     ```mlir
@@ -169,7 +172,8 @@ def send_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
     ## What it does
     Reports a send with `is_host_transfer = false` (the default) whose
-    `source_target_pairs` is absent or `dense<> : tensor<0x2xi64>`.
+    `source_target_pairs` is absent or empty (`dense<> : tensor<0x2xi64>`,
+    `dense<[]> : tensor<0xi64>`).
 
     ## Why is this bad?
     The RFC that added the pairs (seed 000) says such a send was undefined

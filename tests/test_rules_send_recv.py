@@ -6,6 +6,8 @@ from shlo_lint import Config, lint_text
 from shlo_lint.checker.diagnostics import Severity
 
 D2D = "#stablehlo.channel_handle<handle = 1, type = 1>"
+D2H = "#stablehlo.channel_handle<handle = 2, type = 2>"
+H2D = "#stablehlo.channel_handle<handle = 3, type = 3>"
 GRID8 = "{mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}"
 
 
@@ -55,9 +57,23 @@ def line_of(text: str, d) -> int:
 
 
 # ----------------------------------------------------------------------------- C1
-def test_shlo101_empty_rank1_pairs_is_c1_not_missing_pairs():
-    src = pair_program(send(pairs="dense<> : tensor<0xi64>"), recv())
-    assert codes(src) == ["SHLO101"]
+def test_empty_rank1_pairs_are_empty_pairs_not_a_c1_shape_error():
+    # `dense<[]> : tensor<0xi64>`: the spec's "None or empty" pairs (the 1.20
+    # verifier does not read send/recv pairs; StableHLO's VHLO tests write host
+    # transfers so). On a device transfer that is SHLO106 (undefined behaviour)...
+    for empty in ("dense<> : tensor<0xi64>", "dense<[]> : tensor<0xi64>"):
+        src = pair_program(send(pairs=empty), recv())
+        assert codes(src) == ["SHLO106"], empty
+        src = pair_program(send(), recv(pairs=empty))
+        assert codes(src) == ["SHLO116"], empty
+    # ... on a host transfer, nothing
+    host = pair_program(send(pairs="dense<[]> : tensor<0xi64>", ch=D2H, extra="is_host_transfer = true"),
+                        recv(pairs="dense<[]> : tensor<0xi64>", ch=H2D, extra="is_host_transfer = true"))
+    assert codes(host) == []
+    # a non-empty flat list is still a shape error, and collective_permute's
+    # verifier rejects any rank but 2, empty or not
+    assert codes(pair_program(send(pairs="dense<[0, 1]> : tensor<2xi64>"), recv())) == ["SHLO101"]
+    assert "SHLO121" in codes(module(permute("dense<[]> : tensor<0xi64>") + "\n    return %0 : tensor<4xf32>"))
 
 
 def test_shlo101_pairs_must_be_si64():
