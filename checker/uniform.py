@@ -159,11 +159,11 @@ def splitting_origins(u: Uni, group: np.ndarray) -> list[Origin]:
 # --------------------------------------------------------------------------- communicators
 def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> list[np.ndarray] | None:
     """The sets of processes (flattened ids) that communicate at `op`: each process
-    group of a collective, each (source, target) pair of a permute / send / recv.
+    group of a collective or permute, each (source, target) pair of a send / recv.
     None when they cannot be read (the caller then cannot prove anything)."""
     if kind in ("send", "recv") and flag(inner, "is_host_transfer"):
         return []  # the host is no process of the grid
-    if kind in ("collective_permute", "send", "recv"):
+    if kind in ("send", "recv"):
         pairs = source_target_pairs(inner)
         if pairs is None:
             return None
@@ -178,7 +178,15 @@ def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> lis
         return out
     if inner.name.startswith("tessera."):
         return [np.arange(grid.size)]
-    rows = replica_groups(inner) if inner.attr("replica_groups") is not None else []
+    if kind == "collective_permute":
+        # XLA meets a permute as a rendezvous of its whole process group, not
+        # only of each pair (deadlock/model.py PERMUTE_RENDEZVOUS): a guard that
+        # splits the group hangs it even when every pair stays together.
+        if source_target_pairs(inner) is None:
+            return None
+        rows = []
+    else:
+        rows = replica_groups(inner) if inner.attr("replica_groups") is not None else []
     if rows is None:
         return None
     try:

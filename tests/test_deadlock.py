@@ -62,6 +62,7 @@ EXPECTED = {
     "same_channel_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "permute_branch_partial_group.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),
     "async_starts_crossed_through_calls.mlir": ("deadlock", "cycle", 2),
@@ -216,6 +217,23 @@ def test_matching_semantics_is_an_option():
     assert spec.status == "deadlock" and spec.matching == "spec"
     codes = [d.code for d in lint_text(case.read_text(), "t.mlir", Config(options={"deadlock-matching": "spec"}))]
     assert codes == ["SHLO501"]
+
+
+def test_a_permute_is_a_group_rendezvous_under_xla_matching_only():
+    # pairs 0<->1 under `if partition_id < 2` on 4 partitions: XLA waits for the
+    # whole group (XLA:CPU aborts, 2 of 4 arrived); the spec's reading waits for
+    # the source only, and both ends of the one pair are there
+    case = CORPUS / "deadlock" / "permute_branch_partial_group.mlir"
+    xla = verdict_of(case)
+    assert xla.status == "deadlock"
+    b = xla.deadlocks[0].blocked[0]
+    assert b.op.name == "stablehlo.collective_permute" and b.process == (0, 0)
+    assert {w.process for w in b.waits_for} == {(0, 2), (0, 3)}
+    assert verdict_of(case, **{"deadlock-matching": "spec"}).status == "deadlock-free"
+    # the whole group taking the branch is fine under both
+    whole = case.read_text().replace("dense<2> : tensor<ui32>", "dense<4> : tensor<ui32>")
+    assert verdict_of(whole).status == "deadlock-free"
+    assert verdict_of(whole, **{"deadlock-matching": "spec"}).status == "deadlock-free"
 
 
 def test_bad_options_are_refused_before_linting():

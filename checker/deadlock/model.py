@@ -102,6 +102,10 @@ class _Facts:
             self._pairs(inner, info)
         elif kind == "collective_permute":
             self._pairs(inner, info)
+            if not info.invalid:
+                # Its process group too: XLA's runtime meets a permute as a
+                # rendezvous of the whole group (see rendezvous()).
+                self._groups(op, inner, info)
         elif kind in GROUP_KINDS:
             info.grouped = True
             self._groups(op, inner, info)
@@ -186,6 +190,21 @@ class _Facts:
 
 def _line(op: Operation) -> int:
     return op.module.source.line_col(op.span.start)[0]
+
+
+PERMUTE_RENDEZVOUS = """Under XLA's matching a collective_permute is a rendezvous of its whole
+process group, like an all_reduce: XLA:CPU's collective thunk waits for every
+device of the op's group (all partitions with a channel, all replicas
+without), not only the pairs' ends, and aborts "expected 4 participants, 2
+arrived" when a permute with pairs 0<->1 runs under `if partition_id < 2` on 4
+partitions (corpus/deadlock/permute_branch_partial_group.mlir; docs/deadlock.md).
+Under the spec's matching a permute waits only for its source."""
+
+
+def rendezvous(info: CommInfo, matching: str) -> bool:
+    """Whether the op is met as a rendezvous of its process group (PERMUTE_RENDEZVOUS)."""
+    return info.grouped or (matching == "xla" and info.kind == "collective_permute"
+                            and info.group_of is not None)
 
 
 # =========================================================================== the model
@@ -281,7 +300,7 @@ class Model:
             if info.external:
                 ev.append((NOP, step.index))
                 continue
-            if info.grouped:
+            if rendezvous(info, self.matching):
                 g = int(info.group_of[p])
                 if g < 0:
                     ev.append((NOP, step.index))

@@ -16,7 +16,7 @@ from collections import deque
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..spmd import Trace, TraceLimit
-from .model import CommInfo, _Facts, _key_of
+from .model import CommInfo, _Facts, _key_of, rendezvous
 
 def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float | None = None):
     """The model's constraints on the class quotient, computed per class step with
@@ -125,7 +125,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float
                     sinfo = infos[spos]
                     who = procs[fut[procs] == sid] if isinstance(fut, np.ndarray) else procs
                     key = _key_of(sinfo, matching)  # type: ignore[arg-type]
-                    if sinfo.grouped:  # type: ignore[union-attr]
+                    if rendezvous(sinfo, matching):  # type: ignore[arg-type]
                         why = need(c, i, group_classes(sinfo, who), key, nth[spos])  # type: ignore[arg-type]
                     else:
                         src = sinfo.source[who]  # type: ignore[union-attr]
@@ -136,8 +136,8 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float
             if info is None or info.external:
                 continue
             key = _key_of(info, matching) if nth[i] >= 0 else None
-            if info.grouped:
-                if st.role == "collective" or matching == "xla":
+            if rendezvous(info, matching):
+                if st.role in ("collective", "permute") or matching == "xla":
                     why = need(c, i, group_classes(info, procs), key, nth[i])  # type: ignore[arg-type]
                     if why:
                         return why

@@ -8,9 +8,12 @@ replayed counterexample blocks the same processes:
   (matching "spec"), or, for an op with a positive channel, its kind + channel +
   process groups (matching "xla", the default: XLA's runtime meets an
   all_reduce in each branch of a case when both use channel 1).
-* collective_permute sends its operand to its target without blocking and
-  completes once its source has reached the same permute instance; a process no
-  pair targets gets zeros without waiting.
+* collective_permute, under matching "xla", is a rendezvous of its whole
+  process group like any collective (XLA's runtime waits for every device of
+  the group, not only the pairs' ends: deadlock/model.py PERMUTE_RENDEZVOUS);
+  under "spec" it sends its operand to its target without blocking and
+  completes once its source has reached the same permute instance. Either way
+  a process no pair targets gets zeros.
 * send is buffered and never blocks; the n-th recv at t from s on a channel
   takes s's n-th send to t on that channel, blocking until it is sent. A process
   finishes only once each of its sends (and permute sends) has been received
@@ -32,13 +35,11 @@ replayed counterexample blocks the same processes:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ..attributes import DenseElementsAttr
 from ..ir import Operation
-from ..semantics import (CROSS_REPLICA, channel_id, flag, process_groups, replica_groups, source_target_pairs,
+from ..semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
@@ -46,10 +47,8 @@ from .ops.common import int_attr
 from .ops.reduce import COMBINE as _COMBINE
 from .ops.reduce import binary_kind as _binary_kind
 from .registry import OpFunctions, impl, register
-from .runtime import Frame, Wait, _ranges, fmt_pid
+from .runtime import Frame, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
-
-Pid = tuple[int, int]
 
 GROUP_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast",
                "collective_reduce")
@@ -94,124 +93,7 @@ def result_tensor_types(op: Operation) -> list:
     return out
 
 
-def _axis_id(pid: Pid, strat: str) -> int:
-    return pid[0] if strat == CROSS_REPLICA else pid[1]
-
-
-def _peer(me: Pid, axis_id: int, strat: str) -> Pid:
-    return (axis_id, me[1]) if strat == CROSS_REPLICA else (me[0], axis_id)
-
-
-# ----------------------------------------------------------------------------- shared state
-@dataclass(eq=False)
-class Rendezvous:
-    kind: str
-    members: list[Pid]
-    arrivals: dict[Pid, list] = field(default_factory=dict)
-    ops: dict[Pid, Operation] = field(default_factory=dict)
-    results: dict[Pid, list] | None = None
-
-    @property
-    def complete(self) -> bool:
-        return len(self.arrivals) == len(self.members)
-
-    @property
-    def op(self) -> Operation:
-        return next(iter(self.ops.values()))
-
-
-@dataclass(eq=False)
-class Message:
-    """One send (or permute send) from `source` to `target`."""
-
-    op: Operation
-    source: Pid
-    target: Pid
-    channel: int | None
-    payload: list | None = None
-    received: bool = False
-
-
-@dataclass(eq=False)
-class RendezvousWait(Wait):
-    rendezvous: Rendezvous
-    op: Operation | None = None
-    started: bool = False
-    """For a done: it waits for the peers to *start* the collective."""
-
-    def ready(self) -> bool:
-        return self.rendezvous.results is not None
-
-    def peers(self, me):
-        return [p for p in self.rendezvous.members if p not in self.rendezvous.arrivals]
-
-    def waits_for(self, world, me) -> str:
-        rv = self.rendezvous
-        verb = "start" if self.started else "reach"
-        mine = rv.ops.get(me) or rv.op
-        key = ("rv", id(rv), verb, id(mine))  # every blocked member of a big group shares this text
-        text = world.text_cache.get(key)
-        if text is None:
-            group = _ranges([fmt_pid(p) for p in rv.members])
-            text = world.text_cache[key] = (f"{world.describe_peers(self.peers(me))} to {verb} this {rv.kind} "
-                                            f"({world.interp.where(mine)}; process group [{group}])")
-        return text
-
-
-@dataclass(eq=False)
-class MessageWait(Wait):
-    """A recv (or a permute target) waiting for its source's n-th send."""
-
-    world: object
-    key: tuple
-    source: Pid
-    what: str
-    op: Operation | None = None
-
-    def ready(self) -> bool:
-        return self.key in self.world.sent
-
-    def peers(self, me):
-        return [self.source]
-
-    def waits_for(self, world, me) -> str:
-        return f"{self.what} from {world.describe_peers([self.source])}"
-
-
-@dataclass(eq=False)
-class HostQueueWait(Wait):
-    """Inside interpreter.run_parallel: a host-transfer recv waiting for a host send on its channel."""
-
-    queue: list
-    channel: int | None
-    op: Operation | None = None
-
-    def ready(self) -> bool:
-        return bool(self.queue)
-
-    def waits_for(self, world, me) -> str:
-        return f"a host-transfer send on channel {self.channel}"
-
-
-@dataclass(eq=False)
-class DeliveryWait(Wait):
-    """A process at its end, waiting for one of its sends to be received."""
-
-    message: Message
-    op: Operation | None = None
-
-    def ready(self) -> bool:
-        return self.message.received
-
-    def peers(self, me):
-        return [self.message.target]
-
-    def waits_for(self, world, me) -> str:
-        what = "receive" if self.message.op.name.endswith("send") else "reach the collective_permute"
-        return (f"{world.describe_peers([self.message.target])} to {what} (its "
-                f"{self.message.op.name.rsplit('.', 1)[1]} at {world.interp.where(self.message.op)}"
-                f"{'' if self.message.channel is None else f' on channel {self.message.channel}'} "
-                f"is never received; the program cannot finish until it is)")
+from .comm_state import HostQueueWait, Message, MessageWait, Pid, Rendezvous, RendezvousWait, _axis_id, _peer
 
 
 # ----------------------------------------------------------------------------- ops
@@ -369,6 +251,20 @@ class CommunicationFunctions(OpFunctions):
                     roots[i] = members[idx]
             for m in members:
                 res[m] = [self.cast(rv.ops[m], arr[roots[i]][i], i) for i in range(n_out)]
+        elif kind == "collective_permute":  # (matching "xla": the group met, now the pairs move data)
+            for m in members:
+                mine = rv.ops[m]
+                strat = strategy(mine)
+                _targets, sources_of = self.pair_maps(mine)
+                src = sources_of.get(_axis_id(m, strat))
+                if src is None:
+                    res[m] = self.zeros(mine)
+                    continue
+                peer = _peer(m, src, strat)
+                if peer not in arr:
+                    raise ExecutionError(f"cannot execute: collective_permute from process {fmt_pid(peer)}, "
+                                         "outside its process group", mine)
+                res[m] = [self.cast(mine, v, i) for i, v in enumerate(arr[peer][:len(result_tensor_types(mine))])]
         else:  # pragma: no cover - kinds are closed
             raise ExecutionError(f"cannot execute: op {op.name}", op)
         return res
@@ -406,6 +302,11 @@ class CommunicationFunctions(OpFunctions):
         me = frame.proc.pid
         strat = strategy(op)
         targets, sources_of = self.pair_maps(op)
+        if self.interp.matching == "xla":
+            rv = self.arrive(frame, op, "collective_permute", operands)
+            return Future(op, wait=RendezvousWait(rv, op, started=op.name.endswith("_start") or
+                                                  op.name.endswith("async_start")),
+                          get=lambda: rv.results[me])
         key = self.match_key(op, "collective_permute")
         n = self.instance(me, key)
         mine = _axis_id(me, strat)

@@ -320,7 +320,7 @@ class Interpreter:
         frame = Frame(proc)
         proc.outputs = yield from self.call_function(frame, entry, args)
         # XLA's send-done: a process finishes once everything it sent has been received
-        from .comm import DeliveryWait
+        from .comm_state import DeliveryWait
 
         for msg in proc.obligations:
             if not msg.received:
