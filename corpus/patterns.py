@@ -137,6 +137,18 @@ def b_mesh_psum_both_axes():
     return f, (_sds((8, 8)),)
 
 
+def b_mesh_cond_ppermute():
+    """Bug: a ring ppermute over "x" on a 4x2 mesh, run only where axis_index("y") == 0.
+    Every pair's ends take the branch, but XLA meets a permute as a rendezvous of
+    its whole group (all 8 devices): XLA:CPU aborts, 4 of 8 arrived."""
+    def body(x):
+        ring = [(i, (i + 1) % 4) for i in range(4)]
+        return lax.cond(lax.axis_index("y") == 0, lambda v: lax.ppermute(v, "x", ring), lambda v: v, x)
+
+    f = _smap(body, _mesh((4, 2), ("x", "y")), P("x", "y"), P("x", "y"))
+    return f, (_sds((8, 4)),)
+
+
 def b_bidir_ppermute():
     """A pipeline's forward activations and backward gradients in one step."""
     fwd = [(i, i + 1) for i in range(7)]
@@ -190,6 +202,7 @@ PATTERNS = [
     ("while_pmax_cond", b_while_pmax_cond, dict(extras=("debug",))),
     ("mesh_psum_both_axes", b_mesh_psum_both_axes, {}),
     ("bidir_ppermute", b_bidir_ppermute, {}),
+    ("mesh_cond_ppermute", b_mesh_cond_ppermute, dict(bug="buggy_deadlock")),
     ("psum_scatter_loop", b_psum_scatter_loop, {}),
     ("psum_groups", b_psum_groups, {}),
     ("pmap_psum", b_pmap_psum, {}),

@@ -83,6 +83,7 @@ def test_expected_diagnostics(path: Path):
 BUG_CATEGORY = {
     "type_mismatch": "constraint",
     "done_twice": "future",
+    "deadlock": "deadlock",
     "gpu_deadlock": "deadlock",  # a collective custom_call (ragged_all_to_all) only device 0 reaches
 }
 
