@@ -2,7 +2,7 @@
 // only partitions 0 and 1 take. Every pair's ends reach it, but XLA meets a
 // permute as a rendezvous of its whole process group (all 4 partitions, as the
 // channel makes it cross-partition): XLA:CPU aborts "expected 4 participants,
-// 2 arrived", and XLA:GPU's default clique spans every device of the group.
+// 2 arrived" (XLA:GPU's default clique spans the group too; not run here).
 // Under the spec's matching (a permute waits for its source only) it completes.
 module @permute_branch attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
