@@ -515,9 +515,23 @@ def lint_text(text: str, path: str = "<string>", config: Config | None = None) -
     that matches no rule (options and enums are checked when the Config is made)."""
     config = config or Config()
     check_selectors(config)
-    result = lint_source(SourceFile(path, text), config)
-    release_ir(result)
-    return result.diagnostics
+    return lint_released(SourceFile(path, text), config).diagnostics
+
+
+def lint_released(source: SourceFile, config: Config, read_error: Diagnostic | None = None) -> FileResult:
+    """lint_source, then release_ir, with the cyclic GC paused over both. Paused
+    only inside lint_source, the collector came back with the whole IR counted as
+    new objects (300k for 9 MB), so the first allocation after it traversed them
+    all before the release freed them: 0.08 s of a 9 MB module's 0.93 s."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = lint_source(source, config, read_error)
+        release_ir(result)
+    finally:
+        if enabled:
+            gc.enable()
+    return result
 
 
 def release_ir(result: FileResult) -> None:
