@@ -14,7 +14,7 @@ from ..attributes import Attribute
 from ..ir import Location, OpHeader
 from ..source import Span
 from ..types import FunctionType, Type
-from .cache import _CACHE_MAX_BODY, _cache_key, _error_count, _lookup, _relocate, _store
+from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
@@ -122,6 +122,43 @@ class LarkParser:
             return True
         self._last = (op, key)  # a miss: parse_header, next, takes this op's key
         return False
+
+    def unchecked(self, module, ops):
+        """header_checked over ops in order, in one loop (every header of a file:
+        engine._parse_everything): yields each op it could not check, and the
+        caller parses that one before the next is checked (its parse stores the
+        layout the ops after it hit). The per-op method call, attribute reads and
+        the cache's lookups hoisted out of the loop: ~0.4 us an op, 0.03 s of a
+        9 MB module's every-header lint."""
+        if not self.cache:
+            yield from ops
+            return
+        text = module.source.text
+        key_of = _cache_key
+        limit = _CACHE_MAX_BODY
+        shared = _SHARED if self.fast else None
+        attrs = module.__dict__
+        cache = None
+        for op in ops:
+            span = op.span
+            regions = op.region_spans
+            if regions:
+                body = _compress(text, span.start, span.end, regions)[0]
+            else:
+                body = text[span.start:span.end]
+            if len(body) <= limit:
+                key = key_of(body)
+                if cache is None:
+                    cache = attrs.get("_header_cache")  # made by the first parse that stores
+                hit = cache.get(key) if cache else None
+                if hit is None and shared is not None:
+                    hit = shared.get(key)
+                if hit:
+                    continue
+            else:
+                key = None
+            self._last = (op, key)  # a miss: parse_header, next, takes this op's key
+            yield op
 
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
