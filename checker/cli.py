@@ -15,7 +15,7 @@ from . import options as _options
 from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .diagnostics import Severity
-from .engine import FileResult, check_selectors, internal_error, iter_files, lint_source, read_path, release_ir
+from .engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
 from .parallel import lint_files, resolve_jobs
 from .progress import Progress
 from .source import Span
@@ -251,9 +251,10 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
                 from dataclasses import replace
 
                 err = replace(err, location=replace(err.location, path=stdin_filename))
-        result = lint_source(source, config, err)
-        if not (fix or diff or confirm):
-            release_ir(result)  # only --fix, --diff and --confirm read the IR after the lint
+        if fix or diff or confirm:  # only these read the IR after the lint
+            result = lint_source(source, config, err)
+        else:
+            result = lint_released(source, config, err)
         results.append(result)
     progress.close()
 

@@ -258,7 +258,8 @@ def test_a_parser_without_the_fast_path_never_reads_shared_headers(monkeypatch):
 
 def test_checking_every_header_parses_each_layout_once(monkeypatch):
     # 200 adds of one layout: the engine's whole-module check parses the first
-    # and counts the other 199 as checked (a cache hit) without building them.
+    # and counts the others as checked (a cache hit, or the same skeleton:
+    # LarkParser.unchecked) without building them.
     from shlo_lint.checker import engine
     from shlo_lint.checker.config import Config
     from shlo_lint.checker.parse.cache import clear_shared
@@ -279,5 +280,56 @@ def test_checking_every_header_parses_each_layout_once(monkeypatch):
     monkeypatch.setattr(engine, "_parser", LarkParser())
     result = engine.lint_source(SourceFile("t.mlir", text), Config())
     assert not [d for d in result.diagnostics if d.code in ("SHLO001", "SHLO003")]
-    adds = [t for t in parsed if "stablehlo.add %" in t and "%arg0" not in t]
+    # (the first add, on %arg0, has names of other lengths: the same skeleton)
+    adds = [t for t in parsed if "stablehlo.add %" in t]
     assert len(adds) == 1, len(adds)
+
+
+def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
+    """The add headers the engine's whole-module check parses, and the diagnostics."""
+    from shlo_lint.checker import engine
+    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.parse.cache import clear_shared
+
+    clear_shared()
+    names = LarkParser.parse_header.__globals__
+    real = names["_fast_parse"]
+    parsed = []
+
+    def counting(ctx):
+        parsed.append(ctx.text)
+        return real(ctx)
+
+    monkeypatch.setitem(names, "_fast_parse", counting)
+    monkeypatch.setattr(engine, "_parser", LarkParser())
+    result = engine.lint_source(SourceFile("t.mlir", text), Config())
+    return [t for t in parsed if "stablehlo.add" in t], result.diagnostics
+
+
+def test_names_of_other_lengths_are_checked_without_a_parse(monkeypatch):
+    # %1 .. %1000: four layout keys (names of 1 to 4 digits), one skeleton: the
+    # first add parses and the others are checked by it.
+    body = "".join(f"  %{i} = stablehlo.add %{i - 1}, %{i - 1} : tensor<4xf32>\n" for i in range(1, 1001))
+    text = ("func.func @main(%0: tensor<4xf32>) -> tensor<4xf32> {\n" + body
+            + "  return %1000 : tensor<4xf32>\n}\n")
+    adds, diags = _parsed_adds(monkeypatch, text)
+    assert not [d for d in diags if d.code in ("SHLO001", "SHLO003")]
+    assert len(adds) == 1, adds[:3]
+
+
+@pytest.mark.parametrize("bad", ["%2 = stablehlo.add %, %1 : tensor<4xf32>",
+                                 "%2 = stablehlo.add %1, %1 : tensor<4xf32> loc(%1)"])
+def test_a_broken_line_is_no_other_length_of_a_clean_one(monkeypatch, bad):
+    # Only names change length in a skeleton: a stray `%` or a name where a
+    # location goes is a syntax error still.
+    text = ("func.func @main(%0: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %1 = stablehlo.add %0, %0 : tensor<4xf32>\n"
+            "  %10 = stablehlo.add %1, %1 : tensor<4xf32>\n"
+            f"  {bad}\n"
+            "  return %1 : tensor<4xf32>\n}\n")
+    _adds, diags = _parsed_adds(monkeypatch, text)
+    fresh = scan(SourceFile("t.mlir", text), LarkParser(cache=False))
+    for op in fresh.walk():
+        op.header  # noqa: B018
+    assert fresh.syntax_errors  # the reference sees the error ...
+    assert [d.span for d in diags if d.code == "SHLO001"] == [s for _m, s in fresh.syntax_errors]  # ... and so does the check

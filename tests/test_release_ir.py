@@ -50,3 +50,30 @@ def test_lint_paths_in_process_still_hands_back_the_ir(tmp_path):
     f.write_text(PROGRAM)
     (result,) = shlo_lint.lint_paths([str(f)], jobs=1)
     assert result.module is not None and result.module.root is not None
+
+
+def test_no_collection_runs_between_the_lint_and_the_release():
+    """The IR is allocated with the collector paused, so it all counts as new
+    objects: were the collector back on before the release, the first allocation
+    would traverse the whole IR (0.08 s of a 9 MB module's 0.93 s)."""
+    ops = "\n".join(f"    %{i + 1} = stablehlo.add %{i}, %{i} : tensor<4xf32>" for i in range(3000))
+    program = ("func.func @main(%0: tensor<4xf32>) -> tensor<4xf32> {\n" + ops
+               + "\n    return %3000 : tensor<4xf32>\n}\n")
+    shlo_lint.lint_text(program)  # warm
+    collections: list[int] = []
+
+    def seen(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(seen)
+    try:
+        shlo_lint.lint_text(program)
+    finally:
+        gc.callbacks.remove(seen)
+        if not enabled:
+            gc.disable()
+    assert collections == []

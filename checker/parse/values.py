@@ -265,7 +265,38 @@ def _shifted(value, delta: int):
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_new_tuple = tuple.__new__
+
+
 def _shifted_rec(value, delta: int):
+    """_shifted's copy. The common shapes (a Span, a plain list or tuple, an
+    attribute of a class seen before) are read by exact type, with spans and
+    plain leaves taken in place rather than through a call each: a 9 MB
+    module's `sdy.manual_computation` header (3,100 cached shardings moved) spent
+    half of its 60 ms here. Anything else is _shifted_any's, as before."""
+    t = type(value)
+    if t is Span:
+        return _new_tuple(Span, (value[0] + delta, value[1] + delta))
+    if t is list or t is tuple:
+        out = [v if type(v) in _PLAIN else _shifted_rec(v, delta) for v in value]
+        return out if t is list else tuple(out)
+    names = _FIELD_NAMES.get(t)
+    if names is None:
+        return _shifted_any(value, delta)
+    args = []
+    for v in map(value.__getattribute__, names):
+        tv = type(v)
+        if tv is Span:
+            args.append(_new_tuple(Span, (v[0] + delta, v[1] + delta)))
+        elif tv in _PLAIN or not isinstance(v, (tuple, Attribute)):  # (only tuples and attributes nest here)
+            args.append(v)
+        else:
+            args.append(_shifted_rec(v, delta))
+    return t(*args)
+
+
+def _shifted_any(value, delta: int):
     if isinstance(value, Span):
         return Span(value.start + delta, value.end + delta)
     if isinstance(value, list):
