@@ -22,7 +22,7 @@ from typing import Iterator
 
 from . import registry
 from .config import Config
-from .engine import FileResult, lint_source, parser, read_path, release_ir
+from .engine import FileResult, lint_released, lint_source, parser, read_path
 
 
 def resolve_jobs(jobs: int | str | None) -> int:
@@ -53,9 +53,10 @@ def _init(config: Config) -> None:
 
 def _work(path: str) -> FileResult:
     assert _CONFIG is not None
-    result = _lint_one(path, _CONFIG)
-    release_ir(result)  # see the module docstring: text and diagnostics travel, the IR does not
-    return result
+    source, err = read_path(path)
+    # see the module docstring: text and diagnostics travel, the IR does not
+    # (lint_released frees it with the GC paused until then)
+    return lint_released(source, _CONFIG, err)
 
 
 def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[FileResult]:
