@@ -85,6 +85,37 @@ def _element(tok: str, kind: tuple) -> str | None:
     return None
 
 
+# The separators of a plain literal's element list, which MLIR's parser checks
+# (jaxlib: "expected ']'", "expected element literal of primitive type"): each
+# alternative is one way to get them wrong.
+_MALFORMED = re.compile(
+    r"(?P<double>,\s*[,\])])"               # `1, , 2`, `1, ]`, `(1.0, )`
+    r"|(?P<lead>[\[(]\s*,)"                 # `[, 1]`, `(, 2.0)`
+    r"|(?P<after>[)\]]\s*[^\s,\])])"        # `] [`, `]1`, `) (`: no comma after a list or pair
+    r"|(?P<gap>[\w.][ \t\r\n]+[\w.+\-\[(])"  # `1 2`, `1 [2]`, `true false`
+    r"|(?P<glued>[\w.][\[(])")                # `1[2]`, `1(2.0, 3.0)`
+
+
+def malformed_literal(text: str, start: int = 0, end: int | None = None) -> tuple[str, int] | None:
+    """(MLIR's complaint, offset in `text`) when the plain `dense<...>` literal
+    text[start:end] has its commas and brackets out of place; None otherwise (hex
+    and string blobs are not read)."""
+    end = len(text) if end is None else end
+    i = start
+    while i < end and text[i] in " \t\r\n":
+        i += 1
+    if i >= end or text[i] == '"':
+        return None
+    m = _MALFORMED.search(text, i, end)
+    if m is None:
+        return None
+    kind = m.lastgroup
+    at = m.end() - 1 if kind in ("double", "after", "gap") else m.start() + (m.group().index(",") if kind == "lead" else 1)
+    if kind in ("double", "lead"):
+        return "expected element literal of primitive type, got ','", at
+    return "expected ',' or ']' between elements", at
+
+
 def dense_literal_problem(literal: str, type_: Type | None) -> str | None:
     """MLIR's complaint about `dense<literal> : type_`, or None (valid, or not judged)."""
     if not isinstance(type_, TensorType) or type_.shape is None:
@@ -92,6 +123,13 @@ def dense_literal_problem(literal: str, type_: Type | None) -> str | None:
     text = literal.strip()
     if not text or text.startswith('"'):
         return None
+    problem = _problem(text, type_)
+    if problem is not None and malformed_literal(text) is not None:
+        return None  # a syntax error, reported as such where the op is parsed (parse/commas.py)
+    return problem
+
+
+def _problem(text: str, type_: TensorType) -> str | None:
     element = type_.element
     inner = _kind(element.element) if isinstance(element, ComplexType) else None
     kind = _kind(element)

@@ -5,6 +5,7 @@ crude fallback after a syntax error or an internal one) and `parse_type` /
 `parse_alias_definition`, which raise SyntaxProblem."""
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -14,11 +15,26 @@ from ..attributes import Attribute
 from ..ir import Location, OpHeader
 from ..source import Span
 from ..types import FunctionType, Type
+from .commas import comma_problems
 from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known, top_level
+
+
+def _comma_errors(module, name: str, body: str, ctx: _Ctx) -> None:
+    """The commas of a pretty form that MLIR rejects (commas.py), as syntax errors."""
+    for message, start, end in comma_problems(body, name):
+        module.syntax_errors.append((message, Span(_absolute(ctx, start), _absolute(ctx, end))))
+
+
+def _absolute(ctx: _Ctx, pos: int) -> int:
+    if ctx.gap_pos:
+        i = bisect.bisect_right(ctx.gap_pos, pos)
+        if i:
+            return pos + ctx.base + ctx.gap_delta[i - 1]
+    return pos + ctx.base
 
 
 # --------------------------------------------------------------------------- op text
@@ -90,6 +106,8 @@ class LarkParser:
             h = _fast_parse(ctx) if self.fast else None
             if h is None:
                 h = _run("op", ctx)
+            if isinstance(h, OpHeader):  # (before _store: a comma error makes the layout unclean)
+                _comma_errors(module, op.name, body, ctx)
             if key is not None and hit is None and isinstance(h, OpHeader):
                 _store(module, key, h, body, ctx, clean=_error_count(module) == errors, shared=self.fast)
         except UnexpectedInput as err:

@@ -1,0 +1,194 @@
+"""Commas in pretty (custom-assembly) forms.
+
+The grammar reads a pretty op as a loose sequence of items (any op's custom form
+must parse), so it never asked where the commas are. MLIR's custom parsers do:
+jaxlib rejects an empty element (`stablehlo.add %a, , %b`), a comma right after
+the op name or right after `(`, a comma before `)`, before the signature's `:`
+or at the end of the op (`%a, %b, : tensor<f32>`), and two values with no comma
+between them (`%a %b`, `@f(%a %b)`). `comma_problems` finds these in one op's
+header text. It looks only at known dialects (an unknown dialect's custom form
+may be anything), only at the top level and inside `(...)` groups (the grammar
+already checks the lists inside `<...>`, `[...]` and `{...}`), and never inside
+strings or `loc(...)`. Most headers are ruled out by one regex search.
+"""
+from __future__ import annotations
+
+import re
+
+from ..dense_check import malformed_literal
+
+KNOWN_DIALECTS = ("stablehlo.", "chlo.", "func.", "sdy.")
+_LAX = frozenset({"stablehlo.reduce"})
+"""Ops whose MLIR parser takes commas loosely: jaxlib accepts `stablehlo.reduce,(%x
+init: %z) ...` and `stablehlo.reduce(%x init: %z), applies ...` (checked)."""
+
+# Every problem below contains one of these (C-speed prefilter; strings are
+# looked at only when it matches).
+_SUSPECT = re.compile(r",\s*(?:[,:)]|loc\(|«»|$)|\(\s*,|%[\w$.\-]+(?:#\d+)?\s+%")
+_NAME = re.compile(r"\s*(?:%[\w$.\-]+(?::\d+)?\s*(?:,\s*%[\w$.\-]+(?::\d+)?\s*)*=\s*)?([\w$.]+)")
+_VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_OPEN = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_CLOSE = frozenset(")]}>")
+
+
+def comma_problems(body: str, name: str) -> list[tuple[str, int, int]]:
+    """(message, start, end) for each comma problem in an op header's text `body`
+    (offsets into it): the pretty form's own commas, and the element lists of its
+    `dense<...>` literals (generic form too). [] for unknown dialects."""
+    if not name.startswith(KNOWN_DIALECTS):
+        return []
+    out = _dense_problems(body) if "dense<" in body else []
+    if name in _LAX:
+        return out
+    m = _NAME.match(body)
+    if m is None:
+        return out
+    at = m.end(1)
+    if not _SUSPECT.search(body, at) and not body[at:at + 64].lstrip().startswith(","):
+        return out
+    return out + _check(body, at)
+
+
+def _dense_problems(body: str) -> list[tuple[str, int, int]]:
+    """A `dense<...>` literal whose element list MLIR rejects (dense_check.py),
+    once per literal; literals inside strings are not literals. (Testdata files
+    carry 100 KB literals: found with str.find and searched in place, no copy.)"""
+    out = []
+    at = body.find("dense<")
+    while at >= 0:
+        start = at + 6
+        end = body.find(">", start)
+        if end < 0:
+            break
+        if not (at and (body[at - 1].isalnum() or body[at - 1] in "_.$")):
+            bad = malformed_literal(body, start, end)
+            if bad is not None and not _in_string(body, at):
+                out.append((f"dense<...>: {bad[0]}", bad[1], bad[1] + 1))
+        at = body.find("dense<", end)
+    return out
+
+
+def _in_string(text: str, pos: int) -> bool:
+    """Whether `pos` is inside a "..." string of `text` (escapes honoured)."""
+    i = text.find('"')
+    while 0 <= i < pos:
+        j = i + 1
+        while j < len(text) and text[j] != '"':
+            j += 2 if text[j] == "\\" else 1
+        if pos < j:
+            return True
+        i = text.find('"', j + 1)
+    return False
+
+
+def _check(text: str, i: int) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    n = len(text)
+    # One frame per open bracket: [opener, last, last_pos, last_value]. `last` is
+    # what came last in a checked context: "open" (nothing yet), "comma", "value"
+    # or "other"; the top level starts right after the op name.
+    stack: list[list] = [["top", "open", i, ""]]
+    skipped = 0  # depth inside <...>, [...], {...} or loc(...): not looked at
+
+    def checked() -> bool:
+        return skipped == 0
+
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n":
+            i += 1
+            continue
+        if c == '"':  # a string: skip it, escapes included
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            if checked():
+                stack[-1][1] = "other"
+            continue
+        if c == "/" and text.startswith("//", i):  # a comment runs to the line's end
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c == "-" and text.startswith("->", i):
+            i += 2
+            if checked():
+                stack[-1][1] = "other"
+            continue
+        frame = stack[-1]
+        if not checked():
+            if c in _OPEN:
+                stack.append([c, "other", i, ""])
+                skipped += 1
+            elif c in _CLOSE and len(stack) > 1 and _OPEN[stack[-1][0][0]] == c:
+                stack.pop()
+                skipped -= 1
+            i += 1
+            continue
+        if c == ",":
+            if frame[1] == "open":
+                where = "right after the op name" if frame[0] == "top" else f"right after '{frame[0]}'"
+                out.append((f"unexpected ',' {where}: expected a value or attribute before it", i, i + 1))
+            elif frame[1] == "comma":
+                out.append(("unexpected ',': expected a value or attribute between the two commas", i, i + 1))
+            frame[1], frame[2] = "comma", i
+            i += 1
+            continue
+        if c == ":" and not text.startswith("::", i):
+            if frame[1] == "comma":
+                out.append(("unexpected ',' before ':'", frame[2], frame[2] + 1))
+            frame[1] = "open" if frame[0] == "top" else "other"
+            i += 1
+            continue
+        if c == "%":
+            m = _VALUE.match(text, i)
+            if m is not None:
+                if frame[1] == "value":
+                    out.append((f"expected ',' between {frame[3]} and {m.group()}", i, m.end()))
+                frame[1], frame[3] = "value", m.group()
+                i = m.end()
+                continue
+        if c == "l" and text.startswith("loc(", i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.$")):
+            if frame[0] == "top" and frame[1] == "comma":
+                out.append(("unexpected ',' at the end of the op", frame[2], frame[2] + 1))
+            frame[1] = "other"
+            stack.append(["(", "other", i, ""])
+            skipped += 1
+            i += 4
+            continue
+        if c == "(":
+            frame[1] = "other"
+            stack.append(["(", "open", i, ""])
+            i += 1
+            continue
+        if c in "<[{":
+            frame[1] = "other"
+            stack.append([c, "other", i, ""])
+            skipped += 1
+            i += 1
+            continue
+        if c == ")":
+            if frame[0] == "(":
+                if frame[1] == "comma":
+                    out.append(("unexpected ',' before ')'", frame[2], frame[2] + 1))
+                stack.pop()
+            i += 1
+            continue
+        if text.startswith("«»", i):  # a region (collapsed)
+            if frame[0] == "top" and frame[1] == "comma":
+                out.append(("unexpected ',' before a region", frame[2], frame[2] + 1))
+            frame[1] = "other"
+            i += 2
+            continue
+        # a word, number, symbol, `=`, ...: one token, whatever it is
+        frame[1] = "other"
+        j = i + 1
+        while j < n and (text[j].isalnum() or text[j] in "_.$#@-+"):
+            if text[j] == "-" and text.startswith("->", j):
+                break
+            j += 1
+        i = j
+    top = stack[0]
+    if len(stack) == 1 and top[1] == "comma":
+        out.append(("unexpected ',' at the end of the op", top[2], top[2] + 1))
+    return out
