@@ -62,6 +62,7 @@ from .engine import FileResult, lint_source
 from .incremental_block import BLOCK_RULES, block_call, decide
 from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
                                same_labels, shift_header)
+from .incremental_match import match_copied, match_ops
 from .incremental_parse import _Parser
 from .incremental_scan import take_skeleton
 from .incremental_track import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
@@ -76,7 +77,7 @@ class _Version:
     """What one lint of the document leaves for the next."""
 
     __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops",
-                 "label_spans", "block_results", "checked", "skeleton", "op_results")
+                 "label_spans", "block_results", "checked", "skeleton", "op_results", "walked")
 
     def __init__(self, text: str):
         self.text = text
@@ -105,6 +106,8 @@ class _Version:
         self.skeleton: Module | None = None
         """This version's IR, kept (not taken apart) when its scan found no syntax error:
         the next version's scan may copy it (checker/incremental_scan.py), then releases it."""
+        self.walked: list[Operation] | None = None
+        """This version's ops in walk order while its IR lives (releasing it needs no walk)."""
         self.label_spans: list[Span] = []
         """Every block label's span (the module op's rules read block arguments)."""
         self.ops: dict[tuple[int, int], tuple] = {}
@@ -144,12 +147,14 @@ class Memo:
         self.edit = TextEdit(prev.text, source.text) if prev is not None else None
         self.version = _Version(source.text)
         self._parser: _Parser | None = None
+        self._clone = None
+        """The copied skeleton (checker/incremental_scan.py), until seed matches through it."""
         self.old_span: dict[Operation, tuple[int, int]] = {}
+        """An op of this version → its span in the previous one (ops outside the edit)."""
         self.headers_ok = False
+        """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
         self.rescanned = False
         """The skeleton was the previous one's, moved (no scan)."""
-        """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
-        """An op of this version → its span in the previous one (ops outside the edit)."""
         self.touched: list[Operation] = []
         """The ops whose text the edit touched (the edited op and the ops around it)."""
         self.inputs: tuple = ()
@@ -182,65 +187,25 @@ class Memo:
     def rescan(self, source: SourceFile, parser) -> Module | None:
         """The previous version's skeleton moved through the edit, when a scan of the new
         text would give exactly that; else None (the engine scans)."""
-        module = take_skeleton(self.prev, self.edit, source, parser)
-        self.rescanned = module is not None
-        return module
+        self._clone = take_skeleton(self.prev, self.edit, source, parser)
+        self.rescanned = self._clone is not None
+        return None if self._clone is None else self._clone.module
 
-    def seed(self, module: Module) -> None:
-        """Match this version's ops (and block labels) with the previous version's."""
-        prev, edit, parser = self.prev, self.edit, self._parser
-        assert parser is not None
-        ops, label_spans = self.version.ops, self.version.label_spans
-        if prev is None or edit is None:
-            for op in module.walk():
-                ops[(op.span.start, op.span.end)] = (op.name, op.result_names, len(op.regions))
-                if op.regions:
-                    label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
-            return
-        old_aliases = prev.inputs[2] if prev.inputs else None
-        headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
-        self.headers_ok = headers_ok
-        old_headers, old_labels, old_ops = prev.headers, prev.labels, prev.ops
-        touched, old_span, seeds = self.touched, self.old_span, parser.seeds
-        headers, labels = self.version.headers, self.version.labels
-        e_start, e_new_end, delta_e = edit.start, edit.new_end, edit.delta  # edit.old_range, inlined (8,000 ops)
-        for op in module.walk():
-            start, end = span = op.span
-            ident = (op.name, op.result_names, len(op.regions))
-            ops[span] = ident
-            if op.regions:
-                label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
-            if end <= e_start:
-                key = span
-            elif start >= e_new_end:
-                key = (start - delta_e, end - delta_e)
-            else:
-                touched.append(op)
-                continue
-            if old_ops.get(key) != ident:
-                touched.append(op)  # its text was part of another op (or of none)
-                continue
-            old_span[op] = key
-            old = old_headers.get(key) if headers_ok else None
-            if old is not None:
-                region_spans = old[2]
-                shift = start - key[0]
-                if not op.region_spans:
-                    same = not region_spans
-                else:
-                    same = region_spans == tuple(Span(r.start - shift, r.end - shift) for r in op.region_spans)
-                if same:  # name, results, region count: checked by ident (ops and headers are built together)
-                    seeds[op] = seed = (old[3], old[4] + shift)
-                    headers[span] = (op.name, op.result_names, tuple(op.region_spans), *seed)
-            if headers_ok and op.regions:
-                for region in op.regions:
-                    for block in region.blocks:
-                        span = block.label_span
-                        if span is not None:
-                            lkey = edit.old_range(span.start, span.end)
-                            found = old_labels.get(lkey) if lkey is not None else None
-                            if found is not None:
-                                parser.label_seeds[block] = labels[span] = (found[0], found[1] + span.start - lkey[0])
+    def seed(self, module: Module) -> list[Operation]:
+        """Match this version's ops (and block labels) with the previous version's
+        (checker/incremental_match.py); the module's ops in walk order."""
+        clone, self._clone = self._clone, None
+        prev = self.prev
+        if prev is not None and self.edit is not None:
+            old_aliases = prev.inputs[2] if prev.inputs else None
+            self.headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
+        if clone is not None and clone.module is module and match_copied(self, clone):
+            ops = clone.walked
+        else:
+            ops = list(module.walk())
+            match_ops(self, ops)
+        self.version.walked = ops
+        return ops
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds
@@ -537,8 +502,9 @@ def _moved(found: tuple[Diagnostic, ...], edit: TextEdit | None) -> tuple[Diagno
 
 def _drop_skeleton(version: _Version) -> None:
     if version.skeleton is not None:
-        release(version.skeleton)
+        release(version.skeleton, version.walked)
         version.skeleton = None
+    version.walked = None
 
 
 def _mentions(text: str, start: int, end: int) -> list[str]:
@@ -572,6 +538,7 @@ class Document:
         try:
             result = lint_source(source, config, memo=memo)
             try:
+                walked, memo.version.walked = memo.version.walked, None
                 self.version = memo.finish(result)
                 self.last = memo
                 if not keep_ir and result.module is not None:
@@ -580,9 +547,9 @@ class Document:
                     v = self.version
                     if v is not None and v is not prev and not module.syntax_errors \
                             and not module.internal_errors and not module.structurally_broken:
-                        v.skeleton = module  # the next scan may copy it (and then releases it)
+                        v.skeleton, v.walked = module, walked  # the next scan may copy it (and then releases it)
                     else:
-                        release(module)
+                        release(module, walked)
             except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
                 log.exception("shlo-lint: keeping this version for the next re-lint failed")
                 self.version = None

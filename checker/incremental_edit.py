@@ -171,12 +171,12 @@ def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool
     return False
 
 
-def release(module: Module) -> None:
+def release(module: Module, ops: list | None = None) -> None:
     """Take a module's IR apart so that reference counting frees it at once: ops,
     regions, blocks and values point at each other (parent, owner, module), so
-    without this only a cyclic collection, walking every live object, would."""
-    ops = list(module.walk())
-    for op in ops:
+    without this only a cyclic collection, walking every live object, would.
+    `ops`: every op of the module, when the caller has the list (no walk)."""
+    for op in list(module.walk()) if ops is None else ops:
         for region in op.regions:
             for block in region.blocks:
                 block.operations = []

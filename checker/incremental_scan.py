@@ -35,21 +35,22 @@ from .source import SourceFile, Span
 log = logging.getLogger(__name__)
 
 
-def take_skeleton(prev, edit, source: SourceFile, parser) -> Module | None:
+def take_skeleton(prev, edit, source: SourceFile, parser) -> "_Clone | None":
     """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
-    into the new text (`rescan`), or None. The kept IR is released either way: it
-    is copied at most once."""
+    into the new text (`copy_skeleton`), or None. The kept IR is released either
+    way (through its op list, not another walk): it is copied at most once."""
     skeleton = prev.skeleton if prev is not None else None
     if skeleton is None or edit is None:
         return None
     prev.skeleton = None
     try:
-        return rescan(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
+        return copy_skeleton(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
     except Exception:  # noqa: BLE001 - a bug of ours: scan, as a full lint would
         log.exception("shlo-lint: copying the previous skeleton failed")
         return None
     finally:
-        release(skeleton)
+        release(skeleton, prev.walked)
+        prev.walked = None
 
 
 def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | None:
@@ -79,6 +80,14 @@ def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start
            edit_new_end: int) -> Module | None:
     """The skeleton scan(source, parser) would build, from the previous version's
     module `prev` (its text `old`), or None when that is not certain."""
+    clone = copy_skeleton(prev, old, source, parser, edit_start, edit_old_end, edit_new_end)
+    return None if clone is None else clone.module
+
+
+def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edit_start: int, edit_old_end: int,
+                  edit_new_end: int) -> "_Clone | None":
+    """`rescan`, with what the copy learnt on the way (its ops in walk order, the
+    edited op: checker/incremental.py matches the versions' ops through them)."""
     new = source.text
     if prev is None or prev.syntax_errors or prev.internal_errors or prev.structurally_broken \
             or prev.root is None or "\n" in old[edit_start:edit_old_end] or "\n" in new[edit_start:edit_new_end]:
@@ -105,11 +114,17 @@ def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start
     limit = min(len(old), len(new))
     if any(c > limit for _, c in result_names):
         return None
-    return _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit).run()
+    clone = _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit)
+    return clone if clone.run() is not None else None
 
 
 class _Clone:
-    """The previous module's ops, regions and blocks, copied with offsets moved."""
+    """The previous module's ops, regions and blocks, copied with offsets moved.
+    After `run`: `walked`, the copy's ops in Module.walk order (each at the index of the
+    op it copies in the previous module's walk), `edited`, the edit's line's op
+    (its name, results and span are the new text's), `with_regions`, the ops
+    that have regions (in walk order), and `around`, the ops whose span holds the
+    edited line's start (only their end moved)."""
 
     def __init__(self, prev: Module, source: SourceFile, parser, before, replacement, line_start: int, delta: int,
                  limit: int):
@@ -121,6 +136,10 @@ class _Clone:
         self.delta = delta
         self.limit = limit
         self.found = False
+        self.walked: list[Operation] = []
+        self.with_regions: list[Operation] = []
+        self.around: list[Operation] = []
+        self.edited: Operation | None = None
 
     def span(self, s: Span) -> Span:
         """An old span in the new text: after the edited line, moved; before it, as is;
@@ -159,11 +178,17 @@ class _Clone:
                 return None  # continued by a later line, or not the line's op after all
             name, span, result_names = self.replacement
             self.found = True
-            return Operation(name, span, result_names, self.module, parent)
+            self.edited = new = Operation(name, span, result_names, self.module, parent)
+            self.walked.append(new)
+            return new
         if self.delta < 0 and any(n > self.limit for _, n in old.result_names):
             return None  # the scan's result-count check reads the file's length
         new = Operation(old.name, self.span(old.span), old.result_names, self.module, parent)
+        self.walked.append(new)  # before its regions' ops: walk order
+        if old.span.start <= self.ls <= old.span.end:
+            self.around.append(new)  # its end moved, its start not (an op around the edited line)
         if old.regions:
+            self.with_regions.append(new)
             new.header_end = old.header_end + self.delta if old.header_end > self.ls else old.header_end
             new.regions = []
             new.region_spans = []
@@ -182,6 +207,7 @@ class _Clone:
         """Copy a block's ops into `block`; the leaves (most ops) inline: 8,000 per
         edit of the bench's file."""
         out = block.operations
+        flat = self.walked
         ls, d, module, at = self.ls, self.delta, self.module, self.old_start
         check = d < 0  # a shorter file: a result count may now reach its length (else none could)
         limit = self.limit
@@ -195,7 +221,10 @@ class _Clone:
             else:
                 if check and any(n > limit for _, n in o.result_names):
                     return False  # the scan's result-count check reads the file's length
+                if s.start < ls <= s.end:
+                    return False  # a leaf across the edited line's start: not a line the scan took whole
                 c = Operation(o.name, new_span(Span, (s.start + d, s.end + d)) if s.start >= ls else s,
                               o.result_names, module, block)
+                flat.append(c)
             out.append(c)
         return True
