@@ -325,7 +325,9 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=No
     # A header whose layout already parsed (a cache hit) is checked: it is built
     # only if something reads it (checker/parse/api.py, header_checked).
     checked = getattr(module.parser, "header_checked", None)
-    for op in module.walk() if ops is None else ops:
+    if ops is None:
+        ops = list(module.walk())
+    for op in ops if memo is None else memo.to_check(ops):
         try:
             if (memo is None or not memo.seeded(op)) and (checked is None or not checked(module, op)):
                 op.header  # noqa: B018

@@ -155,6 +155,9 @@ class Memo:
         """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
         self.rescanned = False
         """The skeleton was the previous one's, moved (no scan)."""
+        self.vouched: set[Operation] | None = None
+        """Ops whose header check is known clean (their previous version's was), not
+        seeded: the parse check need not visit them (to_check)."""
         self.touched: list[Operation] = []
         """The ops whose text the edit touched (the edited op and the ops around it)."""
         self.inputs: tuple = ()
@@ -206,6 +209,15 @@ class Memo:
             match_ops(self, ops)
         self.version.walked = ops
         return ops
+
+    def to_check(self, ops: list[Operation]) -> list[Operation]:
+        """The ops the engine's parse check must visit: all but those known clean
+        without a look (`vouched` by match_copied), unless they have block labels."""
+        vouched, self.vouched = self.vouched, None
+        if not vouched or self._parser is None:
+            return ops
+        seeds = self._parser.seeds
+        return [op for op in ops if op.regions or (op not in seeds and op not in vouched)]
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds

@@ -134,6 +134,12 @@ def match_copied(memo: "Memo", clone: "_Clone") -> bool:
         op = by_old.get(key)
         if op is not None and op not in skip:
             _seed_header(op, old, op.span.start - key[0], seeds, headers)
+    # The ops the previous version's parser cache vouched for (`checked`) are so
+    # again (Memo.to_check: the parse check skips them, instead of asking
+    # _Parser.header_checked op by op); a seeded op is not checked (no parse).
+    vouched = [op for op in map(by_old.get, prev.checked) if op is not None and op not in skip and op not in seeds]
+    version.checked.update([op.span for op in vouched])
+    memo.vouched = set(vouched)
     for op in clone.with_regions:
         if op in skip:
             continue  # matched (or touched) by match_ops above
