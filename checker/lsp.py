@@ -46,6 +46,7 @@ from .diagnostics import Diagnostic, Location, Severity
 from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
 from .incremental import Document
+from .lsp_text import index_lines
 from .source import SourceFile, Span
 
 SOURCE = "shlo-lint"
@@ -482,6 +483,7 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
+        index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (lsp_text.py)
         ls.worker.submit(_warm_up)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
