@@ -28,7 +28,8 @@ the previous version of the document only what is provably the same:
 * **the rules on the module op** (the deadlock analysis SHLO500-503 and the
   uniformity check SHLO504, which share one analysis): reused when the edit is
   inside one leaf op (no regions; not a call, whose callee is read from its
-  text), adds or removes no line, keeps the op's name, results and `%name`
+  text) or between ops, adds or removes no line unless the run found nothing
+  (messages name lines: an Enter moves them), keeps the op's name, results and `%name`
   mentions, every block label, whether the file mentions a Shardy mesh, and
   every header field the previous run read of that op (and of the ops around
   it) equal after moving its spans; the run is kept only if it met no syntax
@@ -39,7 +40,8 @@ the previous version of the document only what is provably the same:
   is not.
 * **the combiner hints** SHLO631-633 (checker/incremental_block.py): reused
   when the edit is inside one leaf op, not a collective they group, that keeps
-  its name, results and `%name` mentions, and no line is added or removed.
+  its name, results and `%name` mentions, or only adds or removes blank space
+  between ops (an Enter), and no line is added or removed unless they found nothing.
 * everything else (module rules, non-local per-op rules: the futures and
   overlap analyses, SHLO120's send matching, ...) runs again on every
   version, on the carried-over headers.
@@ -59,7 +61,7 @@ from .config import Config
 from .context import Context
 from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
-from .incremental_block import BLOCK_RULES, block_call, decide
+from .incremental_block import BLOCK_RULES, block_call, decide, lines_moved
 from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
                                same_labels, shift_header)
 from .incremental_match import match_copied, match_ops
@@ -88,9 +90,10 @@ class _Version:
         """(start, end) of a block label → (decls, delta), the same for block arguments."""
         self.results: dict[tuple[str, int, int], tuple[Diagnostic, ...]] = {}
         """(rule code, op start, op end) → the local rule's findings on that op."""
-        self.op_results: dict[tuple[int, int], tuple[Diagnostic, ...]] = {}
-        """(op start, op end) → every rule's findings on that op, when all its rules are
-        local (or SHLO631-633) and each run was kept (reused in one step: Memo.op_rules)."""
+        self.op_results: dict[tuple[int, int], tuple[tuple[str, ...], tuple]] = {}
+        """(op start, op end) → (its rules' codes, each one's findings), when all its rules
+        are local (or SHLO631-633) and each run was kept (reused in one step: Memo.op_rules;
+        a local rule's part is reused alone when the op's rules next run one by one)."""
         self.inputs: tuple = ()
         """What local rule findings depend on besides the op: config, grid, aliases."""
         self.root_results: dict[str, list[Diagnostic]] | None = None
@@ -167,10 +170,14 @@ class Memo:
         """SHLO631-633 reused from the previous version (None: not decided yet)."""
         self.block_reused = self.block_ran = 0
         self.bulk = 0
+        self.from_whole = 0
+        """Local rule findings reused from the previous version's whole-op entry."""
         """Ops whose findings were reused in one step (op_rules)."""
         self._run: Callable | None = None
         self._reuse = False
         self._kinds: dict[str, str] = {}
+        self._codes: dict[str, tuple[str, ...]] = {}
+        """op name → its rules' codes, in order (an op_results entry's key to its parts)."""
         """Local rule runs reused / run (for the bench and the tests)."""
         self.root: str | None = None
         """The module op's rules: None (not reached yet), "reused" or "ran"."""
@@ -237,6 +244,7 @@ class Memo:
         prev, edit = self.prev, self.edit
         reuse = self._reuse = prev is not None and edit is not None and prev.inputs == self.inputs and DIAG_SHAPE
         old_results = prev.results if reuse else {}
+        old_whole = prev.op_results if reuse else {}
         results = self.version.results
         old_span = self.old_span
         parsed = self._parser.parsed if self._parser is not None else {}
@@ -258,6 +266,9 @@ class Memo:
             span = subject.span
             old = old_span.get(subject) if reuse else None
             found = old_results.get((spec.code, old[0], old[1])) if old is not None else None
+            if found is None and old is not None:  # the op's findings were reused whole last time
+                found = _part(old_whole.get(old), spec.code)
+                self.from_whole += found is not None
             if found is not None:
                 try:
                     moved = tuple([move_diagnostic(d, edit) for d in found]) if found else ()
@@ -290,47 +301,47 @@ class Memo:
         if kinds is None:
             kinds = self._kinds[op.name] = "local" if all(s.local for s in specs) else \
                 "block" if all(s.local or s.code in BLOCK_RULES for s in specs) else ""
+            self._codes[op.name] = tuple(s.code for s in specs)
         run = self._run
         if not kinds or run is None or op.parent is None:
             return None  # (the module op: its rules' own path)
         if self.root == "running":
             self._stop_root()
         span = op.span
+        codes = self._codes[op.name]
         block = kinds == "block"  # SHLO631-633 reused as a whole only with the rest of their block
         if self._reuse and (not block or decide(self)):
             old = self.old_span.get(op)
             found = self.prev.op_results.get(old) if old is not None else None  # type: ignore[union-attr]
-            if found is not None:
-                moved = _moved(found, self.edit) if found else ()
-                if moved is not None:
+            if found is not None and found[0] == codes:
+                parts = found[1]
+                moved = tuple([_moved(part, self.edit) if part else () for part in parts]) if any(parts) else parts
+                if None not in moved:
                     self.reused += len(specs)
                     self.bulk += 1
-                    self.version.op_results[span] = moved
+                    self.version.op_results[span] = (codes, moved)
                     if block:
                         self._keep_block_findings(op, specs, moved)
-                    return moved
-        out: list[Diagnostic] = []
-        for spec in specs:
-            out.extend(run(spec, ctx, op, seen_errors))
+                    return [d for part in moved for d in part] if any(moved) else ()
+        parts = tuple([tuple(run(spec, ctx, op, seen_errors)) for spec in specs])
         results, (start, end) = self.version.results, span
         if all((spec.code, start, end) in results for spec in specs if spec.local) \
                 and (not block or self.version.block_results is not None):
-            self.version.op_results[span] = tuple(out)
-        return out
+            self.version.op_results[span] = (codes, parts)
+        return [d for part in parts for d in part]
 
-    def _keep_block_findings(self, op: Operation, specs: list, moved: tuple[Diagnostic, ...]) -> None:
-        """SHLO631-633's part of a whole op's reused findings, into their own table
-        (complete: the next version may reuse them per op)."""
+    def _keep_block_findings(self, op: Operation, specs: list, moved: tuple) -> None:
+        """SHLO631-633's part of a whole op's reused findings (`moved`: per rule), into
+        their own table (complete: the next version may reuse them per op)."""
         table = self.version.block_results
         n = sum(1 for s in specs if s.code in BLOCK_RULES)
         self.block_reused += n
         self.reused -= n
         if table is None:
             return
-        for d in moved:
-            if d.code in BLOCK_RULES:
-                key = (d.code, op.span.start, op.span.end)
-                table[key] = table.get(key, ()) + (d,)
+        for spec, part in zip(specs, moved):
+            if part and spec.code in BLOCK_RULES:
+                table[(spec.code, op.span.start, op.span.end)] = part
 
     # -- the module op's rules -------------------------------------------------------------
     def _root_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> Iterator[Diagnostic]:
@@ -420,8 +431,8 @@ class Memo:
                 or prev.inputs != self.inputs or len(prev.ops) != len(self.version.ops) or not DIAG_SHAPE:
             return None
         old, new = prev.text, self.source.text
-        if old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end):
-            return None  # line numbers after the edit (which messages name) moved
+        if any(prev.root_results.values()) and lines_moved(old, new, edit):
+            return None  # line numbers after the edit (which messages name) moved: re-render
         if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
             return None
         if not same_labels(prev.label_spans, self.version.label_spans, edit):
@@ -510,6 +521,13 @@ def _moved(found: tuple[Diagnostic, ...], edit: TextEdit | None) -> tuple[Diagno
         return tuple([move_diagnostic(d, edit) for d in found])  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - Unmovable, or a bug of ours: the rules run again
         return None
+
+
+def _part(whole: tuple | None, code: str) -> tuple[Diagnostic, ...] | None:
+    """One rule's findings in an op_results entry (None: not there)."""
+    if whole is None or code not in whole[0]:
+        return None
+    return whole[1][whole[0].index(code)]
 
 
 def _drop_skeleton(version: _Version) -> None:

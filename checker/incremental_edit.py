@@ -59,6 +59,48 @@ class Unmovable(Exception):
     """A span that touches the edited range: whatever holds it is recomputed."""
 
 
+_BLANK = frozenset(" \t\n")
+
+
+def blank_edit(old: str, new: str, edit: TextEdit) -> bool:
+    """Does the edit only add or remove blank space between lines (an Enter, a
+    blank line deleted, indentation)? Both replaced texts are spaces, tabs and
+    newlines, the run of blank space around them holds a newline before and after
+    (no two lines joined, no line split between tokens), and the edit does not
+    start inside a comment or string of its line. The tokens then stay; only
+    offsets after the edit, and line numbers, move."""
+    start = edit.start
+    if not _BLANK.issuperset(old[start:edit.old_end]) or not _BLANK.issuperset(new[start:edit.new_end]):
+        return False
+    for text, end in ((old, edit.old_end), (new, edit.new_end)):
+        lo, hi = start, end
+        while lo > 0 and text[lo - 1] in _BLANK:
+            lo -= 1
+        while hi < len(text) and text[hi] in _BLANK:
+            hi += 1
+        if "\n" not in text[lo:hi]:
+            return False
+    return _code_at_end(old[old.rfind("\n", 0, start) + 1:start])
+
+
+def _code_at_end(line: str) -> bool:
+    """Is the end of this line (text before a point) outside comments and strings?"""
+    quoted = escaped = False
+    for i, c in enumerate(line):
+        if quoted:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "/" and line.startswith("//", i):
+            return False
+    return not quoted
+
+
 def _common_prefix(a: str, b: str, limit: int) -> int:
     """Length of the common prefix of a and b (at most limit), by C-speed slice compares."""
     lo, step = 0, 4096
