@@ -50,7 +50,7 @@ def block_rules_reusable(memo) -> bool:
     if prev.block_results and lines_moved(old, new, edit):
         return False  # line numbers after the edit (which messages name) moved: re-render
     leaves = [op for op in memo.touched if not op.regions]
-    if not leaves and blank_edit(old, new, edit):
+    if not leaves and blank_edit(old, new, edit.start, edit.old_end, edit.new_end):
         pass  # blank space between ops (an Enter): no op's text, no `%name` changed
     elif len(leaves) != 1:
         return False  # an edit between ops (a comment may mention a %name) or across ops

@@ -62,17 +62,17 @@ class Unmovable(Exception):
 _BLANK = frozenset(" \t\n")
 
 
-def blank_edit(old: str, new: str, edit: TextEdit) -> bool:
-    """Does the edit only add or remove blank space between lines (an Enter, a
+def blank_edit(old: str, new: str, start: int, old_end: int, new_end: int) -> bool:
+    """Does the edit (old[start:old_end] replaced by new[start:new_end]) only add or
+    remove blank space between lines (an Enter, a
     blank line deleted, indentation)? Both replaced texts are spaces, tabs and
     newlines, the run of blank space around them holds a newline before and after
     (no two lines joined, no line split between tokens), and the edit does not
     start inside a comment or string of its line. The tokens then stay; only
     offsets after the edit, and line numbers, move."""
-    start = edit.start
-    if not _BLANK.issuperset(old[start:edit.old_end]) or not _BLANK.issuperset(new[start:edit.new_end]):
+    if not _BLANK.issuperset(old[start:old_end]) or not _BLANK.issuperset(new[start:new_end]):
         return False
-    for text, end in ((old, edit.old_end), (new, edit.new_end)):
+    for text, end in ((old, old_end), (new, new_end)):
         lo, hi = start, end
         while lo > 0 and text[lo - 1] in _BLANK:
             lo -= 1

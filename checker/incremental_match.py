@@ -99,15 +99,18 @@ def match_copied(memo: "Memo", clone: "_Clone") -> bool:
     assert prev is not None and edit is not None and parser is not None
     walked, edited = clone.walked, clone.edited
     old_keys = list(prev.ops)  # the previous version's ops' spans, in its walk order
-    if edited is None or len(old_keys) != len(walked):
+    if len(old_keys) != len(walked):
         return False
-    special: list[Operation] = [edited]  # the op the edit is in and the ops around it
-    op = edited.parent_op
-    while op is not None:
-        special.append(op)
-        op = op.parent_op
-    if len(special) - 1 != len(clone.around) or set(special[1:]) != set(clone.around):
-        return False  # an op other than an ancestor spans the edited line's start: not the copy's shape
+    if edited is None:  # blank space added or removed: the ops around it
+        special = list(clone.around)
+    else:  # the op the edit is in and the ops around it
+        special = [edited]
+        op = edited.parent_op
+        while op is not None:
+            special.append(op)
+            op = op.parent_op
+        if len(special) - 1 != len(clone.around) or set(special[1:]) != set(clone.around):
+            return False  # an op other than an ancestor spans the edited line's start: not the copy's shape
     skip = set(special)
     version = memo.version
     spans = [op.span for op in walked]
