@@ -54,18 +54,17 @@ from __future__ import annotations
 
 import gc
 import logging
-import re
 from typing import Any, Callable, Iterable, Iterator
 
 from .config import Config
 from .context import Context
 from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
-from .incremental_block import BLOCK_RULES, block_call, decide, lines_moved
-from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
-                               same_labels, shift_header)
+from .incremental_block import BLOCK_RULES, block_call, decide
+from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release
 from .incremental_match import match_copied, match_ops
 from .incremental_parse import _Parser
+from .incremental_root import moved_reads, root_reusable
 from .incremental_scan import take_skeleton
 from .incremental_track import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
 from .ir import Block, Module, Operation
@@ -132,11 +131,6 @@ def _loc_aliases(module: Module) -> tuple:
 _NOT_REUSED = frozenset({"SHLO003", "SHLO503"})
 """Findings never carried over from the module op's rules: an internal error, and
 an undecided analysis (it may have hit a time limit: the next run may decide)."""
-_SSA_NAME = re.compile(r"%[\w$.\-]+")
-_CALL_OPS = frozenset({"func.call", "call", "func.call_indirect"})
-"""Leaf ops whose text the analyses read directly (the callee: spmd_structure.call_target)."""
-_WHOLE_TEXT_MARKERS = ("sdy.mesh", "@SPMDFullToShardShape")
-"""What checker/uniform.partitioned looks for anywhere in the file's text."""
 
 
 # ----------------------------------------------------------------------------- the engine's hooks
@@ -348,14 +342,14 @@ class Memo:
         # A generator: the module op's rules are few, and run in order.
         if self.root is None:
             try:
-                self._root_found = self._root_reusable(op)
+                self._root_found = root_reusable(self, op)
             except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
                 log.exception("shlo-lint: deciding whether to reuse the module op's findings failed")
                 self._root_found = None
             if self._root_found is not None:
                 self.root = "reused"
                 self.version.root_results = {}
-                self.version.root_reads = self._moved_reads()
+                self.version.root_reads = moved_reads(self)
             else:
                 self.root = "running"
                 self._root_ok = DIAG_SHAPE
@@ -404,76 +398,6 @@ class Memo:
             return
         self.version.root_reads = {(op.span.start, op.span.end): frozenset(fields)
                                    for op, fields in reads.items() if fields}
-
-    def _moved_reads(self) -> dict[tuple[int, int], frozenset[str]]:
-        """The previous run's reads, keyed by this version's op spans (through the ops
-        matched by seed and, for the ops around the edit, as _root_reusable matched
-        them: an op that ended where the edit starts may have grown)."""
-        prev, edit = self.prev, self.edit
-        assert prev is not None and edit is not None
-        reads = prev.root_reads
-        out = {}
-        for op, key in self.old_span.items():
-            fields = reads.get(key)
-            if fields:
-                out[op.span] = fields
-        for op in self.touched:
-            fields = reads.get((op.span.start, op.span.end - edit.delta))
-            if fields:
-                out[op.span] = fields
-        return out
-
-    def _root_reusable(self, root: Operation) -> dict[str, list[Diagnostic]] | None:
-        """The previous version's findings of the module op's rules, moved into this
-        text, when they are certainly what running them again would give."""
-        prev, edit, parser = self.prev, self.edit, self._parser
-        if prev is None or edit is None or parser is None or prev.root_results is None \
-                or prev.inputs != self.inputs or len(prev.ops) != len(self.version.ops) or not DIAG_SHAPE:
-            return None
-        old, new = prev.text, self.source.text
-        if any(prev.root_results.values()) and lines_moved(old, new, edit):
-            return None  # line numbers after the edit (which messages name) moved: re-render
-        if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
-            return None
-        if not same_labels(prev.label_spans, self.version.label_spans, edit):
-            return None  # a block label edited, gone or new (block arguments are read)
-        leaves = [op for op in self.touched if not op.regions]
-        if len(leaves) > 1:
-            return None
-        for op in self.touched:
-            start, end = op.span
-            if not (start <= edit.start and edit.new_end <= end):
-                return None  # the edit is not inside this op
-            if op.regions:  # around the edit: it must be inside one region, the header untouched
-                if not any(r.start < edit.start and edit.new_end < r.end for r in op.region_spans):
-                    return None
-
-            elif op.name in _CALL_OPS:
-                return None
-            if op is root and root.parent is None and op.module.root is op and op not in parser.parsed:
-                continue  # the implicit module op: no text of its own
-            key = (start, end - edit.delta)
-            if prev.ops.get(key) != (op.name, op.result_names, len(op.regions)):
-                return None  # not the same op (or no op there before)
-            fields = prev.root_reads.get(key)
-            if not op.regions and _mentions(old, *key) != _mentions(new, start, end):
-                return None
-            if fields:
-                entry = prev.headers.get(key)
-                if entry is None:
-                    return None
-                header, delta = entry[3], entry[4]
-                op.header  # noqa: B018 - parsed now if it was not (a file past full_parse_limit)
-                now = parser.clean.get(op)
-                if now is None:
-                    return None
-                before = shift_header(header, delta)
-                if not all(same_field(f, before, now, edit) for f in fields):
-                    return None
-        try:
-            return {code: [move_diagnostic(d, edit) for d in found] for code, found in prev.root_results.items()}
-        except Unmovable:
-            return None
 
     # -- after the lint ------------------------------------------------------------------
     def finish(self, result: FileResult) -> _Version | None:
@@ -537,12 +461,6 @@ def _drop_skeleton(version: _Version) -> None:
     version.walked = None
 
 
-def _mentions(text: str, start: int, end: int) -> list[str]:
-    """The `%names` an op's text mentions, in order (what semantics.BlockFlow reads of
-    it: its mentions and, in order, its operands)."""
-    return _SSA_NAME.findall(text, start, end)
-
-
 # ----------------------------------------------------------------------------- a document
 class Document:
     """One open document: lint each new text, reusing the previous version."""
@@ -598,4 +516,4 @@ class Document:
         self.last = None
 
 
-__all__ = ["Document", "Memo", "TextEdit", "move_diagnostic", "release"]
+__all__ = ["Document", "Memo", "TextEdit", "Unmovable", "move_diagnostic", "release"]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from shlo_lint.checker import incremental
+from shlo_lint.checker import incremental, incremental_root
 from shlo_lint.checker.config import Config
 from shlo_lint.checker.engine import lint_source
 from shlo_lint.checker.incremental import Document, TextEdit
@@ -202,7 +202,7 @@ def test_incremental_reuses_on_the_bench_edit():
 
 def test_a_broken_reuse_is_caught(monkeypatch):
     """The check can fail: moving reused spans wrongly (or not at all) is seen."""
-    monkeypatch.setattr(incremental, "shift_header", lambda h, delta: h)
+    monkeypatch.setattr(incremental_root, "shift_header", lambda h, delta: h)
     monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
@@ -211,7 +211,7 @@ def test_a_broken_reuse_is_caught(monkeypatch):
 
 def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
     """...and so is reusing the deadlock analysis when an attribute it read changed."""
-    monkeypatch.setattr(incremental, "same_field", lambda *a: True)
+    monkeypatch.setattr(incremental_root, "same_field", lambda *a: True)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS:
             test_one_character_changes_of_valid_programs(name)
@@ -478,7 +478,7 @@ def test_reusing_line_naming_findings_after_an_enter_is_caught(monkeypatch):
     """...which fails when the findings are reused although the lines moved."""
     from shlo_lint.checker import incremental_block
 
-    monkeypatch.setattr(incremental, "lines_moved", lambda *a: False)
+    monkeypatch.setattr(incremental_root, "lines_moved", lambda *a: False)
     monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS + ["invalid/combine_all_reduces.mlir"]:
