@@ -71,3 +71,44 @@ def test_the_servers_workspace_indexes_lines():
     ws.update_text_document(t.VersionedTextDocumentIdentifier(2, "file:///a.mlir"), t.TextDocumentContentChangePartial(
         t.Range(t.Position(1, 1), t.Position(1, 2)), "x\ny"))
     assert doc.source == "a\nbx\ny\n" and list(doc._starts) == [0, 2, 5, 7]  # noqa: SLF001
+
+
+def test_a_re_lint_makes_no_reference_cycle():
+    """The server freezes what each re-lint leaves (checker/lsp.py, `lint`: the GC
+    would walk it after every keystroke); that frees nothing less only because a
+    re-lint makes no cyclic garbage: every object it drops goes by reference
+    counting. (Checked with the GC off, then one collection of all, frozen included.)"""
+    import gc
+    import sys
+
+    from conftest import ROOT
+
+    from shlo_lint.checker import lsp
+    from shlo_lint.checker.incremental import Document
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import lsp_latency
+
+    text = lsp_latency.program(300)
+    i = text.index("(tensor<8xf32>") + len("(tensor<")
+    at = text.index("\n", len(text) // 2)
+    versions = [text[:i] + "4" + text[i + 1:], text, text[:at] + "\n    " + text[at:], text,
+                text[:at] + "\n    %q = stablehlo.add %arg0, %arg0 : tensor<4xf32>" + text[at:], "module {", text]
+    doc = Document()
+    lsp.lint(text, "/tmp/p.mlir", 1, doc)
+    gc.unfreeze()
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        frozen = gc.get_freeze_count()
+        for n, version in enumerate(versions * 3, 2):
+            linted = lsp.lint(version, "/tmp/p.mlir", n, doc)
+            [lsp._to_lsp_guarded(d, linted, "file:///tmp/p.mlir", "utf-16") for d in linted.diagnostics]
+        assert gc.get_freeze_count() > frozen  # what the re-lints left is frozen
+        gc.unfreeze()
+        assert gc.collect() == 0
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
