@@ -278,6 +278,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         module = memo.rescan(source, wrapped) or scan(source, wrapped)
         where.stage = "matching the previous version"
         ops = memo.seed(module)  # the ops in walk order, matched with the previous version's
+    module.walked = ops
     result = FileResult(source, module)
     internal: list[Diagnostic] = []
     if module.structurally_broken:
