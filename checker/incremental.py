@@ -61,7 +61,7 @@ from .context import Context
 from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
 from .incremental_block import BLOCK_RULES, block_call, decide
-from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release
+from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
 from .incremental_match import match_copied, match_ops
 from .incremental_parse import _Parser
 from .incremental_root import moved_reads, root_reusable
@@ -152,6 +152,7 @@ class Memo:
         """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
         self.rescanned = False
         """The skeleton was the previous one's, moved (no scan)."""
+        self._same_labels: bool | None = None
         self.vouched: set[Operation] | None = None
         """Ops whose header check is known clean (their previous version's was), not
         seeded: the parse check need not visit them (to_check)."""
@@ -219,6 +220,14 @@ class Memo:
             return ops
         seeds = self._parser.seeds
         return [op for op in ops if op.regions or (op not in seeds and op not in vouched)]
+
+    def same_labels(self) -> bool:
+        """Are the block labels the previous version's, moved (incremental_edit.same_labels;
+        asked by the module op's rules and the combiner hints, computed once)."""
+        if self._same_labels is None:
+            assert self.prev is not None and self.edit is not None
+            self._same_labels = same_labels(self.prev.label_spans, self.version.label_spans, self.edit)
+        return self._same_labels
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds

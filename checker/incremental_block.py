@@ -30,7 +30,7 @@ import logging
 import re
 
 from .diagnostics import Diagnostic
-from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic, same_labels
+from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def block_rules_reusable(memo) -> bool:
         start, end = leaf.span
         if _SSA_NAME.findall(old, start, end - edit.delta) != _SSA_NAME.findall(new, start, end):
             return False  # def-use between the block's ops may have changed
-    return same_labels(prev.label_spans, memo.version.label_spans, edit)
+    return memo.same_labels()
 
 
 def lines_moved(old: str, new: str, edit: TextEdit) -> bool:

@@ -88,8 +88,10 @@ def _seed_header(op: Operation, old: tuple, shift: int, seeds: dict, headers: di
     else:
         same = region_spans == tuple(Span(r.start - shift, r.end - shift) for r in op.region_spans)
     if same:  # name, results, region count: checked by ident (ops and headers are built together)
-        seeds[op] = seed = (old[3], old[4] + shift)
-        headers[op.span] = (op.name, op.result_names, tuple(op.region_spans), *seed)
+        # The entry is the parser's seed too (_Parser.parse_header reads its header and
+        # delta); an op that did not move keeps the previous version's entry.
+        entry = old if shift == 0 else (op.name, op.result_names, tuple(op.region_spans), old[3], old[4] + shift)
+        seeds[op] = headers[op.span] = entry
 
 
 def match_copied(memo: "Memo", clone: "_Clone") -> bool:

@@ -9,7 +9,7 @@ import re
 
 from .diagnostics import Diagnostic
 from .incremental_block import lines_moved
-from .incremental_edit import DIAG_SHAPE, Unmovable, move_diagnostic, same_field, same_labels, shift_header
+from .incremental_edit import DIAG_SHAPE, Unmovable, move_diagnostic, same_field, same_presence, shift_header
 from .ir import Operation
 
 _SSA_NAME = re.compile(r"%[\w$.\-]+")
@@ -20,17 +20,22 @@ _WHOLE_TEXT_MARKERS = ("sdy.mesh", "@SPMDFullToShardShape")
 
 
 def moved_reads(memo) -> dict[tuple[int, int], frozenset[str]]:
-    """The previous run's reads, keyed by this version's op spans (through the ops
-    matched by seed and, for the ops around the edit, as root_reusable matched
-    them: an op that ended where the edit starts may have grown)."""
+    """The previous run's reads, keyed by this version's op spans: an op outside the
+    edit moved through it (root_reusable found every op outside the edit matched:
+    each op touched contains the edit) and, for the ops around the edit, as
+    root_reusable matched them (an op that ended where the edit starts may have grown)."""
     prev, edit = memo.prev, memo.edit
     assert prev is not None and edit is not None
-    reads = prev.root_reads
+    start, old_end, delta = edit.start, edit.old_end, edit.delta
     out = {}
-    for op, key in memo.old_span.items():
-        fields = reads.get(key)
-        if fields:
-            out[op.span] = fields
+    for key, fields in prev.root_reads.items():
+        if not fields:
+            continue
+        if key[1] <= start:
+            out[key] = fields
+        elif key[0] >= old_end:
+            out[(key[0] + delta, key[1] + delta)] = fields
+    reads = prev.root_reads
     for op in memo.touched:
         fields = reads.get((op.span.start, op.span.end - edit.delta))
         if fields:
@@ -48,9 +53,9 @@ def root_reusable(memo, root: Operation) -> dict[str, list[Diagnostic]] | None:
     old, new = prev.text, memo.source.text
     if any(prev.root_results.values()) and lines_moved(old, new, edit):
         return None  # line numbers after the edit (which messages name) moved: re-render
-    if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
+    if any(not same_presence(old, new, edit, m) for m in _WHOLE_TEXT_MARKERS):
         return None
-    if not same_labels(prev.label_spans, memo.version.label_spans, edit):
+    if not memo.same_labels():
         return None  # a block label edited, gone or new (block arguments are read)
     leaves = [op for op in memo.touched if not op.regions]
     if len(leaves) > 1:

@@ -510,3 +510,20 @@ def test_a_wrong_part_of_a_whole_op_entry_is_caught(monkeypatch):
     monkeypatch.setattr(incremental, "_part", lambda whole, code: None if whole is None else ())
     with pytest.raises(AssertionError, match="differs from a full lint"):
         test_local_findings_reused_whole_are_reused_rule_by_rule_next()
+
+
+def test_same_presence_looks_only_around_the_edit():
+    """incremental_edit.same_presence answers as two full searches would, for markers
+    made, broken, moved or kept by random edits (the module op's rules read whether
+    the file mentions `sdy.mesh` anywhere)."""
+    from shlo_lint.checker.incremental_edit import same_presence
+
+    rng = random.Random(11)
+    pieces = ["sdy.mesh", "sdy", ".mesh", "s", "h", "x", " ", "\n", "sdy.m", "esh"]
+    for _ in range(3000):
+        old = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        at = rng.randint(0, len(old))
+        end = min(len(old), at + rng.randint(0, 6))
+        new = old[:at] + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) + old[end:]
+        assert same_presence(old, new, TextEdit(old, new), "sdy.mesh") == (("sdy.mesh" in old) == ("sdy.mesh" in new)), \
+            (old, new)
