@@ -172,6 +172,7 @@ class Memo:
         self._reuse = False
         self._kinds: dict[str, str] = {}
         self._codes: dict[str, tuple[str, ...]] = {}
+        self._block_counts: dict[str, int] = {}
         """op name → its rules' codes, in order (an op_results entry's key to its parts)."""
         """Local rule runs reused / run (for the bench and the tests)."""
         self.root: str | None = None
@@ -318,14 +319,21 @@ class Memo:
             found = self.prev.op_results.get(old) if old is not None else None  # type: ignore[union-attr]
             if found is not None and found[0] == codes:
                 parts = found[1]
-                moved = tuple([_moved(part, self.edit) if part else () for part in parts]) if any(parts) else parts
+                if not any(parts):  # (nearly every op: no finding) the entry as it is
+                    self.reused += len(specs)
+                    self.bulk += 1
+                    self.version.op_results[span] = found
+                    if block:
+                        self._keep_block_findings(op, specs, parts)
+                    return ()
+                moved = tuple([_moved(part, self.edit) if part else () for part in parts])
                 if None not in moved:
                     self.reused += len(specs)
                     self.bulk += 1
                     self.version.op_results[span] = (codes, moved)
                     if block:
                         self._keep_block_findings(op, specs, moved)
-                    return [d for part in moved for d in part] if any(moved) else ()
+                    return [d for part in moved for d in part]
         parts = tuple([tuple(run(spec, ctx, op, seen_errors)) for spec in specs])
         results, (start, end) = self.version.results, span
         if all((spec.code, start, end) in results for spec in specs if spec.local) \
@@ -337,10 +345,12 @@ class Memo:
         """SHLO631-633's part of a whole op's reused findings (`moved`: per rule), into
         their own table (complete: the next version may reuse them per op)."""
         table = self.version.block_results
-        n = sum(1 for s in specs if s.code in BLOCK_RULES)
+        n = self._block_counts.get(op.name)
+        if n is None:
+            n = self._block_counts[op.name] = sum(1 for s in specs if s.code in BLOCK_RULES)
         self.block_reused += n
         self.reused -= n
-        if table is None:
+        if table is None or not any(moved):
             return
         for spec, part in zip(specs, moved):
             if part and spec.code in BLOCK_RULES:

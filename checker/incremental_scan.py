@@ -239,7 +239,7 @@ class _Clone:
         ls, d, module, at, keep_to = self.ls, self.delta, self.module, self.old_start, self.keep_to
         check = d < 0  # a shorter file: a result count may now reach its length (else none could)
         limit = self.limit
-        new_span = tuple.__new__
+        new_span, op_, append, walked = tuple.__new__, Operation, out.append, flat.append  # (locals: 8,000 ops)
         for o in olds:
             s = o.span
             if o.regions or s.start == at:
@@ -249,10 +249,11 @@ class _Clone:
             else:
                 if check and any(n > limit for _, n in o.result_names):
                     return False  # the scan's result-count check reads the file's length
-                if s.start < ls and s.end > keep_to:
+                if s.start >= ls:
+                    s = new_span(Span, (s.start + d, s.end + d))
+                elif s.end > keep_to:
                     return False  # a leaf across the edit's line start (or the blank edit): its text changed
-                c = Operation(o.name, new_span(Span, (s.start + d, s.end + d)) if s.start >= ls else s,
-                              o.result_names, module, block)
-                flat.append(c)
-            out.append(c)
+                c = op_(o.name, s, o.result_names, module, block)
+                walked(c)
+            append(c)
         return True
