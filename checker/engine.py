@@ -437,9 +437,7 @@ def _statement_lines(module: Module):
 
 
 def _apply_suppressions(module: Module, diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
-    if "shlo-lint:" not in module.source.text:
-        return diags  # no directive (find_suppressions would search the text again)
-    sups = find_suppressions(module.source, _statement_lines(module))
+    sups = find_suppressions(module.source, _statement_lines(module) if "shlo-lint:" in module.source.text else None)
     if not sups:
         return diags
     src = module.source
