@@ -66,9 +66,8 @@ class LineIndexedDocument(TextDocument):
         # inserted text's own line breaks add theirs.
         keep = int(np.searchsorted(starts, start, "right"))
         after = int(np.searchsorted(starts, end, "right"))
-        added = [start + i + 1 for i, c in enumerate(inserted) if c == "\n"] if "\n" in inserted else []
-        self._starts = np.concatenate((starts[:keep], np.array(added, dtype=np.int64),
-                                       starts[after:] + (len(inserted) - (end - start))))
+        added = _line_starts(inserted)[1:] + start if "\n" in inserted else np.zeros(0, dtype=np.int64)
+        self._starts = np.concatenate((starts[:keep], added, starts[after:] + (len(inserted) - (end - start))))
 
     def _position(self, source: str, starts: np.ndarray, lines: int, pos: t.Position) -> tuple[int, int, int]:
         """(line, column in code points, offset) where pygls' splice puts `pos` (its
