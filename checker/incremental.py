@@ -153,6 +153,7 @@ class Memo:
         self.rescanned = False
         """The skeleton was the previous one's, moved (no scan)."""
         self._same_labels: bool | None = None
+        """Memo.same_labels, once computed."""
         self.vouched: set[Operation] | None = None
         """Ops whose header check is known clean (their previous version's was), not
         seeded: the parse check need not visit them (to_check)."""
@@ -165,16 +166,17 @@ class Memo:
         """SHLO631-633 reused from the previous version (None: not decided yet)."""
         self.block_reused = self.block_ran = 0
         self.bulk = 0
+        """Ops whose findings were reused in one step (op_rules)."""
         self.from_whole = 0
         """Local rule findings reused from the previous version's whole-op entry."""
-        """Ops whose findings were reused in one step (op_rules)."""
         self._run: Callable | None = None
         self._reuse = False
         self._kinds: dict[str, str] = {}
+        """op name → "local" (all its rules local), "block" (local or SHLO631-633) or ""."""
         self._codes: dict[str, tuple[str, ...]] = {}
-        self._block_counts: dict[str, int] = {}
         """op name → its rules' codes, in order (an op_results entry's key to its parts)."""
-        """Local rule runs reused / run (for the bench and the tests)."""
+        self._block_counts: dict[str, int] = {}
+        """op name → how many of its rules are SHLO631-633."""
         self.root: str | None = None
         """The module op's rules: None (not reached yet), "reused" or "ran"."""
         self._root_found: dict[str, list[Diagnostic]] | None = None
