@@ -14,10 +14,13 @@ the two on random texts and changes.
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 from lsprotocol import types as t
 from pygls.workspace import TextDocument, Workspace
 
+log = logging.getLogger(__name__)
 _OTHER_BREAKS = ("\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
@@ -42,14 +45,26 @@ class LineIndexedDocument(TextDocument):
         self._plain: bool | None = None
 
     def _apply_incremental_change(self, change: t.TextDocumentContentChangePartial) -> None:
+        try:
+            spliced = self._splice(change)
+        except Exception:  # noqa: BLE001 - a bug of ours: pygls' own path (the text is untouched so far)
+            log.exception("shlo-lint: applying a change through the line index failed")
+            spliced = None
+        if spliced is None:
+            self._starts, self._plain = None, None
+            super()._apply_incremental_change(change)
+            return
+        self._source, self._starts = spliced
+
+    def _splice(self, change: t.TextDocumentContentChangePartial) -> tuple[str, np.ndarray] | None:
+        """The new text and its line starts, or None where pygls' own path must apply it
+        (other line breaks, an empty text, a backwards range)."""
         source = self.source
         if self._plain is None:
             self._plain = _plain(source)
         inserted = change.text
         if not source or not self._plain or not _plain(inserted):
-            self._starts, self._plain = None, None
-            super()._apply_incremental_change(change)
-            return
+            return None
         starts = self._starts
         if starts is None:
             starts = _line_starts(source)
@@ -58,16 +73,14 @@ class LineIndexedDocument(TextDocument):
         sl, sc, start = self._position(source, starts, lines, change.range.start)
         el, ec, end = self._position(source, starts, lines, change.range.end)
         if (el, ec) < (sl, sc):
-            self._starts, self._plain = None, None
-            super()._apply_incremental_change(change)  # backwards: pygls' own (odd) splice
-            return
-        self._source = source[:start] + inserted + source[end:]
+            return None  # backwards: pygls' own (odd) splice
         # Line starts after the replaced range move; those inside it go; the
         # inserted text's own line breaks add theirs.
         keep = int(np.searchsorted(starts, start, "right"))
         after = int(np.searchsorted(starts, end, "right"))
         added = _line_starts(inserted)[1:] + start if "\n" in inserted else np.zeros(0, dtype=np.int64)
-        self._starts = np.concatenate((starts[:keep], added, starts[after:] + (len(inserted) - (end - start))))
+        return (source[:start] + inserted + source[end:],
+                np.concatenate((starts[:keep], added, starts[after:] + (len(inserted) - (end - start)))))
 
     def _position(self, source: str, starts: np.ndarray, lines: int, pos: t.Position) -> tuple[int, int, int]:
         """(line, column in code points, offset) where pygls' splice puts `pos` (its

@@ -112,3 +112,14 @@ def test_a_re_lint_makes_no_reference_cycle():
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def test_a_failing_splice_falls_back_to_pygls(monkeypatch):
+    """A bug of ours in the splice costs the fast path, never the document's text."""
+    def broken(self, change):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(LineIndexedDocument, "_splice", broken)
+    doc = LineIndexedDocument("file:///a.mlir", "a\nbc\n", version=1)
+    doc.apply_change(t.TextDocumentContentChangePartial(t.Range(t.Position(1, 1), t.Position(1, 2)), "x"))
+    assert doc.source == "a\nbx\n"
