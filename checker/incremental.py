@@ -207,13 +207,30 @@ class Memo:
         if prev is not None and self.edit is not None:
             old_aliases = prev.inputs[2] if prev.inputs else None
             self.headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
-        if clone is not None and clone.module is module and match_copied(self, clone):
+        if clone is not None and clone.module is module and self._match_copied(clone):
             ops = clone.walked
         else:
             ops = list(module.walk())
             match_ops(self, ops)
         self.version.walked = ops
         return ops
+
+    def _match_copied(self, clone) -> bool:
+        """match_copied; a bug of ours there costs the bulk match, not the lint."""
+        try:
+            return match_copied(self, clone)
+        except Exception:  # noqa: BLE001 - undo what it filled in; match op by op
+            log.exception("shlo-lint: matching the copied skeleton failed")
+            v, parser = self.version, self._parser
+            for table in (v.ops, v.headers, v.labels, v.checked, self.old_span):
+                table.clear()
+            v.label_spans.clear()
+            self.touched.clear()
+            self.vouched = None
+            if parser is not None:
+                parser.seeds.clear()
+                parser.label_seeds.clear()
+            return False
 
     def to_check(self, ops: list[Operation]) -> list[Operation]:
         """The ops the engine's parse check must visit: all but those known clean

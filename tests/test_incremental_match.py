@@ -109,3 +109,17 @@ def test_a_wrong_bulk_match_is_caught_by_the_full_lint(monkeypatch):
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in [BENCH, *DIGIT_PROGRAMS]:
             _lint_all(name, 3)
+
+
+def test_a_failing_bulk_match_falls_back_to_the_op_by_op_match(monkeypatch):
+    """A bug of ours half way through the bulk match costs its speed, not the result."""
+    real = incremental_match.match_copied
+    calls = []
+
+    def fails_late(memo, clone):
+        calls.append(real(memo, clone))
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(incremental, "match_copied", fails_late)
+    _lint_all(BENCH, 3, steps=15)
+    assert any(calls), "the bulk match never ran: nothing was undone"
