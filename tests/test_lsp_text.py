@@ -95,6 +95,7 @@ def test_a_re_lint_makes_no_reference_cycle():
     versions = [text[:i] + "4" + text[i + 1:], text, text[:at] + "\n    " + text[at:], text,
                 text[:at] + "\n    %q = stablehlo.add %arg0, %arg0 : tensor<4xf32>" + text[at:], "module {", text]
     doc = Document()
+    initially = gc.get_freeze_count()  # (restored at the end: other tests collect as before)
     lsp.lint(text, "/tmp/p.mlir", 1, doc)
     gc.unfreeze()
     gc.collect()
@@ -109,7 +110,9 @@ def test_a_re_lint_makes_no_reference_cycle():
         gc.unfreeze()
         assert gc.collect() == 0
     finally:
-        gc.freeze()
+        gc.unfreeze()
+        if initially:
+            gc.freeze()
         if enabled:
             gc.enable()
 
