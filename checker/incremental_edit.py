@@ -59,14 +59,14 @@ class Unmovable(Exception):
     """A span that touches the edited range: whatever holds it is recomputed."""
 
 
-_BLANK = frozenset(" \t\n")
+_BLANK = frozenset(" \t\r\n")
 
 
 def blank_edit(old: str, new: str, start: int, old_end: int, new_end: int) -> bool:
     """Does the edit (old[start:old_end] replaced by new[start:new_end]) only add or
-    remove blank space between lines (an Enter, a
-    blank line deleted, indentation)? Both replaced texts are spaces, tabs and
-    newlines, the run of blank space around them holds a newline before and after
+    remove blank space between lines (an Enter, a blank line deleted, indentation)?
+    Both replaced texts are spaces, tabs, carriage returns (an Enter in a CRLF file)
+    and newlines, the run of blank space around them holds a newline before and after
     (no two lines joined, no line split between tokens), and the edit does not
     start inside a comment or string of its line. The tokens then stay; only
     offsets after the edit, and line numbers, move."""

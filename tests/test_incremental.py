@@ -447,6 +447,18 @@ def _enter(text: str, line: int) -> str:
     return text[:at] + "\n    " + text[at:]
 
 
+def test_an_enter_in_a_crlf_file():
+    """The same with Windows line ends (an Enter is "\\r\\n"): copied, reused, exact."""
+    text = lsp_latency.program(300).replace("\n", "\r\n")
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    at = [i for i, c in enumerate(text) if c == "\r"][text.count("\n") // 2]
+    for version in (text[:at] + "\r\n    " + text[at:], text):
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        assert same(got, lint_source(SourceFile("p.mlir", version), Config()))
+        assert doc.last.rescanned and doc.last.root == "reused", doc.last.stats
+
+
 def test_an_enter_reuses_the_analyses():
     """Typing Enter (a blank line between ops) moves every line after it, but no
     finding of the deadlock analysis or the combiner hints names one (the bench's

@@ -50,13 +50,13 @@ def line_edit(rng: random.Random, text: str) -> str:
     at = rng.randrange(len(text) + 1)
     kind = rng.randrange(7)
     if kind == 4:
-        return text[:at] + rng.choice(["\n", "\n    ", "  ", "\t", "\n\n", " \n"]) + text[at:]
+        return text[:at] + rng.choice(["\n", "\n    ", "  ", "\t", "\n\n", " \n", "\r\n", "\r\n    ", "\r"]) + text[at:]
     if kind == 5:  # a line start: indentation or a blank line
         at = text.rfind("\n", 0, at) + 1
         return text[:at] + rng.choice(["\n", "  ", "    \n"]) + text[at:]
     if kind == 6:  # blank space removed
         end = at
-        while end < len(text) and text[end] in " \t\n" and end - at < rng.randint(1, 6):
+        while end < len(text) and text[end] in " \t\r\n" and end - at < rng.randint(1, 6):
             end += 1
         return text[:at] + text[end:]
     if kind == 0:
@@ -92,9 +92,11 @@ def check_sequence(text: str, seed: int, steps: int) -> int:
     return copied
 
 
-@pytest.mark.parametrize("name", PROGRAMS + ["bench"])
+@pytest.mark.parametrize("name", PROGRAMS + ["bench", "bench-crlf"])
 def test_rescan_equals_a_full_scan(name):
-    text = lsp_latency.program(200) if name == "bench" else (CORPUS / name).read_text(encoding="utf-8")
+    text = lsp_latency.program(200) if name.startswith("bench") else (CORPUS / name).read_text(encoding="utf-8")
+    if name.endswith("crlf"):
+        text = text.replace("\n", "\r\n")  # (an Enter there is "\r\n")
     copied = sum(check_sequence(text, seed, 60) for seed in range(3))
     assert copied % 1000 > 0, "the re-scan never applied to a line edit: the test would not see a wrong one"
     assert copied // 1000 > 0, "the re-scan never applied to blank space: the test would not see a wrong one"
