@@ -272,12 +272,13 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "scanning the file"
     if memo is None:
         module = scan(source, parser())
+        ops = list(module.walk())  # walked once: the parse and the rules go through this list
     else:  # the previous version's skeleton, moved, where that is exact (checker/incremental_scan.py)
         wrapped = memo.parser(parser())
         module = memo.rescan(source, wrapped) or scan(source, wrapped)
-    if memo is not None:
         where.stage = "matching the previous version"
-        memo.seed(module)
+        ops = memo.seed(module)  # the ops in walk order, matched with the previous version's
+    module.walked = ops
     result = FileResult(source, module)
     internal: list[Diagnostic] = []
     if module.structurally_broken:
@@ -288,9 +289,9 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         seen_errors: set[tuple[str, str]] = set()
         if len(source.text) <= config.full_parse_limit:
             where.stage = "parsing"
-            internal += _parse_everything(module, seen_errors, memo)
+            internal += _parse_everything(module, seen_errors, memo, ops)
         where.stage = "running the rules"
-        result.diagnostics.extend(_run_rules(module, config, seen_errors, memo))
+        result.diagnostics.extend(_run_rules(module, config, seen_errors, memo, ops))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
@@ -315,7 +316,7 @@ def _signature(e: BaseException) -> tuple[str, str]:
     return type(e).__name__, str(e)
 
 
-def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=None) -> list[Diagnostic]:
+def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=None, ops=None) -> list[Diagnostic]:
     """Parse every header; an op the parser crashes on is one SHLO003 and the rest
     are still parsed (a rule reading that header later raises the same error: its
     signature goes to `seen_errors` so it is not reported twice). A header the
@@ -328,7 +329,9 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=No
     # A header whose layout already parsed (a cache hit) is checked: it is built
     # only if something reads it (checker/parse/api.py, header_checked).
     checked = getattr(module.parser, "header_checked", None)
-    for op in module.walk():
+    if ops is None:
+        ops = list(module.walk())
+    for op in ops if memo is None else memo.to_check(ops):
         try:
             if (memo is None or not memo.seeded(op)) and (checked is None or not checked(module, op)):
                 op.header  # noqa: B018
@@ -375,8 +378,8 @@ def _parse_failed(module: Module, op: Operation, e: Exception, seen_errors: set[
         out.append(internal_error(module.source, e, "parsing", op))
 
 
-def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset(), memo=None
-               ) -> list[Diagnostic]:
+def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset(), memo=None,
+               ops=None) -> list[Diagnostic]:
     grid = grid_of(module, config.num_replicas, config.num_partitions)
     ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
     call = _call if memo is None else memo.call(ctx, _call)
@@ -386,7 +389,7 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     extend = out.extend
     # Plain calls into one list, not generators: a small file makes ~15 rule calls,
     # and each generator layer (here, _call) cost about as much as an empty rule.
-    for op in module.walk():
+    for op in module.walk() if ops is None else ops:
         specs = by_op.get(op.name)
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]

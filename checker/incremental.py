@@ -28,7 +28,8 @@ the previous version of the document only what is provably the same:
 * **the rules on the module op** (the deadlock analysis SHLO500-503 and the
   uniformity check SHLO504, which share one analysis): reused when the edit is
   inside one leaf op (no regions; not a call, whose callee is read from its
-  text), adds or removes no line, keeps the op's name, results and `%name`
+  text) or between ops, adds or removes no line unless the run found nothing
+  (messages name lines: an Enter moves them), keeps the op's name, results and `%name`
   mentions, every block label, whether the file mentions a Shardy mesh, and
   every header field the previous run read of that op (and of the ops around
   it) equal after moving its spans; the run is kept only if it met no syntax
@@ -39,7 +40,8 @@ the previous version of the document only what is provably the same:
   is not.
 * **the combiner hints** SHLO631-633 (checker/incremental_block.py): reused
   when the edit is inside one leaf op, not a collective they group, that keeps
-  its name, results and `%name` mentions, and no line is added or removed.
+  its name, results and `%name` mentions, or only adds or removes blank space
+  between ops (an Enter), and no line is added or removed unless they found nothing.
 * everything else (module rules, non-local per-op rules: the futures and
   overlap analyses, SHLO120's send matching, ...) runs again on every
   version, on the carried-over headers.
@@ -52,7 +54,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import re
 from typing import Any, Callable, Iterable, Iterator
 
 from .config import Config
@@ -60,9 +61,10 @@ from .context import Context
 from .diagnostics import Diagnostic
 from .engine import FileResult, lint_source
 from .incremental_block import BLOCK_RULES, block_call, decide
-from .incremental_edit import (DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_field,
-                               same_labels, shift_header)
+from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
+from .incremental_match import match_copied, match_ops
 from .incremental_parse import _Parser
+from .incremental_root import moved_reads, root_reusable
 from .incremental_scan import take_skeleton
 from .incremental_track import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
 from .ir import Block, Module, Operation
@@ -76,7 +78,7 @@ class _Version:
     """What one lint of the document leaves for the next."""
 
     __slots__ = ("text", "headers", "labels", "results", "inputs", "root_results", "root_reads", "ops",
-                 "label_spans", "block_results", "checked", "skeleton", "op_results")
+                 "label_spans", "block_results", "checked", "skeleton", "op_results", "walked")
 
     def __init__(self, text: str):
         self.text = text
@@ -87,9 +89,10 @@ class _Version:
         """(start, end) of a block label → (decls, delta), the same for block arguments."""
         self.results: dict[tuple[str, int, int], tuple[Diagnostic, ...]] = {}
         """(rule code, op start, op end) → the local rule's findings on that op."""
-        self.op_results: dict[tuple[int, int], tuple[Diagnostic, ...]] = {}
-        """(op start, op end) → every rule's findings on that op, when all its rules are
-        local (or SHLO631-633) and each run was kept (reused in one step: Memo.op_rules)."""
+        self.op_results: dict[tuple[int, int], tuple[tuple[str, ...], tuple]] = {}
+        """(op start, op end) → (its rules' codes, each one's findings), when all its rules
+        are local (or SHLO631-633) and each run was kept (reused in one step: Memo.op_rules;
+        a local rule's part is reused alone when the op's rules next run one by one)."""
         self.inputs: tuple = ()
         """What local rule findings depend on besides the op: config, grid, aliases."""
         self.root_results: dict[str, list[Diagnostic]] | None = None
@@ -105,6 +108,8 @@ class _Version:
         self.skeleton: Module | None = None
         """This version's IR, kept (not taken apart) when its scan found no syntax error:
         the next version's scan may copy it (checker/incremental_scan.py), then releases it."""
+        self.walked: list[Operation] | None = None
+        """This version's ops in walk order while its IR lives (releasing it needs no walk)."""
         self.label_spans: list[Span] = []
         """Every block label's span (the module op's rules read block arguments)."""
         self.ops: dict[tuple[int, int], tuple] = {}
@@ -126,11 +131,6 @@ def _loc_aliases(module: Module) -> tuple:
 _NOT_REUSED = frozenset({"SHLO003", "SHLO503"})
 """Findings never carried over from the module op's rules: an internal error, and
 an undecided analysis (it may have hit a time limit: the next run may decide)."""
-_SSA_NAME = re.compile(r"%[\w$.\-]+")
-_CALL_OPS = frozenset({"func.call", "call", "func.call_indirect"})
-"""Leaf ops whose text the analyses read directly (the callee: spmd_structure.call_target)."""
-_WHOLE_TEXT_MARKERS = ("sdy.mesh", "@SPMDFullToShardShape")
-"""What checker/uniform.partitioned looks for anywhere in the file's text."""
 
 
 # ----------------------------------------------------------------------------- the engine's hooks
@@ -144,12 +144,19 @@ class Memo:
         self.edit = TextEdit(prev.text, source.text) if prev is not None else None
         self.version = _Version(source.text)
         self._parser: _Parser | None = None
+        self._clone = None
+        """The copied skeleton (checker/incremental_scan.py), until seed matches through it."""
         self.old_span: dict[Operation, tuple[int, int]] = {}
+        """An op of this version → its span in the previous one (ops outside the edit)."""
         self.headers_ok = False
+        """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
         self.rescanned = False
         """The skeleton was the previous one's, moved (no scan)."""
-        """Headers of ops outside the edit may be handed over (aliases unchanged, ...)."""
-        """An op of this version → its span in the previous one (ops outside the edit)."""
+        self._same_labels: bool | None = None
+        """Memo.same_labels, once computed."""
+        self.vouched: set[Operation] | None = None
+        """Ops whose header check is known clean (their previous version's was), not
+        seeded: the parse check need not visit them (to_check)."""
         self.touched: list[Operation] = []
         """The ops whose text the edit touched (the edited op and the ops around it)."""
         self.inputs: tuple = ()
@@ -160,10 +167,16 @@ class Memo:
         self.block_reused = self.block_ran = 0
         self.bulk = 0
         """Ops whose findings were reused in one step (op_rules)."""
+        self.from_whole = 0
+        """Local rule findings reused from the previous version's whole-op entry."""
         self._run: Callable | None = None
         self._reuse = False
         self._kinds: dict[str, str] = {}
-        """Local rule runs reused / run (for the bench and the tests)."""
+        """op name → "local" (all its rules local), "block" (local or SHLO631-633) or ""."""
+        self._codes: dict[str, tuple[str, ...]] = {}
+        """op name → its rules' codes, in order (an op_results entry's key to its parts)."""
+        self._block_counts: dict[str, int] = {}
+        """op name → how many of its rules are SHLO631-633."""
         self.root: str | None = None
         """The module op's rules: None (not reached yet), "reused" or "ran"."""
         self._root_found: dict[str, list[Diagnostic]] | None = None
@@ -182,65 +195,59 @@ class Memo:
     def rescan(self, source: SourceFile, parser) -> Module | None:
         """The previous version's skeleton moved through the edit, when a scan of the new
         text would give exactly that; else None (the engine scans)."""
-        module = take_skeleton(self.prev, self.edit, source, parser)
-        self.rescanned = module is not None
-        return module
+        self._clone = take_skeleton(self.prev, self.edit, source, parser)
+        self.rescanned = self._clone is not None
+        return None if self._clone is None else self._clone.module
 
-    def seed(self, module: Module) -> None:
-        """Match this version's ops (and block labels) with the previous version's."""
-        prev, edit, parser = self.prev, self.edit, self._parser
-        assert parser is not None
-        ops, label_spans = self.version.ops, self.version.label_spans
-        if prev is None or edit is None:
-            for op in module.walk():
-                ops[(op.span.start, op.span.end)] = (op.name, op.result_names, len(op.regions))
-                if op.regions:
-                    label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
-            return
-        old_aliases = prev.inputs[2] if prev.inputs else None
-        headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
-        self.headers_ok = headers_ok
-        old_headers, old_labels, old_ops = prev.headers, prev.labels, prev.ops
-        touched, old_span, seeds = self.touched, self.old_span, parser.seeds
-        headers, labels = self.version.headers, self.version.labels
-        e_start, e_new_end, delta_e = edit.start, edit.new_end, edit.delta  # edit.old_range, inlined (8,000 ops)
-        for op in module.walk():
-            start, end = span = op.span
-            ident = (op.name, op.result_names, len(op.regions))
-            ops[span] = ident
-            if op.regions:
-                label_spans.extend(b.label_span for r in op.regions for b in r.blocks if b.label_span is not None)
-            if end <= e_start:
-                key = span
-            elif start >= e_new_end:
-                key = (start - delta_e, end - delta_e)
-            else:
-                touched.append(op)
-                continue
-            if old_ops.get(key) != ident:
-                touched.append(op)  # its text was part of another op (or of none)
-                continue
-            old_span[op] = key
-            old = old_headers.get(key) if headers_ok else None
-            if old is not None:
-                region_spans = old[2]
-                shift = start - key[0]
-                if not op.region_spans:
-                    same = not region_spans
-                else:
-                    same = region_spans == tuple(Span(r.start - shift, r.end - shift) for r in op.region_spans)
-                if same:  # name, results, region count: checked by ident (ops and headers are built together)
-                    seeds[op] = seed = (old[3], old[4] + shift)
-                    headers[span] = (op.name, op.result_names, tuple(op.region_spans), *seed)
-            if headers_ok and op.regions:
-                for region in op.regions:
-                    for block in region.blocks:
-                        span = block.label_span
-                        if span is not None:
-                            lkey = edit.old_range(span.start, span.end)
-                            found = old_labels.get(lkey) if lkey is not None else None
-                            if found is not None:
-                                parser.label_seeds[block] = labels[span] = (found[0], found[1] + span.start - lkey[0])
+    def seed(self, module: Module) -> list[Operation]:
+        """Match this version's ops (and block labels) with the previous version's
+        (checker/incremental_match.py); the module's ops in walk order."""
+        clone, self._clone = self._clone, None
+        prev = self.prev
+        if prev is not None and self.edit is not None:
+            old_aliases = prev.inputs[2] if prev.inputs else None
+            self.headers_ok = SHIFTABLE and not module.structurally_broken and old_aliases == _aliases(module)
+        if clone is not None and clone.module is module and self._match_copied(clone):
+            ops = clone.walked
+        else:
+            ops = list(module.walk())
+            match_ops(self, ops)
+        self.version.walked = ops
+        return ops
+
+    def _match_copied(self, clone) -> bool:
+        """match_copied; a bug of ours there costs the bulk match, not the lint."""
+        try:
+            return match_copied(self, clone)
+        except Exception:  # noqa: BLE001 - undo what it filled in; match op by op
+            log.exception("shlo-lint: matching the copied skeleton failed")
+            v, parser = self.version, self._parser
+            for table in (v.ops, v.headers, v.labels, v.checked, self.old_span):
+                table.clear()
+            v.label_spans.clear()
+            self.touched.clear()
+            self.vouched = None
+            if parser is not None:
+                parser.seeds.clear()
+                parser.label_seeds.clear()
+            return False
+
+    def to_check(self, ops: list[Operation]) -> list[Operation]:
+        """The ops the engine's parse check must visit: all but those known clean
+        without a look (`vouched` by match_copied), unless they have block labels."""
+        vouched, self.vouched = self.vouched, None
+        if not vouched or self._parser is None:
+            return ops
+        seeds = self._parser.seeds
+        return [op for op in ops if op.regions or (op not in seeds and op not in vouched)]
+
+    def same_labels(self) -> bool:
+        """Are the block labels the previous version's, moved (incremental_edit.same_labels;
+        asked by the module op's rules and the combiner hints, computed once)."""
+        if self._same_labels is None:
+            assert self.prev is not None and self.edit is not None
+            self._same_labels = same_labels(self.prev.label_spans, self.version.label_spans, self.edit)
+        return self._same_labels
 
     def seeded(self, op: Operation) -> bool:
         return self._parser is not None and op in self._parser.seeds
@@ -260,6 +267,7 @@ class Memo:
         prev, edit = self.prev, self.edit
         reuse = self._reuse = prev is not None and edit is not None and prev.inputs == self.inputs and DIAG_SHAPE
         old_results = prev.results if reuse else {}
+        old_whole = prev.op_results if reuse else {}
         results = self.version.results
         old_span = self.old_span
         parsed = self._parser.parsed if self._parser is not None else {}
@@ -281,6 +289,9 @@ class Memo:
             span = subject.span
             old = old_span.get(subject) if reuse else None
             found = old_results.get((spec.code, old[0], old[1])) if old is not None else None
+            if found is None and old is not None:  # the op's findings were reused whole last time
+                found = _part(old_whole.get(old), spec.code)
+                self.from_whole += found is not None
             if found is not None:
                 try:
                     moved = tuple([move_diagnostic(d, edit) for d in found]) if found else ()
@@ -313,61 +324,70 @@ class Memo:
         if kinds is None:
             kinds = self._kinds[op.name] = "local" if all(s.local for s in specs) else \
                 "block" if all(s.local or s.code in BLOCK_RULES for s in specs) else ""
+            self._codes[op.name] = tuple(s.code for s in specs)
         run = self._run
         if not kinds or run is None or op.parent is None:
             return None  # (the module op: its rules' own path)
         if self.root == "running":
             self._stop_root()
         span = op.span
+        codes = self._codes[op.name]
         block = kinds == "block"  # SHLO631-633 reused as a whole only with the rest of their block
         if self._reuse and (not block or decide(self)):
             old = self.old_span.get(op)
             found = self.prev.op_results.get(old) if old is not None else None  # type: ignore[union-attr]
-            if found is not None:
-                moved = _moved(found, self.edit) if found else ()
-                if moved is not None:
+            if found is not None and found[0] == codes:
+                parts = found[1]
+                if not any(parts):  # (nearly every op: no finding) the entry as it is
                     self.reused += len(specs)
                     self.bulk += 1
-                    self.version.op_results[span] = moved
+                    self.version.op_results[span] = found
+                    if block:
+                        self._keep_block_findings(op, specs, parts)
+                    return ()
+                moved = tuple([_moved(part, self.edit) if part else () for part in parts])
+                if None not in moved:
+                    self.reused += len(specs)
+                    self.bulk += 1
+                    self.version.op_results[span] = (codes, moved)
                     if block:
                         self._keep_block_findings(op, specs, moved)
-                    return moved
-        out: list[Diagnostic] = []
-        for spec in specs:
-            out.extend(run(spec, ctx, op, seen_errors))
+                    return [d for part in moved for d in part]
+        parts = tuple([tuple(run(spec, ctx, op, seen_errors)) for spec in specs])
         results, (start, end) = self.version.results, span
         if all((spec.code, start, end) in results for spec in specs if spec.local) \
                 and (not block or self.version.block_results is not None):
-            self.version.op_results[span] = tuple(out)
-        return out
+            self.version.op_results[span] = (codes, parts)
+        return [d for part in parts for d in part]
 
-    def _keep_block_findings(self, op: Operation, specs: list, moved: tuple[Diagnostic, ...]) -> None:
-        """SHLO631-633's part of a whole op's reused findings, into their own table
-        (complete: the next version may reuse them per op)."""
+    def _keep_block_findings(self, op: Operation, specs: list, moved: tuple) -> None:
+        """SHLO631-633's part of a whole op's reused findings (`moved`: per rule), into
+        their own table (complete: the next version may reuse them per op)."""
         table = self.version.block_results
-        n = sum(1 for s in specs if s.code in BLOCK_RULES)
+        n = self._block_counts.get(op.name)
+        if n is None:
+            n = self._block_counts[op.name] = sum(1 for s in specs if s.code in BLOCK_RULES)
         self.block_reused += n
         self.reused -= n
-        if table is None:
+        if table is None or not any(moved):
             return
-        for d in moved:
-            if d.code in BLOCK_RULES:
-                key = (d.code, op.span.start, op.span.end)
-                table[key] = table.get(key, ()) + (d,)
+        for spec, part in zip(specs, moved):
+            if part and spec.code in BLOCK_RULES:
+                table[(spec.code, op.span.start, op.span.end)] = part
 
     # -- the module op's rules -------------------------------------------------------------
     def _root_call(self, spec, ctx: Context, op: Operation, seen_errors, call: Callable) -> Iterator[Diagnostic]:
         # A generator: the module op's rules are few, and run in order.
         if self.root is None:
             try:
-                self._root_found = self._root_reusable(op)
+                self._root_found = root_reusable(self, op)
             except Exception:  # noqa: BLE001 - a bug of ours in deciding: run the rules, as a full lint would
                 log.exception("shlo-lint: deciding whether to reuse the module op's findings failed")
                 self._root_found = None
             if self._root_found is not None:
                 self.root = "reused"
                 self.version.root_results = {}
-                self.version.root_reads = self._moved_reads()
+                self.version.root_reads = moved_reads(self)
             else:
                 self.root = "running"
                 self._root_ok = DIAG_SHAPE
@@ -417,76 +437,6 @@ class Memo:
         self.version.root_reads = {(op.span.start, op.span.end): frozenset(fields)
                                    for op, fields in reads.items() if fields}
 
-    def _moved_reads(self) -> dict[tuple[int, int], frozenset[str]]:
-        """The previous run's reads, keyed by this version's op spans (through the ops
-        matched by seed and, for the ops around the edit, as _root_reusable matched
-        them: an op that ended where the edit starts may have grown)."""
-        prev, edit = self.prev, self.edit
-        assert prev is not None and edit is not None
-        reads = prev.root_reads
-        out = {}
-        for op, key in self.old_span.items():
-            fields = reads.get(key)
-            if fields:
-                out[op.span] = fields
-        for op in self.touched:
-            fields = reads.get((op.span.start, op.span.end - edit.delta))
-            if fields:
-                out[op.span] = fields
-        return out
-
-    def _root_reusable(self, root: Operation) -> dict[str, list[Diagnostic]] | None:
-        """The previous version's findings of the module op's rules, moved into this
-        text, when they are certainly what running them again would give."""
-        prev, edit, parser = self.prev, self.edit, self._parser
-        if prev is None or edit is None or parser is None or prev.root_results is None \
-                or prev.inputs != self.inputs or len(prev.ops) != len(self.version.ops) or not DIAG_SHAPE:
-            return None
-        old, new = prev.text, self.source.text
-        if old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end):
-            return None  # line numbers after the edit (which messages name) moved
-        if any((m in old) != (m in new) for m in _WHOLE_TEXT_MARKERS):
-            return None
-        if not same_labels(prev.label_spans, self.version.label_spans, edit):
-            return None  # a block label edited, gone or new (block arguments are read)
-        leaves = [op for op in self.touched if not op.regions]
-        if len(leaves) > 1:
-            return None
-        for op in self.touched:
-            start, end = op.span
-            if not (start <= edit.start and edit.new_end <= end):
-                return None  # the edit is not inside this op
-            if op.regions:  # around the edit: it must be inside one region, the header untouched
-                if not any(r.start < edit.start and edit.new_end < r.end for r in op.region_spans):
-                    return None
-
-            elif op.name in _CALL_OPS:
-                return None
-            if op is root and root.parent is None and op.module.root is op and op not in parser.parsed:
-                continue  # the implicit module op: no text of its own
-            key = (start, end - edit.delta)
-            if prev.ops.get(key) != (op.name, op.result_names, len(op.regions)):
-                return None  # not the same op (or no op there before)
-            fields = prev.root_reads.get(key)
-            if not op.regions and _mentions(old, *key) != _mentions(new, start, end):
-                return None
-            if fields:
-                entry = prev.headers.get(key)
-                if entry is None:
-                    return None
-                header, delta = entry[3], entry[4]
-                op.header  # noqa: B018 - parsed now if it was not (a file past full_parse_limit)
-                now = parser.clean.get(op)
-                if now is None:
-                    return None
-                before = shift_header(header, delta)
-                if not all(same_field(f, before, now, edit) for f in fields):
-                    return None
-        try:
-            return {code: [move_diagnostic(d, edit) for d in found] for code, found in prev.root_results.items()}
-        except Unmovable:
-            return None
-
     # -- after the lint ------------------------------------------------------------------
     def finish(self, result: FileResult) -> _Version | None:
         """The version the next lint starts from (None: the next one is a full lint).
@@ -535,16 +485,18 @@ def _moved(found: tuple[Diagnostic, ...], edit: TextEdit | None) -> tuple[Diagno
         return None
 
 
+def _part(whole: tuple | None, code: str) -> tuple[Diagnostic, ...] | None:
+    """One rule's findings in an op_results entry (None: not there)."""
+    if whole is None or code not in whole[0]:
+        return None
+    return whole[1][whole[0].index(code)]
+
+
 def _drop_skeleton(version: _Version) -> None:
     if version.skeleton is not None:
-        release(version.skeleton)
+        release(version.skeleton, version.walked)
         version.skeleton = None
-
-
-def _mentions(text: str, start: int, end: int) -> list[str]:
-    """The `%names` an op's text mentions, in order (what semantics.BlockFlow reads of
-    it: its mentions and, in order, its operands)."""
-    return _SSA_NAME.findall(text, start, end)
+    version.walked = None
 
 
 # ----------------------------------------------------------------------------- a document
@@ -572,6 +524,7 @@ class Document:
         try:
             result = lint_source(source, config, memo=memo)
             try:
+                walked, memo.version.walked = memo.version.walked, None
                 self.version = memo.finish(result)
                 self.last = memo
                 if not keep_ir and result.module is not None:
@@ -580,9 +533,9 @@ class Document:
                     v = self.version
                     if v is not None and v is not prev and not module.syntax_errors \
                             and not module.internal_errors and not module.structurally_broken:
-                        v.skeleton = module  # the next scan may copy it (and then releases it)
+                        v.skeleton, v.walked = module, walked  # the next scan may copy it (and then releases it)
                     else:
-                        release(module)
+                        release(module, walked)
             except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
                 log.exception("shlo-lint: keeping this version for the next re-lint failed")
                 self.version = None
@@ -601,4 +554,4 @@ class Document:
         self.last = None
 
 
-__all__ = ["Document", "Memo", "TextEdit", "move_diagnostic", "release"]
+__all__ = ["Document", "Memo", "TextEdit", "Unmovable", "move_diagnostic", "release"]

@@ -15,7 +15,9 @@ change. What they read:
 
 So their findings are reused, every span moved through the edit, when the edit
 lies inside one leaf op (no regions) that is not a candidate nor inside one,
-keeps that op's name, results and mentions, adds or removes no line, and the
+keeps that op's name, results and mentions, or only adds or removes blank space
+between ops (an Enter: incremental_edit.blank_edit), adds or removes no line
+when there is a finding (messages name lines; none: nothing to re-render), and the
 ops, block labels and the memo's inputs (config, grid, aliases) are the
 previous version's. A finding with a span touching the edit (a fix deleting the
 edited op's line) cannot be moved: its op's rule runs again (the grouping is
@@ -28,7 +30,7 @@ import logging
 import re
 
 from .diagnostics import Diagnostic
-from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, same_labels, move_diagnostic
+from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +47,12 @@ def block_rules_reusable(memo) -> bool:
             or len(prev.ops) != len(memo.version.ops):
         return False
     old, new = prev.text, memo.source.text
-    if lines_moved(old, new, edit):
-        return False  # line numbers after the edit (which messages name) moved
+    if prev.block_results and lines_moved(old, new, edit):
+        return False  # line numbers after the edit (which messages name) moved: re-render
     leaves = [op for op in memo.touched if not op.regions]
-    if len(leaves) != 1:
+    if not leaves and blank_edit(old, new, edit.start, edit.old_end, edit.new_end):
+        pass  # blank space between ops (an Enter): no op's text, no `%name` changed
+    elif len(leaves) != 1:
         return False  # an edit between ops (a comment may mention a %name) or across ops
     for op in memo.touched:
         start, end = op.span
@@ -61,11 +65,11 @@ def block_rules_reusable(memo) -> bool:
         key = (start, end - edit.delta)
         if prev.ops.get(key) != (op.name, op.result_names, len(op.regions)):
             return False
-    leaf = leaves[0]
-    start, end = leaf.span
-    if _SSA_NAME.findall(old, start, end - edit.delta) != _SSA_NAME.findall(new, start, end):
-        return False  # def-use between the block's ops may have changed
-    return same_labels(prev.label_spans, memo.version.label_spans, edit)
+    for leaf in leaves:
+        start, end = leaf.span
+        if _SSA_NAME.findall(old, start, end - edit.delta) != _SSA_NAME.findall(new, start, end):
+            return False  # def-use between the block's ops may have changed
+    return memo.same_labels()
 
 
 def lines_moved(old: str, new: str, edit: TextEdit) -> bool:

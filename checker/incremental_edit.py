@@ -59,6 +59,48 @@ class Unmovable(Exception):
     """A span that touches the edited range: whatever holds it is recomputed."""
 
 
+_BLANK = frozenset(" \t\r\n")
+
+
+def blank_edit(old: str, new: str, start: int, old_end: int, new_end: int) -> bool:
+    """Does the edit (old[start:old_end] replaced by new[start:new_end]) only add or
+    remove blank space between lines (an Enter, a blank line deleted, indentation)?
+    Both replaced texts are spaces, tabs, carriage returns (an Enter in a CRLF file)
+    and newlines, the run of blank space around them holds a newline before and after
+    (no two lines joined, no line split between tokens), and the edit does not
+    start inside a comment or string of its line. The tokens then stay; only
+    offsets after the edit, and line numbers, move."""
+    if not _BLANK.issuperset(old[start:old_end]) or not _BLANK.issuperset(new[start:new_end]):
+        return False
+    for text, end in ((old, old_end), (new, new_end)):
+        lo, hi = start, end
+        while lo > 0 and text[lo - 1] in _BLANK:
+            lo -= 1
+        while hi < len(text) and text[hi] in _BLANK:
+            hi += 1
+        if "\n" not in text[lo:hi]:
+            return False
+    return _code_at_end(old[old.rfind("\n", 0, start) + 1:start])
+
+
+def _code_at_end(line: str) -> bool:
+    """Is the end of this line (text before a point) outside comments and strings?"""
+    quoted = escaped = False
+    for i, c in enumerate(line):
+        if quoted:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "/" and line.startswith("//", i):
+            return False
+    return not quoted
+
+
 def _common_prefix(a: str, b: str, limit: int) -> int:
     """Length of the common prefix of a and b (at most limit), by C-speed slice compares."""
     lo, step = 0, 4096
@@ -148,6 +190,17 @@ def same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
         return False
 
 
+def same_presence(old: str, new: str, edit: TextEdit, marker: str) -> bool:
+    """Is `marker` in `new` exactly when it is in `old`? Looked for only around the
+    edit (the rest of the texts is the same) unless it is there (a 1 MB text: two
+    full searches per marker, ~0.25 ms each, otherwise)."""
+    reach = len(marker) - 1
+    lo = max(0, edit.start - reach)
+    if marker not in old[lo:edit.old_end + reach] and marker not in new[lo:edit.new_end + reach]:
+        return True  # every occurrence lies in the unchanged text before or after the edit
+    return (marker in old) == (marker in new)
+
+
 def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool:
     """Is header field `field` (or "attr:NAME") of the previous version's op, moved
     through the edit, equal to the new one's? Anything that cannot be compared: no."""
@@ -171,12 +224,12 @@ def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool
     return False
 
 
-def release(module: Module) -> None:
+def release(module: Module, ops: list | None = None) -> None:
     """Take a module's IR apart so that reference counting frees it at once: ops,
     regions, blocks and values point at each other (parent, owner, module), so
-    without this only a cyclic collection, walking every live object, would."""
-    ops = list(module.walk())
-    for op in ops:
+    without this only a cyclic collection, walking every live object, would.
+    `ops`: every op of the module, when the caller has the list (no walk)."""
+    for op in list(module.walk()) if ops is None else ops:
         for region in op.regions:
             for block in region.blocks:
                 block.operations = []

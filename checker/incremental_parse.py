@@ -26,7 +26,8 @@ class _Parser:
         self.headers = memo.version.headers
         self.labels = memo.version.labels
         """The version's tables, filled as headers and labels are handed over or parsed cleanly."""
-        self.seeds: dict[Operation, tuple[OpHeader, int]] = {}
+        self.seeds: dict[Operation, tuple] = {}
+        """op → its entry in the version's header table: (name, results, region spans, header, delta)."""
         self.label_seeds: dict[Block, tuple[list, int]] = {}
         self.clean: dict[Operation, OpHeader] = {}
         self.parsed: dict[Operation, OpHeader] = {}
@@ -43,7 +44,7 @@ class _Parser:
     def parse_header(self, module: Module, op: Operation) -> OpHeader:
         seed = self.seeds.pop(op, None)
         if seed is not None:
-            header = shift_header(*seed)
+            header = shift_header(seed[3], seed[4])  # a version.headers entry (incremental_match)
             self.clean[op] = header
         else:
             before = len(module.syntax_errors), len(module.internal_errors)

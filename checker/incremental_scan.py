@@ -1,5 +1,6 @@
 """Re-scan as you type: the previous version's skeleton, moved, when the edit is
-inside one line that holds one whole op (checker/incremental.py).
+inside one line that holds one whole op, or blank space between ops
+(checker/incremental.py).
 
 A full scan of the bench's 10k-line file costs ~35 ms per edit, most of it
 following the brackets of multi-line ops the edit does not touch. The scan reads
@@ -18,15 +19,22 @@ the text before it, so when
 
 the new skeleton is the previous one with that op's name, results and span
 replaced and every offset after the line moved by the edit's length change: the
-scan would take every other line exactly as before. Anything else: None (the
-caller scans in full). tests/test_incremental.py compares the result with a full
+scan would take every other line exactly as before.
+
+The same holds when the edit only adds or removes blank space between lines
+(incremental_edit.blank_edit: an Enter, a blank line deleted, indentation) at a
+point between ops: not inside a leaf op, a block label or an alias definition,
+inside a region of every op around it, and not at the very start or end of the
+file (the implicit module op spans it all). The tokens are the same, so every
+op stays; offsets from that point on move, and the ops and regions around it
+grow or shrink. Anything else: None (the caller scans in full). tests/test_incremental.py compares the result with a full
 scan's (ops, spans, regions, blocks, labels, aliases, errors) after random edits.
 """
 from __future__ import annotations
 
 import logging
 
-from .incremental_edit import release
+from .incremental_edit import blank_edit, release
 from .ir import Block, Module, OpHeader, Operation, Region
 from .scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
     _result_names
@@ -35,21 +43,22 @@ from .source import SourceFile, Span
 log = logging.getLogger(__name__)
 
 
-def take_skeleton(prev, edit, source: SourceFile, parser) -> Module | None:
+def take_skeleton(prev, edit, source: SourceFile, parser) -> "_Clone | None":
     """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
-    into the new text (`rescan`), or None. The kept IR is released either way: it
-    is copied at most once."""
+    into the new text (`copy_skeleton`), or None. The kept IR is released either
+    way (through its op list, not another walk): it is copied at most once."""
     skeleton = prev.skeleton if prev is not None else None
     if skeleton is None or edit is None:
         return None
     prev.skeleton = None
     try:
-        return rescan(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
+        return copy_skeleton(skeleton, prev.text, source, parser, edit.start, edit.old_end, edit.new_end)
     except Exception:  # noqa: BLE001 - a bug of ours: scan, as a full lint would
         log.exception("shlo-lint: copying the previous skeleton failed")
         return None
     finally:
-        release(skeleton)
+        release(skeleton, prev.walked)
+        prev.walked = None
 
 
 def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | None:
@@ -79,11 +88,25 @@ def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start
            edit_new_end: int) -> Module | None:
     """The skeleton scan(source, parser) would build, from the previous version's
     module `prev` (its text `old`), or None when that is not certain."""
+    clone = copy_skeleton(prev, old, source, parser, edit_start, edit_old_end, edit_new_end)
+    return None if clone is None else clone.module
+
+
+def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edit_start: int, edit_old_end: int,
+                  edit_new_end: int) -> "_Clone | None":
+    """`rescan`, with what the copy learnt on the way (its ops in walk order, the
+    edited op: checker/incremental.py matches the versions' ops through them)."""
     new = source.text
-    if prev is None or prev.syntax_errors or prev.internal_errors or prev.structurally_broken \
-            or prev.root is None or "\n" in old[edit_start:edit_old_end] or "\n" in new[edit_start:edit_new_end]:
+    if prev is None or prev.syntax_errors or prev.internal_errors or prev.structurally_broken or prev.root is None:
         return None
     delta = len(new) - len(old)
+    if blank_edit(old, new, edit_start, edit_old_end, edit_new_end):
+        if not 0 < edit_start < len(old):
+            return None  # the implicit module op spans the whole text: its start or end would move
+        clone = _Clone(prev, source, parser, None, None, edit_start, delta, min(len(old), len(new)))
+        return clone if clone.run() is not None else None
+    if "\n" in old[edit_start:edit_old_end] or "\n" in new[edit_start:edit_new_end]:
+        return None
     ls = old.rfind("\n", 0, edit_start) + 1
     before, after = fast_line(old, ls), fast_line(new, ls)
     if before is None or after is None or "builtin.module" in (before[0], after[0]):
@@ -105,36 +128,56 @@ def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start
     limit = min(len(old), len(new))
     if any(c > limit for _, c in result_names):
         return None
-    return _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit).run()
+    clone = _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit)
+    return clone if clone.run() is not None else None
 
 
 class _Clone:
-    """The previous module's ops, regions and blocks, copied with offsets moved."""
+    """The previous module's ops, regions and blocks, copied with offsets moved.
+    After `run`: `walked`, the copy's ops in Module.walk order (each at the index of the
+    op it copies in the previous module's walk), `edited`, the edit's line's op
+    (its name, results and span are the new text's), `with_regions`, the ops
+    that have regions (in walk order), and `around`, the ops whose span holds the
+    edited line's start (only their end moved)."""
 
-    def __init__(self, prev: Module, source: SourceFile, parser, before, replacement, line_start: int, delta: int,
+    def __init__(self, prev: Module, source: SourceFile, parser, before, replacement, pivot: int, delta: int,
                  limit: int):
         self.prev = prev
         self.module = Module(source, parser)
-        self.old_start, self.old_end = before[1], before[2]
+        self.blank = replacement is None
+        """Blank space added or removed at `pivot` (incremental_edit.blank_edit), no op
+        replaced; else the op of the line starting at `pivot` is `replacement`."""
+        self.old_start, self.old_end = (-1, -1) if before is None else (before[1], before[2])
         self.replacement = replacement
-        self.ls = line_start
+        self.ls = pivot
+        # An old span starting at or after shift_from moves; one ending at or before
+        # keep_to stays; one across (an op, region or label around the edit) keeps its
+        # start and moves its end. A line edit: around the line's start (only the
+        # line's op starts there, and it is replaced); blank space: around the point.
+        self.shift_from, self.keep_to = (pivot, pivot) if self.blank else (pivot + 1, pivot - 1)
         self.delta = delta
         self.limit = limit
-        self.found = False
+        self.found = self.blank
+        self.walked: list[Operation] = []
+        self.with_regions: list[Operation] = []
+        self.around: list[Operation] = []
+        self.edited: Operation | None = None
 
     def span(self, s: Span) -> Span:
-        """An old span in the new text: after the edited line, moved; before it, as is;
-        around it (an enclosing op, region or the implicit module op), its end moved.
-        (Nothing else but the edited op is on that line.)"""
-        ls, d = self.ls, self.delta
-        if s.start > ls:
-            return Span(s.start + d, s.end + d)
-        return s if s.end < ls else Span(s.start, s.end + d)
+        """An old span in the new text (see shift_from)."""
+        if s.start >= self.shift_from:
+            return Span(s.start + self.delta, s.end + self.delta)
+        return s if s.end <= self.keep_to else Span(s.start, s.end + self.delta)
+
+    def across(self, s: Span) -> bool:
+        return s.start < self.shift_from and s.end > self.keep_to
 
     def run(self) -> Module | None:
         prev, module = self.prev, self.module
-        ls, d = self.ls, self.delta
-        module.alias_texts = {k: (t, o + d if o > ls else o) for k, (t, o) in prev.alias_texts.items()}
+        shift_from, d = self.shift_from, self.delta
+        if any(self.across(s) for s in prev.loc_alias_spans.values()):
+            return None  # inside an alias definition: its text changed
+        module.alias_texts = {k: (t, o + d if o >= shift_from else o) for k, (t, o) in prev.alias_texts.items()}
         module.loc_aliases = LazyLocations(module)
         module.loc_alias_spans = {k: self.span(s) for k, s in prev.loc_alias_spans.items()}
         old_root = prev.root
@@ -159,12 +202,20 @@ class _Clone:
                 return None  # continued by a later line, or not the line's op after all
             name, span, result_names = self.replacement
             self.found = True
-            return Operation(name, span, result_names, self.module, parent)
+            self.edited = new = Operation(name, span, result_names, self.module, parent)
+            self.walked.append(new)
+            return new
         if self.delta < 0 and any(n > self.limit for _, n in old.result_names):
             return None  # the scan's result-count check reads the file's length
         new = Operation(old.name, self.span(old.span), old.result_names, self.module, parent)
+        self.walked.append(new)  # before its regions' ops: walk order
+        if self.across(old.span):
+            if self.blank and not any(r.start < self.ls < r.end for r in old.region_spans):
+                return None  # blank space in an op's own text (between its tokens): not between ops
+            self.around.append(new)  # its end moved, its start not (an op around the edit)
         if old.regions:
-            new.header_end = old.header_end + self.delta if old.header_end > self.ls else old.header_end
+            self.with_regions.append(new)
+            new.header_end = old.header_end + self.delta if old.header_end >= self.shift_from else old.header_end
             new.regions = []
             new.region_spans = []
             for region in old.regions:
@@ -172,6 +223,8 @@ class _Clone:
                 new.regions.append(r)
                 new.region_spans.append(r.span)
                 for block in region.blocks:
+                    if block.label_span is not None and self.across(block.label_span):
+                        return None  # inside a block label: its text changed
                     b = Block(r, block.label, None if block.label_span is None else self.span(block.label_span))
                     r.blocks.append(b)
                     if not self.ops(block.operations, b):
@@ -182,10 +235,11 @@ class _Clone:
         """Copy a block's ops into `block`; the leaves (most ops) inline: 8,000 per
         edit of the bench's file."""
         out = block.operations
-        ls, d, module, at = self.ls, self.delta, self.module, self.old_start
+        flat = self.walked
+        ls, d, module, at, keep_to = self.ls, self.delta, self.module, self.old_start, self.keep_to
         check = d < 0  # a shorter file: a result count may now reach its length (else none could)
         limit = self.limit
-        new_span = tuple.__new__
+        new_span, op_, append, walked = tuple.__new__, Operation, out.append, flat.append  # (locals: 8,000 ops)
         for o in olds:
             s = o.span
             if o.regions or s.start == at:
@@ -195,7 +249,11 @@ class _Clone:
             else:
                 if check and any(n > limit for _, n in o.result_names):
                     return False  # the scan's result-count check reads the file's length
-                c = Operation(o.name, new_span(Span, (s.start + d, s.end + d)) if s.start >= ls else s,
-                              o.result_names, module, block)
-            out.append(c)
+                if s.start >= ls:
+                    s = new_span(Span, (s.start + d, s.end + d))
+                elif s.end > keep_to:
+                    return False  # a leaf across the edit's line start (or the blank edit): its text changed
+                c = op_(o.name, s, o.result_names, module, block)
+                walked(c)
+            append(c)
         return True

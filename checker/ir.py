@@ -387,6 +387,10 @@ class Module:
         """(message, span) for every exception the parser raised (our bug, not the
         file's: reported as SHLO003, the op read crudely meanwhile)."""
         self._funcs: dict[str, Operation] | None = None
+        self.walked: list[Operation] | None = None
+        """Every op in walk order, once the structure is final (engine: after the scan;
+        nothing changes it afterwards): walk() goes through this list (rules walk the
+        module too: ~1 ms per walk of a 10k-line file, ~0.1 ms through the list)."""
         self.structurally_broken = False
         """True when the scan could not match regions (truncated file, stray braces):
         the IR is then unreliable, so only syntax errors are reported."""
@@ -400,8 +404,11 @@ class Module:
 
     # -- queries --------------------------------------------------------------------
     def walk(self) -> Iterator[Operation]:
-        if self.root is not None:
-            yield from self.root.walk()
+        """Every op, the module op first, in pre-order."""
+        walked = self.walked
+        if walked is not None:
+            return iter(walked)
+        return self.root.walk() if self.root is not None else iter(())
 
     @property
     def attributes(self) -> dict[str, Attribute]:

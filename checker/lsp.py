@@ -46,6 +46,7 @@ from .diagnostics import Diagnostic, Location, Severity
 from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
 from .incremental import Document
+from .lsp_text import index_lines
 from .source import SourceFile, Span
 
 SOURCE = "shlo-lint"
@@ -204,19 +205,34 @@ def lint(text: str, path: str, version: int | None = None, document: Document | 
     (incrementally from the document's previous version when one is given)."""
     config, problem = config_for(path)
     source = SourceFile(path, text)
-    result = lint_source(source, config) if document is None else document.lint(source, config)
+    if document is None:
+        result = lint_source(source, config)
+    else:
+        # A re-lint makes ~30,000 objects on a 10k-line file (the copied skeleton, the
+        # tables for the next version) and frees the previous ones by reference
+        # counting (it makes no reference cycle: tests/test_lsp_text.py). Left young,
+        # the cyclic GC walks them again and again after each edit (~10 ms of a 25 ms
+        # keystroke, and a full collection every few edits): moved to the permanent
+        # generation instead (gc.freeze), they are still freed by reference counting.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            result = document.lint(source, config)
+        finally:
+            gc.freeze()
+            if enabled:
+                gc.enable()
     full = document is not None and document.last is not None and document.last.prev is None
     return Linted(version, source, result.diagnostics, problem, full)
 
 
 def settle() -> None:
-    """After a document's full lint (on the worker, once published): collect, then
-    move every live object to the GC's permanent generation (gc.freeze). The
-    tables a document keeps for its next re-lint are mostly the same objects
-    version after version (checker/incremental.py), so full collections then walk
-    only what changed since: ~5 ms instead of ~90 ms every few edits of a
-    10k-line file. Frozen objects are still freed by reference counting; only a
-    reference cycle frozen and later dropped would stay (none is kept per edit)."""
+    """After a document's full lint (on the worker, once published and the editor
+    idle): a full collection, the frozen objects included, then every live object
+    to the GC's permanent generation again (gc.freeze, as after each re-lint:
+    `lint`). Frozen objects are freed by reference counting; a reference cycle
+    frozen (none is made per edit) waits for this collection."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 
@@ -482,6 +498,7 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
+        index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (lsp_text.py)
         ls.worker.submit(_warm_up)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)

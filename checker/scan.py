@@ -514,6 +514,10 @@ class _Scanner:
         if len(modules) == 1 and len(top.operations) == 1:
             root = modules[0]
             root.parent = None
+            # The unused implicit op and its region point at each other: unlinked, they
+            # go by reference counting (the language server freezes the GC between edits).
+            self.implicit_root.regions[0].blocks = []
+            self.implicit_root.regions = ()  # type: ignore[assignment]
         else:
             root = self.implicit_root
         self.module.root = root

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from shlo_lint.checker import incremental
+from shlo_lint.checker import incremental, incremental_root
 from shlo_lint.checker.config import Config
 from shlo_lint.checker.engine import lint_source
 from shlo_lint.checker.incremental import Document, TextEdit
@@ -202,7 +202,7 @@ def test_incremental_reuses_on_the_bench_edit():
 
 def test_a_broken_reuse_is_caught(monkeypatch):
     """The check can fail: moving reused spans wrongly (or not at all) is seen."""
-    monkeypatch.setattr(incremental, "shift_header", lambda h, delta: h)
+    monkeypatch.setattr(incremental_root, "shift_header", lambda h, delta: h)
     monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
@@ -211,7 +211,7 @@ def test_a_broken_reuse_is_caught(monkeypatch):
 
 def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
     """...and so is reusing the deadlock analysis when an attribute it read changed."""
-    monkeypatch.setattr(incremental, "same_field", lambda *a: True)
+    monkeypatch.setattr(incremental_root, "same_field", lambda *a: True)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS:
             test_one_character_changes_of_valid_programs(name)
@@ -439,3 +439,103 @@ def test_a_wrong_whole_op_reuse_is_caught(monkeypatch):
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
             run_sequence(BENCH, seed, 25)
+
+
+def _enter(text: str, line: int) -> str:
+    """`text` with Enter typed at the end of a line (a new line, indented as editors do)."""
+    at = [i for i, c in enumerate(text) if c == "\n"][line]
+    return text[:at] + "\n    " + text[at:]
+
+
+def test_an_enter_in_a_crlf_file():
+    """The same with Windows line ends (an Enter is "\\r\\n"): copied, reused, exact."""
+    text = lsp_latency.program(300).replace("\n", "\r\n")
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    at = [i for i, c in enumerate(text) if c == "\r"][text.count("\n") // 2]
+    for version in (text[:at] + "\r\n    " + text[at:], text):
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        assert same(got, lint_source(SourceFile("p.mlir", version), Config()))
+        assert doc.last.rescanned and doc.last.root == "reused", doc.last.stats
+
+
+def test_an_enter_reuses_the_analyses():
+    """Typing Enter (a blank line between ops) moves every line after it, but no
+    finding of the deadlock analysis or the combiner hints names one (the bench's
+    file has none): both are reused, and the result equals a full lint."""
+    text = lsp_latency.program(300)
+    doc = Document()
+    doc.lint(SourceFile("p.mlir", text), Config())
+    middle = text.count("\n") // 2
+    for version in (_enter(text, middle), text, _enter(text, middle + 3)):
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        assert same(got, lint_source(SourceFile("p.mlir", version), Config()))
+        assert doc.last.root == "reused" and doc.last.block_ran == 0 and doc.last.block_reused > 0, doc.last.stats
+
+
+@pytest.mark.parametrize("name", DIGIT_PROGRAMS + ["invalid/combine_all_reduces.mlir"])
+def test_enter_on_every_line(name):
+    """Enter at the end of each line of programs with deadlock findings and combiner
+    hints (messages that name lines): each version, and its undo, equals a full lint."""
+    text = text_of(name)
+    doc = Document()
+    for line in range(text.count("\n")):
+        for version in (_enter(text, line), text):
+            got = doc.lint(SourceFile("p.mlir", version), Config())
+            want = lint_source(SourceFile("p.mlir", version), Config())
+            assert same(got, want), f"{name} line {line}: incremental differs from a full lint"
+
+
+def test_reusing_line_naming_findings_after_an_enter_is_caught(monkeypatch):
+    """...which fails when the findings are reused although the lines moved."""
+    from shlo_lint.checker import incremental_block
+
+    monkeypatch.setattr(incremental_root, "lines_moved", lambda *a: False)
+    monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        for name in DIGIT_PROGRAMS + ["invalid/combine_all_reduces.mlir"]:
+            test_enter_on_every_line(name)
+
+
+def test_local_findings_reused_whole_are_reused_rule_by_rule_next():
+    """An op's local findings reused in one step (an Enter) are still there for the
+    next version that runs the op's rules one by one (a character typed on the new
+    line: a syntax error, the combiner hints run again)."""
+    text = lsp_latency.program(300)  # two all_reduces with local findings (SHLO216, SHLO211)
+    text = text.replace("}) : (tensor<4xf32>) -> tensor<4xf32>\n    %e1 =", "}) : (tensor<4xf32>) -> tensor<5xf32>\n    %e1 =")
+    text = text.replace("[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, use_global_device_ids}> ({\n    ^bb0(%x2",
+                        "[[0, 1, 2, 3, 4, 5, 6, 7, 7]]> : tensor<1x9xi64>, use_global_device_ids}> ({\n    ^bb0(%x2")
+    doc = Document()
+    assert {"SHLO216", "SHLO211"} <= {d.code for d in doc.lint(SourceFile("p.mlir", text), Config()).diagnostics}
+    at = [i for i, c in enumerate(text) if c == "\n"][text.count("\n") // 2]
+    from_whole = 0
+    for typed in ("", "%", "%q"):
+        version = text[:at] + "\n    " + typed + text[at:]
+        got = doc.lint(SourceFile("p.mlir", version), Config())
+        assert same(got, lint_source(SourceFile("p.mlir", version), Config())), "differs from a full lint"
+        from_whole += doc.last.from_whole
+    assert from_whole > 0, "no finding was reused from a whole-op entry: nothing was tested"
+
+
+def test_a_wrong_part_of_a_whole_op_entry_is_caught(monkeypatch):
+    """Taking the wrong part of the op's entry (here: none) is seen by the full-lint comparison."""
+    monkeypatch.setattr(incremental, "_part", lambda whole, code: None if whole is None else ())
+    with pytest.raises(AssertionError, match="differs from a full lint"):
+        test_local_findings_reused_whole_are_reused_rule_by_rule_next()
+
+
+def test_same_presence_looks_only_around_the_edit():
+    """incremental_edit.same_presence answers as two full searches would, for markers
+    made, broken, moved or kept by random edits (the module op's rules read whether
+    the file mentions `sdy.mesh` anywhere)."""
+    from shlo_lint.checker.incremental_edit import same_presence
+
+    rng = random.Random(11)
+    pieces = ["sdy.mesh", "sdy", ".mesh", "s", "h", "x", " ", "\n", "sdy.m", "esh"]
+    for _ in range(3000):
+        old = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        at = rng.randint(0, len(old))
+        end = min(len(old), at + rng.randint(0, 6))
+        new = old[:at] + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) + old[end:]
+        assert same_presence(old, new, TextEdit(old, new), "sdy.mesh") == (("sdy.mesh" in old) == ("sdy.mesh" in new)), \
+            (old, new)

@@ -1,7 +1,8 @@
 """The language server's re-scan (checker/incremental_scan.py): copying the
 previous version's skeleton through an edit gives exactly what a full scan of
 the new text gives (ops, spans, results, regions, blocks, labels, aliases,
-errors), after random edits inside one line; and where it cannot be sure, it
+errors), after random edits inside one line and blank space added or removed;
+and where it cannot be sure, it
 declines (None) rather than guess."""
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-from shlo_lint.checker import incremental_scan
+from shlo_lint.checker import incremental_edit, incremental_scan
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.incremental import TextEdit
 from shlo_lint.checker.scan import scan
@@ -43,9 +44,21 @@ def shape(module) -> tuple:
 
 
 def line_edit(rng: random.Random, text: str) -> str:
-    """An edit inside one line (what the re-scan may take)."""
+    """An edit inside one line (what the re-scan may take), or blank space added or
+    removed anywhere (an Enter, a deleted blank line, indentation: the re-scan takes
+    those between ops)."""
     at = rng.randrange(len(text) + 1)
-    kind = rng.randrange(4)
+    kind = rng.randrange(7)
+    if kind == 4:
+        return text[:at] + rng.choice(["\n", "\n    ", "  ", "\t", "\n\n", " \n", "\r\n", "\r\n    ", "\r"]) + text[at:]
+    if kind == 5:  # a line start: indentation or a blank line
+        at = text.rfind("\n", 0, at) + 1
+        return text[:at] + rng.choice(["\n", "  ", "    \n"]) + text[at:]
+    if kind == 6:  # blank space removed
+        end = at
+        while end < len(text) and text[end] in " \t\r\n" and end - at < rng.randint(1, 6):
+            end += 1
+        return text[:at] + text[end:]
     if kind == 0:
         return text[:at] + rng.choice(PIECES) + text[at:]
     if kind == 1:
@@ -71,7 +84,7 @@ def check_sequence(text: str, seed: int, steps: int) -> int:
                                       edit.old_end, edit.new_end)
         want = scan(SourceFile("p.mlir", new), parser())
         if got is not None:
-            copied += 1
+            copied += 1 + 1000 * incremental_edit.blank_edit(text, new, edit.start, edit.old_end, edit.new_end)
             assert shape(got) == shape(want), (
                 f"seed {seed} step {step}: the re-scan differs from a full scan\n--- edit ---\n"
                 f"{text[edit.start - 40:edit.old_end + 40]!r}\n->\n{new[edit.start - 40:edit.new_end + 40]!r}")
@@ -79,16 +92,32 @@ def check_sequence(text: str, seed: int, steps: int) -> int:
     return copied
 
 
-@pytest.mark.parametrize("name", PROGRAMS + ["bench"])
+@pytest.mark.parametrize("name", PROGRAMS + ["bench", "bench-crlf"])
 def test_rescan_equals_a_full_scan(name):
-    text = lsp_latency.program(200) if name == "bench" else (CORPUS / name).read_text(encoding="utf-8")
-    copied = sum(check_sequence(text, seed, 40) for seed in range(3))
-    assert copied > 0, "the re-scan never applied: the test would not see a wrong one"
+    text = lsp_latency.program(200) if name.startswith("bench") else (CORPUS / name).read_text(encoding="utf-8")
+    if name.endswith("crlf"):
+        text = text.replace("\n", "\r\n")  # (an Enter there is "\r\n")
+    copied = sum(check_sequence(text, seed, 60) for seed in range(3))
+    assert copied % 1000 > 0, "the re-scan never applied to a line edit: the test would not see a wrong one"
+    assert copied // 1000 > 0, "the re-scan never applied to blank space: the test would not see a wrong one"
 
 
 def test_a_wrong_rescan_is_caught(monkeypatch):
     """The check can fail: not moving offsets after the edit is seen."""
     monkeypatch.setattr(incremental_scan._Clone, "span", lambda self, s: s)
+    with pytest.raises(AssertionError, match="differs from a full scan"):
+        test_rescan_equals_a_full_scan("bench")
+
+
+def test_a_wrong_blank_space_copy_is_caught(monkeypatch):
+    """...and so is not moving the end of the ops around blank space typed (an Enter)."""
+    real = incremental_scan._Clone.span
+
+    def wrong(self, s):
+        moved = real(self, s)
+        return s if self.blank and moved.start == s.start else moved
+
+    monkeypatch.setattr(incremental_scan._Clone, "span", wrong)
     with pytest.raises(AssertionError, match="differs from a full scan"):
         test_rescan_equals_a_full_scan("bench")
 
