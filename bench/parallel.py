@@ -2,8 +2,12 @@
 
     python bench/parallel.py [--dir DIR] [--copies 9] [--repeat 3]
 
-Without --dir, the directory is built in a temporary folder from `--copies`
-copies of every program in corpus/real/ (59 JAX exports → 531 files). Each
+Without --dir: corpus/many/ when it exists (618 distinct JAX exports, made by
+`python corpus/many.py`: every corpus program at other sizes and element
+types), else a temporary folder of `--copies` copies of every program in
+corpus/real/ (90 JAX exports → 810 files; `--copies N` forces this). Copies
+flatter `-j 1`: its one process's cross-file header cache hits on every copy
+after the first, where each worker warms its own cache. Each
 setting runs the real CLI in a subprocess (interpreter start, imports and the
 worker pool included), best of `--repeat`; the two outputs must be identical.
 Prints files/s for each and the ratio (machines are noisy: compare ratios, and
@@ -44,12 +48,16 @@ def run(jobs: str, where: Path) -> tuple[float, str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", type=Path)
-    ap.add_argument("--copies", type=int, default=9)
+    ap.add_argument("--copies", type=int, default=None, help="copies of corpus/real (default 9)")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
+    many = ROOT / "corpus" / "many"
+    if a.dir is None and a.copies is None and any(many.glob("*.mlir")):
+        a.dir = many
     with tempfile.TemporaryDirectory() as tmp:
         where = a.dir or Path(tmp)
-        files = sum(1 for _ in where.rglob("*.mlir")) if a.dir else build(a.copies, where)
+        files = sum(1 for _ in where.rglob("*.mlir")) if a.dir else build(a.copies or 9, where)
+        print(f"directory: {where if a.dir else f'{a.copies or 9} copies of corpus/real'}")
         best: dict[str, float] = {}
         outputs: dict[str, str] = {}
         for _ in range(a.repeat):
