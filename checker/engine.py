@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import registry
-from .config import Config, ConfigError
+from .config import Config
 from .context import Context
 from .diagnostics import Diagnostic, Location, Severity
 from .ir import Module, Operation
 from .paths import excluded
 from .registry import RuleSpec
 from .scan import scan
+from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
 from .semantics import grid_of
 from .source import SourceFile, Span
 from .suppress import find_suppressions
@@ -78,60 +79,7 @@ def read_path(path: str) -> tuple[SourceFile, Diagnostic | None]:
     return decode(data, "<stdin>" if path == "-" else path)
 
 
-# ----------------------------------------------------------------------------- selection
-def _matches(selector: str, spec: RuleSpec) -> bool:
-    s = selector.strip()
-    return (s.upper() == "ALL" or spec.code == s.upper() or spec.code.startswith(s.upper())
-            or s.lower() == spec.category or s.lower() == spec.name)
-
-
-_ENABLED: dict[tuple, bool] = {}
-"""enabled() answers by what decides them: asked once per rule and op name of
-every file, they were ~3% of linting a small file."""
-
-
-def enabled(spec: RuleSpec, config: Config) -> bool:
-    key = (spec.code, spec.category, spec.name, config.select, config.extend_select, config.ignore)
-    try:
-        got = _ENABLED.get(key)
-    except TypeError:  # selectors given as lists (Config(select=[...])): not cached
-        return _enabled(spec, config)
-    if got is None:
-        if len(_ENABLED) > 100_000:  # a long-lived process (the language server) with many configs
-            _ENABLED.clear()
-        got = _ENABLED[key] = _enabled(spec, config)
-    return got
-
-
-def _enabled(spec: RuleSpec, config: Config) -> bool:
-    if spec.category == "syntax" or spec.code == "SHLO002":
-        return True  # never silenced: the file was not checked
-    chosen = any(_matches(s, spec) for s in (*config.select, *config.extend_select))
-    return chosen and not any(_matches(s, spec) for s in config.ignore)
-
-
-def check_selectors(config: Config) -> None:
-    """ConfigError for a select/ignore/per-file-ignores entry that matches no rule:
-    a misspelt code would silently select (or ignore) nothing."""
-    registry.load()
-    per_file = [s for _, sels in config.per_file_ignores for s in sels]
-    selectors = (*config.select, *config.extend_select, *config.ignore, *config.extend_ignore, *per_file)
-    if all(sel in _VALID_SELECTORS for sel in selectors):
-        return  # lint_text checks on every call: ~30 us a file, most of a small file's setup
-    rules = registry.all_rules()
-    cats = {r.category for r in rules}
-    for sel in selectors:
-        if sel in _VALID_SELECTORS:
-            continue
-        s = sel.strip()
-        if s.upper() == "ALL" or s.lower() in cats or any(r.code.startswith(s.upper()) or r.name == s for r in rules):
-            if len(_VALID_SELECTORS) < 10_000:
-                _VALID_SELECTORS.add(sel)  # rules are only ever added: a valid selector stays valid
-            continue
-        raise ConfigError(f"`{sel}` matches no rule code, prefix, category or name")
-
-
-_VALID_SELECTORS: set[str] = set()
+# Rule selection (select / ignore, and the selectors' check) is checker/selection.py.
 
 
 # ----------------------------------------------------------------------------- linting

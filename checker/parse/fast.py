@@ -28,7 +28,7 @@ from .values import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKN
 # `::` symbols, `affine_map<...>` and other opaque angles, successors, nested
 # function types, anything the contextual lexer could cut another way.
 # Equivalence: tests/test_parse_fast.py (each form, generated programs) and
-# tests/test_parse.py (every corpus file).
+# tests/test_parse_corpus.py (every corpus file).
 _ELEM_RE = (r"(?:[su]?i[0-9]+|bf16|f16|f32|f64|f80|f128|tf32|f[4-8]E[0-9A-Za-z]+|index"
             r"|complex<(?:bf16|f16|f32|f64)>)")
 # Tokens whose text is a whole grammar terminal take that terminal's own regex
