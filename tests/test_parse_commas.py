@@ -57,6 +57,12 @@ REJECTED = [  # (op line, message fragment, the text the finding points at)
     ("%2 = stablehlo.constant dense<[[1.0, 2.0] [3.0, 4.0]]> : tensor<2x2xf32>", "between elements", "["),
     ('%2 = "stablehlo.constant"() {value = dense<[1.0 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>',
      "between elements", "2"),
+    ('%2 = "stablehlo.collective_permute"(%1) <{channel_handle = #stablehlo.channel_handle<handle = 1 type = 1>, '
+     'source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>',
+     "between the attribute's parameters", "1"),
+    ('%2 = "stablehlo.collective_permute"(%1) <{channel_handle = #stablehlo.channel_handle<handle = 1,, type = 1>, '
+     'source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>',
+     "in the attribute", ","),
 ]
 
 
@@ -83,6 +89,14 @@ ACCEPTED = [
     "(tensor<4xf32>, tensor<f32>) -> tensor<f32>",
     "%2 = stablehlo.dot_general %1, %1, contracting_dims = [0] x [0] : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
     "%2 = stablehlo.transpose %1, dims = [0] : (tensor<4xf32>) -> tensor<4xf32>",
+    # a trailing comma in #stablehlo.gather<...> parses (StableHLO's own tests have one);
+    # parameters come in any order, as jaxlib reads them
+    '%c = stablehlo.constant dense<[[0]]> : tensor<1x1xi32>\n'
+    '  %2 = "stablehlo.gather"(%arg0, %c) {dimension_numbers = #stablehlo.gather<offset_dims = [0], '
+    'start_index_map = [0], index_vector_dim = 1,>, slice_sizes = array<i64: 2>} : '
+    '(tensor<4xf32>, tensor<1x1xi32>) -> tensor<2x1xf32>',
+    '%2 = "stablehlo.collective_permute"(%1) <{channel_handle = #stablehlo.channel_handle<type = 1, handle = 1>, '
+    'source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>',
     # an unknown dialect's custom form may be anything
     "%2 = mydialect.op %1 %1,, : tensor<4xf32>",
 ]

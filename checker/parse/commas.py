@@ -38,6 +38,8 @@ def comma_problems(body: str, name: str) -> list[tuple[str, int, int]]:
     if not name.startswith(KNOWN_DIALECTS):
         return []
     out = _dense_problems(body) if "dense<" in body else []
+    if "#stablehlo." in body or "#sdy." in body:
+        out += _attr_problems(body)
     if name in _LAX:
         return out
     m = _NAME.match(body)
@@ -66,6 +68,70 @@ def _dense_problems(body: str) -> list[tuple[str, int, int]]:
                 out.append((f"dense<...>: {bad[0]}", bad[1], bad[1] + 1))
         at = body.find("dense<", end)
     return out
+
+
+_DIALECT_ATTR = re.compile(r"#(stablehlo|sdy)\.[\w.]+<")
+# In the `<...>` body of a StableHLO or Shardy attribute (both print comma lists
+# of `key = value` parameters and of list elements): each alternative is a comma
+# MLIR's attribute parsers reject (checked with jaxlib), or a missing one. Not a
+# trailing comma: `#stablehlo.gather<..., start_index_map = [0, 2],>` parses
+# (StableHLO's own tests write it), `#stablehlo.channel_handle<..., type = 1,>`
+# does not; each attribute's parser decides, so neither is reported.
+_ATTR_BAD = re.compile(
+    r"(?P<double>,\s*,)"
+    r"|(?P<param>=\s*-?[\w.\"]+\s+[A-Za-z_]\w*\s*=)"      # `handle = 1 type = 1`
+    r"|(?P<list>[\]}>]\s+[\[{<@])")                     # `[{} {}]`, `<...> <...>` (Shardy only)
+
+
+def _attr_problems(body: str) -> list[tuple[str, int, int]]:
+    """Commas in the `<...>` body of each `#stablehlo.*` / `#sdy.*` attribute."""
+    out = []
+    for m in _DIALECT_ATTR.finditer(body):
+        if _in_string(body, m.start()):
+            continue
+        start = m.end()
+        end = _closing_angle(body, start)
+        if end < 0:
+            break
+        sdy = m.group(1) == "sdy"
+        for bad in _ATTR_BAD.finditer(body, start, end):
+            kind = bad.lastgroup
+            if kind == "list" and not sdy:
+                continue
+            if _in_string(body, bad.start()):
+                continue
+            if kind in ("param", "list"):
+                at = bad.end() - 1 if kind == "list" else bad.start() + len(bad.group().split()[0]) + 1
+                message = "expected ',' between the attribute's parameters" if kind == "param" \
+                    else "expected ',' between list elements"
+                out.append((message, at, at + 1))
+            else:
+                at = bad.start() + bad.group().index(",") if kind != "double" else bad.end() - 1
+                out.append(("unexpected ',' in the attribute", at, at + 1))
+            break  # one per attribute: the parser stops at the first
+    return out
+
+
+def _closing_angle(text: str, i: int) -> int:
+    """The index of the `>` closing the `<` just before `i` (strings and `->` skipped); -1 if none."""
+    depth = 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "<":
+            depth += 1
+        elif c == ">" and text[i - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _in_string(text: str, pos: int) -> bool:
