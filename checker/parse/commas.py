@@ -24,10 +24,13 @@ init: %z) ...` and `stablehlo.reduce(%x init: %z), applies ...` (checked)."""
 
 # Every problem below contains one of these (C-speed prefilter; strings are
 # looked at only when it matches).
-_SUSPECT = re.compile(r",\s*(?:[,:)]|loc\(|«»|$)|\(\s*,|%[\w$.\-]+(?:#\d+)?\s+%")
+_SUSPECT = re.compile(r",\s*(?:[,:)]|loc\(|«»|$)|\(\s*,|%[\w$.\-]+(?:#\d+)?\s+%"
+                      r"|(?<!-)>\s+(?:tensor|memref|vector|complex|tuple|!)|![\w.]+\s+(?:tensor|!)")
 _NAME = re.compile(r"\s*(?:%[\w$.\-]+(?::\d+)?\s*(?:,\s*%[\w$.\-]+(?::\d+)?\s*)*=\s*)?([\w$.]+)")
 _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _OPEN = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_TYPE_WORD = re.compile(r"(?:!\S+|tensor|memref|vector|complex|tuple|index|none|[su]?i\d+|bf16|f16|f32|f64|f80"
+                        r"|f128|tf32|f[4-8]E\w+)\Z")
 _CLOSE = frozenset(")]}>")
 
 
@@ -37,7 +40,8 @@ def comma_problems(body: str, name: str) -> list[tuple[str, int, int]]:
     `dense<...>` literals (generic form too). [] for unknown dialects."""
     if not name.startswith(KNOWN_DIALECTS):
         return []
-    out = _dense_problems(body) if "dense<" in body else []
+    out: list[tuple[str, int, int]] = []
+    literals = _dense_problems(body, out) if "dense<" in body else []
     if "#stablehlo." in body or "#sdy." in body:
         out += _attr_problems(body)
     if name in _LAX:
@@ -46,16 +50,27 @@ def comma_problems(body: str, name: str) -> list[tuple[str, int, int]]:
     if m is None:
         return out
     at = m.end(1)
-    if not _SUSPECT.search(body, at) and not body[at:at + 64].lstrip().startswith(","):
+    if not _suspect(body, at, literals) and not body[at:at + 64].lstrip().startswith(","):
         return out
-    return out + _check(body, at)
+    return out + _check(body, at, dict(literals))
 
 
-def _dense_problems(body: str) -> list[tuple[str, int, int]]:
-    """A `dense<...>` literal whose element list MLIR rejects (dense_check.py),
-    once per literal; literals inside strings are not literals. (Testdata files
-    carry 100 KB literals: found with str.find and searched in place, no copy.)"""
-    out = []
+def _suspect(body: str, at: int, literals: list[tuple[int, int]]) -> bool:
+    """The prefilter, on the text between dense literals (testdata's are 100 KB:
+    searching them again with every alternative cost 20% of a small-file lint)."""
+    for start, end in literals:
+        if start > at and _SUSPECT.search(body, at, start):
+            return True
+        at = max(at, end)
+    return _SUSPECT.search(body, at) is not None
+
+
+def _dense_problems(body: str, out: list) -> list[tuple[int, int]]:
+    """Each `dense<...>` literal's (start, end) in `body`; one problem for each
+    whose element list MLIR rejects (dense_check.py) appended to `out`. Literals
+    inside strings are not literals. (Found with str.find and searched in place,
+    no copy: testdata files carry 100 KB literals.)"""
+    spans = []
     at = body.find("dense<")
     while at >= 0:
         start = at + 6
@@ -63,11 +78,12 @@ def _dense_problems(body: str) -> list[tuple[str, int, int]]:
         if end < 0:
             break
         if not (at and (body[at - 1].isalnum() or body[at - 1] in "_.$")):
+            spans.append((at, end))
             bad = malformed_literal(body, start, end)
             if bad is not None and not _in_string(body, at):
                 out.append((f"dense<...>: {bad[0]}", bad[1], bad[1] + 1))
         at = body.find("dense<", end)
-    return out
+    return spans
 
 
 _DIALECT_ATTR = re.compile(r"#(stablehlo|sdy)\.[\w.]+<")
@@ -147,7 +163,9 @@ def _in_string(text: str, pos: int) -> bool:
     return False
 
 
-def _check(text: str, i: int) -> list[tuple[str, int, int]]:
+def _check(text: str, i: int, literals: dict[int, int]) -> list[tuple[str, int, int]]:
+    """The precise pass; `literals` maps each dense literal's start to its `>`
+    (jumped over: their lists were checked by _dense_problems)."""
     out: list[tuple[str, int, int]] = []
     n = len(text)
     # One frame per open bracket: [opener, last, last_pos, last_value]. `last` is
@@ -163,6 +181,11 @@ def _check(text: str, i: int) -> list[tuple[str, int, int]]:
         c = text[i]
         if c in " \t\r\n":
             i += 1
+            continue
+        if c == "d" and i in literals:  # a dense literal: one token
+            i = literals[i] + 1
+            if checked():
+                stack[-1][1] = "other"
             continue
         if c == '"':  # a string: skip it, escapes included
             j = i + 1
@@ -228,7 +251,8 @@ def _check(text: str, i: int) -> list[tuple[str, int, int]]:
             i += 1
             continue
         if c in "<[{":
-            frame[1] = "other"
+            if not (c == "<" and frame[1] == "type" and text[i - 1].isalnum()):  # `tensor<...>` stays a type
+                frame[1] = "other"
             stack.append([c, "other", i, ""])
             skipped += 1
             i += 1
@@ -247,12 +271,18 @@ def _check(text: str, i: int) -> list[tuple[str, int, int]]:
             i += 2
             continue
         # a word, number, symbol, `=`, ...: one token, whatever it is
-        frame[1] = "other"
         j = i + 1
         while j < n and (text[j].isalnum() or text[j] in "_.$#@-+"):
             if text[j] == "-" and text.startswith("->", j):
                 break
             j += 1
+        word = text[i:j]
+        if _TYPE_WORD.match(word):  # `tensor<4xf32> tensor<f32>`: two types, no comma
+            if frame[1] == "type":
+                out.append(("expected ',' between two types", i, j))
+            frame[1] = "type"
+        else:
+            frame[1] = "other"
         i = j
     top = stack[0]
     if len(stack) == 1 and top[1] == "comma":
