@@ -549,9 +549,10 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | s
     """Lint files and directories; one FileResult per file, in walk order. `jobs`:
     worker processes (`"auto"`/None: every core; results from workers carry no IR,
     `module` is None — see checker/parallel.py)."""
-    from .parallel import lint_files, resolve_jobs
+    from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 
     config = config or Config()
     check_selectors(config)
     files = list(iter_files(paths, config.exclude, config.force_exclude))
-    return list(lint_files(files, config, resolve_jobs(jobs)))
+    n = resolve_jobs(jobs)
+    return list(lint_files(files, config, auto_jobs(files, n) if is_auto(jobs) else n))

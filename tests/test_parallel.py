@@ -48,3 +48,21 @@ def test_bad_jobs_is_exit_2():
     assert proc.returncode == 2
     assert "--jobs" in proc.stderr
     assert resolve_jobs("auto") >= 1 and resolve_jobs(3) == 3
+
+
+def test_auto_starts_a_pool_only_when_the_files_are_worth_it(tmp_path):
+    from shlo_lint.checker.parallel import auto_jobs
+
+    few = [str(p) for p in sorted((CORPUS / "real").glob("*.mlir"))[:4]]
+    assert auto_jobs(few, 2) == 1  # a pre-commit run: a pool costs more than it saves
+    many = [str(tmp_path / f"f{i}.mlir") for i in range(200)]
+    for p in many:
+        with open(p, "w") as f:
+            f.write("func.func @f() {\n  return\n}\n")
+    assert auto_jobs(many, 2) == 2
+    big = tmp_path / "big.mlir"
+    big.write_text("// x\n" * 300_000)  # 1.5 MB: worth a pool with a second file
+    assert auto_jobs([str(big), few[0]], 2) == 2
+    assert auto_jobs(many, 1) == 1 and auto_jobs(many[:1], 8) == 1
+    # lint_paths(jobs="auto") on a few files lints in this process (the IR is kept)
+    assert all(r.module is not None for r in shlo_lint.lint_paths(few, Config(), jobs="auto"))
