@@ -69,14 +69,20 @@ def match_ops(memo: "Memo", ops: list[Operation], labels: bool = True) -> None:
         if old is not None:
             _seed_header(op, old, start - key[0], seeds, headers)
         if headers_ok and op.regions:
-            for region in op.regions:
-                for block in region.blocks:
-                    span = block.label_span
-                    if span is not None:
-                        lkey = edit.old_range(span.start, span.end)
-                        found = old_labels.get(lkey) if lkey is not None else None
-                        if found is not None:
-                            parser.label_seeds[block] = vlabels[span] = (found[0], found[1] + span.start - lkey[0])
+            _seed_labels(op, edit, old_labels, parser, vlabels)
+
+
+def _seed_labels(op: Operation, edit, old_labels: dict, parser, vlabels: dict) -> None:
+    """Hand the previous version's parsed block labels of `op`'s regions over,
+    each moved to where its label now is (by the edit's map of old ranges)."""
+    for region in op.regions:
+        for block in region.blocks:
+            span = block.label_span
+            if span is not None:
+                lkey = edit.old_range(span.start, span.end)
+                found = old_labels.get(lkey) if lkey is not None else None
+                if found is not None:
+                    parser.label_seeds[block] = vlabels[span] = (found[0], found[1] + span.start - lkey[0])
 
 
 def _seed_header(op: Operation, old: tuple, shift: int, seeds: dict, headers: dict) -> None:
@@ -148,14 +154,7 @@ def match_copied(memo: "Memo", clone: "_Clone") -> bool:
     for op in clone.with_regions:
         if op in skip:
             continue  # matched (or touched) by match_ops above
-        for region in op.regions:
-            for block in region.blocks:
-                span = block.label_span
-                if span is not None:
-                    lkey = edit.old_range(span.start, span.end)
-                    found = old_labels.get(lkey) if lkey is not None else None
-                    if found is not None:
-                        parser.label_seeds[block] = vlabels[span] = (found[0], found[1] + span.start - lkey[0])
+        _seed_labels(op, edit, old_labels, parser, vlabels)
     return True
 
 
