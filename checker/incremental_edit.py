@@ -13,7 +13,7 @@ from dataclasses import replace
 from .diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
 from .ir import Module, OpHeader
 from .parse.cache import _move_attr
-from .source import Span
+from .source import Span, line_state
 
 HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "result_types", "attributes",
                  "properties", "region_args", "successors", "loc")
@@ -80,25 +80,7 @@ def blank_edit(old: str, new: str, start: int, old_end: int, new_end: int) -> bo
             hi += 1
         if "\n" not in text[lo:hi]:
             return False
-    return _code_at_end(old[old.rfind("\n", 0, start) + 1:start])
-
-
-def _code_at_end(line: str) -> bool:
-    """Is the end of this line (text before a point) outside comments and strings?"""
-    quoted = escaped = False
-    for i, c in enumerate(line):
-        if quoted:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-        elif c == "/" and line.startswith("//", i):
-            return False
-    return not quoted
+    return line_state(old, start) == "code"
 
 
 def _common_prefix(a: str, b: str, limit: int) -> int:

@@ -86,8 +86,14 @@ def in_line_comment(text: str, pos: int) -> bool:
     start = text.rfind("\n", 0, pos) + 1
     if text.find("//", start, pos) < 0:
         return False
+    return line_state(text, pos) == "comment"
+
+
+def line_state(text: str, pos: int) -> str:
+    """Where text[pos] is on its line: "code", "string" (inside a "..." literal)
+    or "comment" (after a `//` outside a string)."""
     quoted = False
-    k = start
+    k = text.rfind("\n", 0, pos) + 1
     while k < pos:
         c = text[k]
         if quoted:
@@ -98,6 +104,6 @@ def in_line_comment(text: str, pos: int) -> bool:
         elif c == '"':
             quoted = True
         elif c == "/" and text.startswith("//", k):
-            return True
+            return "comment"
         k += 1
-    return False
+    return "string" if quoted else "code"
