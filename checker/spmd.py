@@ -48,7 +48,7 @@ from .spmd_fold import TracerValues
 from .spmd_trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)
 # The op-name facts and structure() live in spmd_structure.py; used here, or re-exported.
 from .spmd_structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN_OPS,  # noqa: F401
-                             TESSERA_STARTS, WHILE_OPS, Structure, collective_kind, collective_op, comm_role,
+                             TESSERA_STARTS, WHILE_OPS, Structure, collective_kind, collective_op, comm_role, op_label,
                              structure)
 from .spmd_values import (NONCOMM_FUTURE, UNIFORM_WIDEN, FutureVal, Table, Unknown, _as_np, _Frame, _join, _line,
                           _merge, _same, uniform_value)

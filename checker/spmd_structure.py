@@ -146,6 +146,14 @@ def collective_kind(op: Operation) -> str:
     return name
 
 
+def op_label(op: Operation) -> str:
+    """How messages name an op: the name after its dialect (`all_reduce`, `send`),
+    but a collective custom_call by the collective it runs (`ragged_all_to_all`)."""
+    if op.name == "stablehlo.custom_call":
+        return collective_kind(op)
+    return op.name.rsplit(".", 1)[-1]
+
+
 # --------------------------------------------------------------------------- structure
 _FUNC_NAME = re.compile(r'func\.func\s+(?:(public|private|nested)\s+)?@("[^"]*"|[\w$.\-]+)')
 _CALLEE = re.compile(r'callee\s*=\s*@("[^"]*"|[\w$.\-]+)|\bcall\s+@("[^"]*"|[\w$.\-]+)')

@@ -26,7 +26,7 @@ from shlo_lint.checker.deadlock.schedule import independent
 from shlo_lint.checker.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.spmd import Step, collective_kind, structure
+from shlo_lint.checker.spmd import Step, collective_kind, op_label, structure
 
 from .grid import grid_needed
 
@@ -63,12 +63,6 @@ def _issue(step: Step) -> str:
     return f"{kind} start" if step.role == "start" else kind
 
 
-def _kind(op: Operation) -> str:
-    if op.name == "stablehlo.custom_call":  # a collective custom_call: say which
-        return collective_kind(op)
-    return op.name.rsplit(".", 1)[-1]
-
-
 def _line(ctx: Context, op: Operation) -> int:
     return ctx.source.line_col(op.span.start)[0]
 
@@ -86,7 +80,7 @@ def _procs(ps: list[tuple[int, int]], limit: int = 4) -> str:
 
 def _step_text(ctx: Context, step: Step) -> str:
     where = step.where()
-    return f"{_kind(step.op)}" + (f" ({where})" if where else "")
+    return f"{op_label(step.op)}" + (f" ({where})" if where else "")
 
 
 def waits_text(b: Blocked, limit: int = 3) -> str:
@@ -186,7 +180,7 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
     for w in primary.waits_for[:1]:
         if w.need is not None and id(w.need) not in seen:
             diag = diag.note(ctx.loc(w.need), f"process {_proc(w.process)} would have to reach this "
-                                              f"{_kind(w.need)}")
+                                              f"{op_label(w.need)}")
     return diag
 
 
@@ -212,13 +206,13 @@ def _branch_note(ctx: Context, primary: Blocked):
             if not split or len(split) < 2:
                 return None
             parts = [f"{_procs([divmod(p, P) for p in ps], 3)} to branch {b}" for b, ps in sorted(split.items())]
-            return ctx.loc(op), (f"this {_kind(op)} sends " + "; ".join(parts) +
+            return ctx.loc(op), (f"this {op_label(op)} sends " + "; ".join(parts) +
                                  " (its index depends on the process id)")
     return None
 
 
 def _help(d: Deadlock, primary: Blocked) -> str:
-    kind = _kind(primary.op)
+    kind = op_label(primary.op)
     in_branch = primary.step is not None and any(op.name in ("stablehlo.case", "stablehlo.if")
                                                  for op, _ in primary.step.context)
     if d.orders:
@@ -308,7 +302,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
                 total = len(missing) + primary.waits_more
                 who = ", ".join(_proc(w.process) for w in missing[:3]) + f" and {total - 3} more"
             one = len(missing) <= 1
-            noun = "recv" if primary.at_end else "send" if _kind(primary.op) == "recv" else ""
+            noun = "recv" if primary.at_end else "send" if op_label(primary.op) == "recv" else ""
             if noun:  # point-to-point: name the op the peer lacks
                 why = (f"{'has' if one else 'have'} no matching {noun} (the n-th {noun} of the pair on that "
                        f"channel)" + (f"; {'it finishes' if one else 'they finish'} without one"
@@ -477,7 +471,7 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         return
     if v.spec_deadlocks and not v.xla_only:  # matched by XLA in a way we cannot name an op pair for
         b = v.spec_deadlocks[0].blocked[0]
-        yield ctx.warning(b.op, f"this {_kind(b.op)} completes on XLA only because XLA matches collectives by "
+        yield ctx.warning(b.op, f"this {op_label(b.op)} completes on XLA only because XLA matches collectives by "
                                 f"kind and channel; under the StableHLO spec's matching process "
                                 f"{_proc(b.process)} waits forever here",
                           help="run the program with -O deadlock-matching=spec for the spec's counterexample")
@@ -485,13 +479,13 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         first = m.ops[0]
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
         procs = {id(o): ps for o, ps in ((o, m.processes.get(id(o), [])) for o in m.ops)}
-        msg = (f"this {_kind(first)} completes on XLA only because XLA matches it with the {_kind(first)} at "
+        msg = (f"this {op_label(first)} completes on XLA only because XLA matches it with the {op_label(first)} at "
                f"{others} (same kind, channel {m.channel} and process group); the StableHLO spec treats them as "
                f"different collectives, and processes {_procs(procs[id(first)])} would wait forever")
         diag = ctx.warning(first, msg, help="select the operand per process and run one collective outside the "
                                             "branch; with different channels this hangs on XLA too")
         for o in m.ops[1:]:
-            diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {_kind(o)} instead")
+            diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
         yield diag
 
 

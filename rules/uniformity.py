@@ -14,15 +14,12 @@ from shlo_lint.checker.deadlock import Verdict
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Operation
 from shlo_lint.checker.registry import rule
+from shlo_lint.checker.spmd import op_label
 
 from .deadlock import MODULE_OPS, verdict
 
 MAX_REPORTS = 16
 """Findings per module (one per branch / loop op)."""
-
-
-def _kind(op: Operation) -> str:
-    return op.name.rsplit(".", 1)[-1]
 
 
 def _procs(ids, grid, limit: int = 4) -> str:
@@ -86,8 +83,8 @@ def communication_guarded_by_per_device_data(op: Operation, ctx: Context) -> Ite
         seen.add(id(d.op))
         comm = d.guarded
         verb = "leave the loop at different iterations" if d.what == "trip count" else "take different branches"
-        msg = (f"this {_kind(d.op)} may deadlock: its {d.what} depends on {d.text()}, which can differ between "
-               f"processes {_procs(d.group, grid)} of the {_kind(comm)} it guards; if they {verb}, the ones "
+        msg = (f"this {op_label(d.op)} may deadlock: its {d.what} depends on {d.text()}, which can differ between "
+               f"processes {_procs(d.group, grid)} of the {op_label(comm)} it guards; if they {verb}, the ones "
                f"inside wait forever")
         diag = ctx.warning(d.op, msg, help=("decide on a value every process of the group shares: reduce it "
                                             "first (lax.pmax(err, axis) > tol) or pass it replicated"))

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from ..ir import Operation
-from ..spmd import Step, collective_kind
+from ..spmd import Step, collective_kind, op_label
 from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, _line
 from .results import Blocked, Deadlock, Peer, Wait
 
@@ -287,7 +287,7 @@ def _peer(model: Model, q: int, final: list[int]) -> Peer:
 def _event_text(model: Model, p: int, e: tuple) -> str:
     tr = model.trace
     step = tr.steps[e[1]]
-    kind = collective_kind(step.op) if step.op.name == "stablehlo.custom_call" else step.op.name.rsplit(".", 1)[-1]
+    kind = op_label(step.op)
     t = e[0]
     if t == RECV:
         return f"{kind} from {_pl(model, e[2])} on channel {e[3]}"
