@@ -260,28 +260,12 @@ def test_checking_every_header_parses_each_layout_once(monkeypatch):
     # 200 adds of one layout: the engine's whole-module check parses the first
     # and counts the others as checked (a cache hit, or the same skeleton:
     # LarkParser.unchecked) without building them.
-    from shlo_lint.checker import engine
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.parse.cache import clear_shared
-
-    clear_shared()  # (an earlier test may have shared this very layout)
     body = "".join(f"  %{100 + i} = stablehlo.add %{99 + i}, %{99 + i} : tensor<4xf32>\n" for i in range(1, 201))
     text = ("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
             "  %100 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n" + body + "  return %300 : tensor<4xf32>\n}\n")
-    names = LarkParser.parse_header.__globals__
-    real = names["_fast_parse"]
-    parsed = []
-
-    def counting(ctx):
-        parsed.append(ctx.text)
-        return real(ctx)
-
-    monkeypatch.setitem(names, "_fast_parse", counting)
-    monkeypatch.setattr(engine, "_parser", LarkParser())
-    result = engine.lint_source(SourceFile("t.mlir", text), Config())
-    assert not [d for d in result.diagnostics if d.code in ("SHLO001", "SHLO003")]
+    adds, diags = _parsed_adds(monkeypatch, text)
+    assert not [d for d in diags if d.code in ("SHLO001", "SHLO003")]
     # (the first add, on %arg0, has names of other lengths: the same skeleton)
-    adds = [t for t in parsed if "stablehlo.add %" in t]
     assert len(adds) == 1, len(adds)
 
 
@@ -291,7 +275,7 @@ def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
     from shlo_lint.checker.config import Config
     from shlo_lint.checker.parse.cache import clear_shared
 
-    clear_shared()
+    clear_shared()  # (an earlier test may have shared this very layout)
     names = LarkParser.parse_header.__globals__
     real = names["_fast_parse"]
     parsed = []

@@ -98,6 +98,16 @@ def same(a, b) -> bool:
             and [d.fingerprint for d in a.diagnostics] == [d.fingerprint for d in b.diagnostics])
 
 
+def lint_both(doc: Document, text: str, config: Config, label: str):
+    """`doc`'s incremental lint of `text`, asserted equal to a full lint of it."""
+    got = doc.lint(SourceFile("prog.mlir", text), config)
+    want = lint_source(SourceFile("prog.mlir", text), config)
+    assert same(got, want), (
+        f"{label}: incremental differs from a full lint\n"
+        f"--- text ---\n{text}\n--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+    return got
+
+
 def run_sequence(name: str, seed: int, steps: int, config: Config = Config()) -> tuple[int, int, int]:
     """Lint `steps` random edits incrementally; each must equal a full lint.
     Returns (header seeds, local results reused, steps)."""
@@ -107,12 +117,7 @@ def run_sequence(name: str, seed: int, steps: int, config: Config = Config()) ->
     history: list[str] = []
     seeded = reused = 0
     for step in range(steps):
-        source = SourceFile("prog.mlir", text)
-        got = doc.lint(source, config)
-        want = lint_source(SourceFile("prog.mlir", text), config)
-        assert same(got, want), (
-            f"{name} seed {seed} step {step}: incremental differs from a full lint\n"
-            f"--- text ---\n{text}\n--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+        lint_both(doc, text, config, f"{name} seed {seed} step {step}")
         memo = doc.last
         seeded += memo.stats.get("headers handed over", 0)
         reused += memo.reused
@@ -165,11 +170,7 @@ def test_one_character_changes_of_valid_programs(name):
     reused = rescanned = 0
     for new in flips(text, rng, 60):
         for version in (text, new):
-            got = doc.lint(SourceFile("prog.mlir", version), config)
-            want = lint_source(SourceFile("prog.mlir", version), config)
-            assert same(got, want), (
-                f"{name}: incremental differs from a full lint\n--- text ---\n{version}\n"
-                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            lint_both(doc, version, config, name)
             reused += doc.last.root == "reused"
             rescanned += bool(doc.last.stats.get("rescanned"))
     assert reused > 0, "the module op's findings were never reused: the test would not see a wrong reuse"
@@ -368,11 +369,7 @@ def test_combiner_hints_reused_only_when_exact():
         assert text.count(old) >= 1, old
         changed = text.replace(old, new, 1)
         for version in (text, changed):
-            got = doc.lint(SourceFile("prog.mlir", version), config)
-            want = lint_source(SourceFile("prog.mlir", version), config)
-            assert same(got, want), (
-                f"combiner hints: incremental differs from a full lint\n--- text ---\n{version}\n"
-                f"--- incremental ---\n{got.diagnostics}\n--- full ---\n{want.diagnostics}")
+            lint_both(doc, version, config, "combiner hints")
             reused += doc.last.block_reused
             ran += doc.last.block_ran
     assert any(d.code == "SHLO631" for d in lint_source(SourceFile("p.mlir", text), config).diagnostics)

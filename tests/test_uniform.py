@@ -178,18 +178,22 @@ def test_pmax_predicate_loop_is_proven_and_local_predicate_is_not():
     assert [c for c, _ in codes(bad)] == ["SHLO504"]
 
 
+HALVES = [[0, 1, 2, 3], [4, 5, 6, 7]]
+HALF_MAX = ("    " + psum("%x", "%m", rows=HALVES, reduce=MAX) + "\n"
+            "    %z0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
+            "    %mm = stablehlo.reduce(%m init: %z0) applies stablehlo.maximum across dimensions = [0] : "
+            "(tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
+            "    %go = stablehlo.compare GT, %mm, %z0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n")
+"""%go: a predicate that is the same within each half of the 8 processes (a pmax
+over the half), not over all of them."""
+
+
 def test_uniform_within_subgroups_is_enough_for_a_collective_in_the_same_subgroups():
-    rows = [[0, 1, 2, 3], [4, 5, 6, 7]]
-    pmax = psum("%x", "%m", rows=rows, reduce=MAX)
-    red = ("    %z0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
-           "    %mm = stablehlo.reduce(%m init: %z0) applies stablehlo.maximum across dimensions = [0] : "
-           "(tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
-           "    %go = stablehlo.compare GT, %mm, %z0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n")
-    same = program("    " + pmax + "\n" + red + case("%go", psum(rows=rows)))
+    same = program(HALF_MAX + case("%go", psum(rows=HALVES)))
     v = verdict(same)
     assert v.status == "deadlock-free", v.reason
     # the same predicate guarding a psum over all 8 processes splits its group
-    wide = program("    " + pmax + "\n" + red + case("%go", psum()))
+    wide = program(HALF_MAX + case("%go", psum()))
     v = verdict(wide)
     assert v.status == "unknown"
     (d,) = v.trace.divergent
@@ -202,22 +206,16 @@ def test_uniform_within_each_pair_is_not_enough_for_a_permute():
     # pairs stay inside those halves: every pair's ends take the same branch, but
     # XLA meets the permute as a rendezvous of all 8 partitions, which the
     # predicate can split (deadlock/model.py PERMUTE_RENDEZVOUS)
-    rows = [[0, 1, 2, 3], [4, 5, 6, 7]]
-    pmax = psum("%x", "%m", rows=rows, reduce=MAX)
-    red = ("    %z0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
-           "    %mm = stablehlo.reduce(%m init: %z0) applies stablehlo.maximum across dimensions = [0] : "
-           "(tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
-           "    %go = stablehlo.compare GT, %mm, %z0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n")
     permute = ('%s = "stablehlo.collective_permute"(%x) <{channel_handle = ' + CH + ', source_target_pairs = '
                'dense<[[0, 1], [1, 0], [4, 5], [5, 4]]> : tensor<4x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>')
-    text = program("    " + pmax + "\n" + red + case("%go", permute))
+    text = program(HALF_MAX + case("%go", permute))
     v = verdict(text)
     assert v.status == "unknown"
     (d,) = v.trace.divergent
     assert d.guarded.name == "stablehlo.collective_permute"
     assert [c for c, _ in codes(text)] == ["SHLO504"]
     # the same predicate around an all_reduce within the halves is proven
-    assert verdict(program("    " + pmax + "\n" + red + case("%go", psum(rows=rows)))).status == "deadlock-free"
+    assert verdict(program(HALF_MAX + case("%go", psum(rows=HALVES)))).status == "deadlock-free"
 
 
 def test_loop_counter_after_a_uniform_loop_stays_uniform():
