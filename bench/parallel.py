@@ -11,7 +11,10 @@ after the first, where each worker warms its own cache. Each
 setting runs the real CLI in a subprocess (interpreter start, imports and the
 worker pool included), best of `--repeat`; the two outputs must be identical.
 Prints files/s for each and the ratio (machines are noisy: compare ratios, and
-run it on an otherwise idle machine).
+run it on an otherwise idle machine), and the ratio's ceiling on this machine:
+the serial part (interpreter start, imports, loading the rules: a run on one
+tiny file, best of `--repeat`) cannot be shared, so with `-j 1` taking T and
+the serial part S, no overhead at all would give T / (S + (T - S) / cores).
 """
 from __future__ import annotations
 
@@ -45,6 +48,14 @@ def run(jobs: str, where: Path) -> tuple[float, str]:
     return time.perf_counter() - t, out.stdout
 
 
+def serial_part() -> float:
+    """One run of the CLI on a one-op file: interpreter start, imports, rules."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tiny = Path(tmp) / "one.mlir"
+        tiny.write_text("func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\n")
+        return run("1", tiny)[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", type=Path)
@@ -60,6 +71,7 @@ def main() -> None:
         print(f"directory: {where if a.dir else f'{a.copies or 9} copies of corpus/real'}")
         best: dict[str, float] = {}
         outputs: dict[str, str] = {}
+        serial = min(serial_part() for _ in range(a.repeat))
         for _ in range(a.repeat):
             for jobs in ("1", "auto"):
                 dt, out = run(jobs, where)
@@ -71,6 +83,9 @@ def main() -> None:
         for jobs in ("1", "auto"):
             print(f"  -j {jobs:<4}  {best[jobs]:6.2f} s  {files / best[jobs]:7.1f} files/s")
         print(f"  -j auto / -j 1: {best['1'] / best['auto']:.2f}x   identical output: {same}")
+        t1 = best["1"]
+        print(f"  serial part {serial:.2f} s: ceiling with no overhead "
+              f"{t1 / (serial + (t1 - serial) / cores):.2f}x on {cores} cores")
 
 
 if __name__ == "__main__":

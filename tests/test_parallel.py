@@ -66,3 +66,31 @@ def test_auto_starts_a_pool_only_when_the_files_are_worth_it(tmp_path):
     assert auto_jobs(many, 1) == 1 and auto_jobs(many[:1], 8) == 1
     # lint_paths(jobs="auto") on a few files lints in this process (the IR is kept)
     assert all(r.module is not None for r in shlo_lint.lint_paths(few, Config(), jobs="auto"))
+
+
+def test_a_child_that_dies_leaves_its_chunk_to_the_parent(tmp_path, monkeypatch):
+    """A child killed in the middle of a chunk (the OOM killer, a crash in a native
+    library) must not hang the run nor lose files: the parent lints what it left."""
+    import os
+
+    from shlo_lint.checker import parallel
+
+    tree = _tree(tmp_path / "tree")
+    files = sorted(str(p) for p in tree.rglob("*.mlir"))
+    parent = os.getpid()
+    real = parallel._released
+
+    def dying(path, config):
+        if os.getpid() != parent:  # every child dies in its first file
+            (tmp_path / f"died{os.getpid()}").write_text(path)
+            os._exit(9)
+        return real(path, config)
+
+    monkeypatch.setattr(parallel, "_released", dying)  # (inherited by the forked children)
+    monkeypatch.setattr(parallel, "chunk_size", lambda n, jobs: 1)
+    got = list(parallel.lint_files(files, Config(), jobs=3))
+    assert len(list(tmp_path.glob("died*"))) == 2  # both children took a chunk and died in it
+    want = [parallel._lint_one(p, Config()) for p in files]
+    assert [r.source.path for r in got] == files
+    assert [[(d.code, d.span, d.message) for d in r.diagnostics] for r in got] == \
+           [[(d.code, d.span, d.message) for d in r.diagnostics] for r in want]
