@@ -61,6 +61,7 @@ def _work(op: Operation) -> bool:
     return op.name not in FREE and op.name not in START_OPS and op.name not in DONE_OPS
 
 
+
 ID_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id", "stablehlo.create_token",
                     "stablehlo.after_all", "stablehlo.get_tuple_element", "stablehlo.tuple"})
 """Ops that read the process id or move handles: nothing to overlap a collective with."""
@@ -83,6 +84,37 @@ def _tiny(t) -> bool:
     if isinstance(t, TokenType):
         return True
     return isinstance(t, TensorType) and t.shape is not None and all(d == 1 for d in t.shape)
+
+
+CONSTANT_SOURCES = frozenset({"stablehlo.constant", "arith.constant", "stablehlo.iota"})
+"""Ops that make a value out of nothing at compile time."""
+
+
+def constant_only(ctx: Context, f: BlockFlow, k: int) -> bool:
+    """Whether op `k` only materialises a constant: a constant or iota, or an op
+    without regions whose every operand is such a value made in this block (the
+    `broadcast_in_dim` of a scalar that JAX writes for `x * 0.1`). XLA folds these
+    at compile time, so naming them as work to overlap a collective with is noise
+    (JAX's `fut.done() + 1.0` was a SHLO601 warning)."""
+    memo = ctx.cache.setdefault("overlap.constant_only", {}).setdefault(id(f), {})
+
+    def walk(i: int, depth: int) -> bool:
+        hit = memo.get(i)
+        if hit is not None:
+            return hit
+        op = f.ops[i]
+        if op.name in CONSTANT_SOURCES:
+            ok = True
+        elif op.regions or not _work(op) or op.name in ID_OPS or depth > 32:
+            ok = False
+        else:
+            own = set(f.defs(i))
+            names = [n for n in f.header_mentions(i) if n not in own]
+            defs = [f.def_index(n.split("#", 1)[0]) for n in names]
+            ok = bool(defs) and all(j is not None and j < i and walk(j, depth + 1) for j in defs)
+        memo[i] = ok
+        return ok
+    return walk(k, 0)
 
 
 def _line(ctx: Context, op: Operation) -> int:
@@ -142,7 +174,9 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
     between them (any op but a constant). When nothing does, it looks at the
     next `overlap-window` ops (default 200) for work that does not depend on
     the done's results and names it: that work could run while the collective
-    is in flight. It says nothing when no such work exists.
+    is in flight. It says nothing when no such work exists. Ops that only
+    materialise constants (a constant, an iota, the `broadcast_in_dim` of a
+    constant that JAX writes for `x + 1.0`) are not work: XLA folds them.
 
     ## Why is this bad?
     An async collective only pays off when compute overlaps the communication
@@ -177,7 +211,8 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
     window = int(ctx.option("overlap-window", 200))
     end = min(len(f.ops), d + 1 + max(0, window))
     dependent = set(f.depends([d], d + 1, end))
-    movable = [f.ops[k] for k in range(d + 1, end) if k not in dependent and _work(f.ops[k])]
+    movable = [f.ops[k] for k in range(d + 1, end)
+               if k not in dependent and _work(f.ops[k]) and not constant_only(ctx, f, k)]
     if not movable:
         return
     start = f.ops[s]
@@ -204,7 +239,8 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
     operands or its regions) and lists the work between the done and that use:
     ops that do not read the value and could run while the collective is still
     in flight if the done moved down to the use (seed 003's planner: "insert
-    `await` only at true use sites").
+    `await` only at true use sites"). Ops that only materialise constants do
+    not count (XLA folds them).
 
     ## Why is this bad?
     The done blocks until the collective finishes; every op placed after it
@@ -237,7 +273,8 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
     first = next(f.mentioning(f.defs(d), d + 1), None)
     if first is None:
         return
-    between = [f.ops[k] for k in range(d + 1, min(first, d + 1 + COUNT_LIMIT)) if _work(f.ops[k])]
+    between = [f.ops[k] for k in range(d + 1, min(first, d + 1 + COUNT_LIMIT))
+               if _work(f.ops[k]) and not constant_only(ctx, f, k)]
     if not between:
         return
     use = f.ops[first]
@@ -262,8 +299,9 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
     work between that point and the start: none of it feeds the collective, so
     the collective could already be running while it executes. Only work a
     collective could hide counts: reading the process id (`partition_id`,
-    `replica_id`) and computing on scalars (the `convert`s of an `axis_index`)
-    are not, so a start placed after only those is not reported.
+    `replica_id`), computing on scalars (the `convert`s of an `axis_index`) and
+    materialising constants (XLA folds them) are not, so a start placed after
+    only those is not reported.
 
     ## Why is this bad?
     Communication starts later than it could, and the overlap window shrinks
@@ -298,7 +336,7 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
             break
     else:
         ready = floor - 1  # not within the window: at least this far
-    between = [f.ops[k] for k in range(ready + 1, s) if _overlappable(f.ops[k])]
+    between = [f.ops[k] for k in range(ready + 1, s) if _overlappable(f.ops[k]) and not constant_only(ctx, f, k)]
     if not between:
         return  # only process-id reads and scalar work in between: moving the start changes no overlap
     n = len(between)
