@@ -17,7 +17,7 @@ from shlo_lint.checker.source import SourceFile, Span
 from shlo_lint.checker.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType
 
 
-from parse_helpers import PARSER, F32, I32, I64, A, op_header, parse_ok, at, line_col
+from parse_helpers import PARSER, F32, I32, I64, A, T, op_header, parse_ok, at, line_col
 
 
 # =========================================================================== generic ops
@@ -504,6 +504,20 @@ def test_malformed_pretty_op_of_a_known_dialect_is_an_error():
     assert message == "expected one of: ',', '>', got end of input"
     assert span.start == len(text)
     assert h.name == "stablehlo.add" and [n for n, _ in h.operands] == ["%a", "%b"]
+
+
+@pytest.mark.parametrize("junk", ['"all_gather"(#loc7)', "junk", "[unknown]"])
+def test_junk_after_a_generic_signature_keeps_the_signature_types(junk):
+    # MLIR's pretty_debug_info printing writes locations bare (`-> T "name"(#loc7)`),
+    # which no parser reads back: one SHLO001, and the fallback header still has
+    # the signature's types (it had none, so all_gather's "1 operand(s) but 0
+    # result(s)" piled a false SHLO206 on the syntax error).
+    text = ('%2 = "stablehlo.all_gather"(%1) <{all_gather_dim = 1 : i64}> : (tensor<1x4xf32>) '
+            f"-> tensor<8x4xf32> {junk}")
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert message.startswith("expected") and text[span.start:].startswith(junk[:1])
+    assert h.operand_types == [T("tensor<1x4xf32>")] and h.result_types == [T("tensor<8x4xf32>")]
 
 
 def test_error_after_a_region_is_located_in_the_original_text():

@@ -273,10 +273,9 @@ class LarkParser:
             b.ctx = saved
         sig = _trailing_signature(body)
         if sig is not None:
-            try:
-                parsed = _run("sig_only", _Ctx(sig, 0))
-            except UnexpectedInput:
-                parsed = None
+            parsed = _signature_prefix(sig)
+            if isinstance(parsed, list) and len(parsed) == 1 and isinstance(parsed[0], FunctionType):
+                parsed = parsed[0]  # sig_only reads `(T) -> U` as a list of one function type
             if isinstance(parsed, FunctionType):
                 h.operand_types = list(parsed.inputs)
                 h.result_types = list(parsed.results)
@@ -296,6 +295,23 @@ def _header_name_start(body: str) -> int:
 def _is_generic(body: str) -> bool:
     i = _header_name_start(body)
     return body[i:i + 1] == '"'
+
+
+def _signature_prefix(sig: str):
+    """The trailing signature parsed, or its longest part before a syntax error:
+    the types of `: (T) -> U "junk"` are still `(T) -> U`, so an op whose trailing
+    text is broken keeps its result count (else every rule comparing results
+    with operands piles an error on the one SHLO001)."""
+    try:
+        return _run("sig_only", _Ctx(sig, 0))
+    except UnexpectedInput as err:
+        cut = getattr(err, "pos_in_stream", None)
+    if not cut or cut <= 0 or not sig[:cut].strip():
+        return None
+    try:
+        return _run("sig_only", _Ctx(sig[:cut].rstrip(), 0))
+    except UnexpectedInput:
+        return None
 
 
 def _trailing_signature(body: str) -> str | None:
