@@ -183,3 +183,5 @@ def test_materialised_constants_are_not_work_to_overlap():
                      "%b = stablehlo.broadcast_in_dim %y, dims = [0] : (tensor<4xf32>) -> tensor<4xf32>",
                      "%s = stablehlo.add %d, %b : tensor<4xf32>", "return %s : tensor<4xf32>")
     assert [c for c, _ in found(text)] == ["SHLO601"]
+    # The JAX export itself.
+    assert found((CORPUS / "real" / "async_all_gather_in_cond.mlir").read_text()) == []
