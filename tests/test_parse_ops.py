@@ -520,6 +520,19 @@ def test_junk_after_a_generic_signature_keeps_the_signature_types(junk):
     assert h.operand_types == [T("tensor<1x4xf32>")] and h.result_types == [T("tensor<8x4xf32>")]
 
 
+def test_junk_after_a_whole_generic_op_keeps_its_attributes():
+    # The same printing after a send: the rules must still see its channel_handle and
+    # pairs (the fallback header had none: a false SHLO105/SHLO106 under the SHLO001).
+    text = ('%2 = "stablehlo.send"(%a, %t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, '
+            "source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, !stablehlo.token) "
+            '-> !stablehlo.token "psend"(#loc9)')
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert text[span.start:].startswith('"psend"')
+    assert set(h.attributes) == {"channel_handle", "source_target_pairs"}
+    assert [n for n, _ in h.operands] == ["%a", "%t"] and h.result_types == [TokenType()]
+
+
 def test_error_after_a_region_is_located_in_the_original_text():
     region = "{\n  stablehlo.return %a : tensor<f32>\n}"
     text = f'%0 = "stablehlo.case"(%i) ({region}) : (tensor<i32>) -> tensor<f32> loc(#loc1 junk)'

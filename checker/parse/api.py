@@ -115,7 +115,7 @@ class LarkParser:
             generic = _is_generic(body)
             if generic or _known(op.name) or op.name in _CANON:
                 module.syntax_errors.append((problem.message, problem.span))
-            return self._fallback(op, body, ctx)
+            return _whole_op_before(err, body, ctx) or self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
             _internal(module, f"this {op.name} op", err, Span(start, end))
             return self._fallback(op, body, ctx)
@@ -295,6 +295,23 @@ def _header_name_start(body: str) -> int:
 def _is_generic(body: str) -> bool:
     i = _header_name_start(body)
     return body[i:i + 1] == '"'
+
+
+def _whole_op_before(err: UnexpectedInput, body: str, ctx: _Ctx) -> OpHeader | None:
+    """The header of the op that ends where the syntax error starts, when the text
+    before it is one: junk after a complete generic op (MLIR's pretty_debug_info
+    printing writes `... -> T "send"(#loc7)`) costs one SHLO001, and the rules still
+    read the op's real attributes instead of a fallback without them (which made
+    a send "have no channel_handle", SHLO105, under that SHLO001)."""
+    cut = getattr(err, "pos_in_stream", None)
+    if not cut or cut <= 0 or not _is_generic(body) or body[cut:].lstrip().startswith(("}", ")", ">", "]")):
+        return None
+    head = body[:cut].rstrip()
+    try:
+        h = _run("op", _Ctx(head, ctx.base, ctx.module, ctx.gap_pos, ctx.gap_delta))
+    except Exception:  # not a whole op either: the fallback header
+        return None
+    return h if isinstance(h, OpHeader) else None
 
 
 def _signature_prefix(sig: str):
