@@ -517,6 +517,7 @@ def test_junk_after_a_generic_signature_keeps_the_signature_types(junk):
     h, module = op_header(text)
     (message, span), = module.syntax_errors
     assert message.startswith("expected") and text[span.start:].startswith(junk[:1])
+    assert ("pretty_debug_info" in message) == junk.startswith('"')
     assert h.operand_types == [T("tensor<1x4xf32>")] and h.result_types == [T("tensor<8x4xf32>")]
 
 
@@ -531,6 +532,19 @@ def test_junk_after_a_whole_generic_op_keeps_its_attributes():
     assert text[span.start:].startswith('"psend"')
     assert set(h.attributes) == {"channel_handle", "source_target_pairs"}
     assert [n for n, _ in h.operands] == ["%a", "%t"] and h.result_types == [TokenType()]
+
+
+def test_a_bare_location_after_a_pretty_op_is_a_syntax_error():
+    # `get_asm(pretty_debug_info=True)` after a pretty op: jaxlib rejects it, and the
+    # custom form (read as a bag of items) used to take the string silently.
+    text = '%1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<4xf32>) -> tensor<2x4xf32> "bcast"(#loc7)'
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert at(text, span) == '"bcast"' and "loc(...)" in message and "pretty_debug_info" in message
+    assert h.result_types == [T("tensor<2x4xf32>")]
+    # The same string before the signature is part of the op (custom_call, composite).
+    h, module = op_header('%1 = stablehlo.composite "my.op" %0 {decomposition = @f} : (tensor<4xf32>) -> tensor<4xf32>')
+    assert module.syntax_errors == []
 
 
 def test_error_after_a_region_is_located_in_the_original_text():

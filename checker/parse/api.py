@@ -17,7 +17,7 @@ from ..source import Span
 from ..types import FunctionType, Type
 from .commas import comma_problems
 from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
-from .ctx import InternalParseError, _Ctx, _internal, _internal_message
+from .ctx import BARE_LOCATION, InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known, top_level
@@ -114,7 +114,10 @@ class LarkParser:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
             if generic or _known(op.name) or op.name in _CANON:
-                module.syntax_errors.append((problem.message, problem.span))
+                message = problem.message
+                if "loc(...)" in message and "got '\"" in message:  # `-> T "name"(#loc3)`
+                    message += ": " + BARE_LOCATION
+                module.syntax_errors.append((message, problem.span))
             return _whole_op_before(err, body, ctx) or self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
             _internal(module, f"this {op.name} op", err, Span(start, end))
