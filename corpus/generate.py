@@ -360,8 +360,8 @@ def b_gpipe_at_set():
     return f, (sds((n_stages, layers_per_stage, feat, feat)), sds((n_micro, mb, feat)))
 
 
-# (name, builder, options).  options: platforms, extras (extra Shardy variants),
-# bug (tag appended last), probe (expected refusal), gspmd (False: no GSPMD form).
+# (name, builder, options): platforms, extras (more Shardy variants), bug (tag, last),
+# probe (expected refusal), gspmd / many (False: no GSPMD form / not in corpus/many).
 from patterns import PATTERNS  # noqa: E402  (corpus/patterns.py; imported here, not at the top, so the
 # builders above keep the line numbers the committed debug-info exports point at)
 SHARED_EXTRAS = ("generic", "debug")
