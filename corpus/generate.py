@@ -360,8 +360,8 @@ def b_gpipe_at_set():
     return f, (sds((n_stages, layers_per_stage, feat, feat)), sds((n_micro, mb, feat)))
 
 
-# (name, builder, options).  options: platforms, extras (extra variants of the
-# Shardy form), bug (tag appended last), probe (expected refusal).
+# (name, builder, options): platforms, extras (more Shardy variants), bug (tag, last),
+# probe (expected refusal), gspmd / many (False: no GSPMD form / not in corpus/many).
 from patterns import PATTERNS  # noqa: E402  (corpus/patterns.py; imported here, not at the top, so the
 # builders above keep the line numbers the committed debug-info exports point at)
 SHARED_EXTRAS = ("generic", "debug")
@@ -461,7 +461,7 @@ def generate_small(out: Path, only=None):
             variants = [None] if mode == "shardy" else ["gspmd"]
             if mode == "shardy":
                 variants += list(opt.get("extras", ()))
-            if opt.get("probe") and mode == "gspmd":
+            if mode == "gspmd" and (opt.get("probe") or opt.get("gspmd") is False):
                 continue
             for variant in variants:
                 fname = file_name(name, variant, opt.get("bug"))

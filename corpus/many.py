@@ -49,7 +49,7 @@ def generate_many(out: Path, limit: int) -> int:
     for mode in ("shardy", "gspmd"):
         G.set_partitioner(mode)
         for name, builder, opt in G.PROGRAMS:
-            if opt.get("probe") or opt.get("bug"):
+            if opt.get("probe") or opt.get("bug") or opt.get("many") is False:
                 continue  # only programs that lint clean: the bench measures a clean CI run
             for scale in SCALES:
                 for dtype in DTYPES:

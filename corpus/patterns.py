@@ -208,3 +208,165 @@ PATTERNS = [
     ("pmap_psum", b_pmap_psum, {}),
     ("jit_auto_sharded", b_jit_auto_sharded, {}),
 ]
+
+
+# ---------------------------------------------------------------------------
+# The second sweep (docs/conformance.md, "A sweep of JAX programs nobody here
+# wrote"): forms the first set does not have. Appended after PATTERNS so the
+# debug-info exports above keep their line numbers. Each ran on XLA:CPU with 8
+# host devices; the buggy ones hang there (XLA:CPU aborts at its rendezvous).
+# many=False: not in corpus/many (bench/parallel.py's set stays the one measured;
+# psum_in_both_branches is not clean either: SHLO502).
+# ---------------------------------------------------------------------------
+
+def b_pmap_psum_groups():
+    """pmap with axis_index_groups: two sums of four, the groups interleaved."""
+    return jax.pmap(lambda x: lax.psum(x, "i", axis_index_groups=[[0, 2, 4, 6], [1, 3, 5, 7]]),
+                    axis_name="i"), (_sds((8, 4)),)
+
+
+def b_psum_tuple():
+    """psum of a tuple of f32, i32 and bf16 arrays: JAX emits one all_reduce per
+    array (not one variadic all_reduce)."""
+    f = _smap(lambda a, b, c: lax.psum((a, b, c), "x"), _mesh(), (P("x"),) * 3, (P(),) * 3)
+    return f, (_sds((8, 4)), _sds((8,), jnp.int32), _sds((16, 2), jnp.bfloat16))
+
+
+def b_pmin_pmax_int():
+    """pmin on int32, pmax on uint8: integer min/max reductions."""
+    f = _smap(lambda a: (lax.pmin(a, "x"), lax.pmax(a.astype(jnp.uint8), "x")), _mesh(), P("x"), (P(), P()))
+    return f, (_sds((8, 4), jnp.int32),)
+
+
+def b_all_to_all_untiled():
+    """all_to_all(tiled=False): the split axis is removed, a new concat axis of 8 appears
+    (reshapes around a tiled all_to_all in the StableHLO)."""
+    f = _smap(lambda x: lax.all_to_all(x, "x", 0, 1, tiled=False), _mesh(), P("x"), P("x"))
+    return f, (_sds((64, 4)),)
+
+
+def b_psum_scatter_untiled():
+    """psum_scatter(tiled=False) along dimension 1: the scattered axis disappears."""
+    f = _smap(lambda x: lax.psum_scatter(x, "x", scatter_dimension=1, tiled=False), _mesh(), P(None), P("x"))
+    return f, (_sds((4, 8, 3)),)
+
+
+def b_ppermute_partial():
+    """A permutation that moves data between two pairs only; the other six devices
+    receive zeros (and still take part in the collective_permute)."""
+    f = _smap(lambda x: lax.ppermute(x, "x", [(0, 1), (2, 3)]), _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_mesh_cond_x_psum_y():
+    """Valid: a 2x4 mesh, psum over "y" only where axis_index("x") == 0. Each psum
+    group ([0..3], [4..7]) lies on one "x" row, so a group enters it whole."""
+    def body(v):
+        return lax.cond(lax.axis_index("x") == 0, lambda v: lax.psum(v, "y"), lambda v: v, v)
+    f = _smap(body, _mesh((2, 4), ("x", "y")), P("x", "y"), P("x", "y"))
+    return f, (_sds((8, 16)),)
+
+
+def b_mesh_cond_y_psum_y():
+    """Bug: psum over "y" only where axis_index("y") == 0: one member of each group
+    of four enters it (XLA:CPU: devices 0 and 4 wait for 3 peers each)."""
+    def body(v):
+        return lax.cond(lax.axis_index("y") == 0, lambda v: lax.psum(v, "y"), lambda v: v, v)
+    f = _smap(body, _mesh((2, 4), ("x", "y")), P("x", "y"), P("x", "y"))
+    return f, (_sds((8, 16)),)
+
+
+def b_cond_on_psum():
+    """Valid: the predicate is a psum, the same on every device, so every device
+    takes the branch with the second psum or none does."""
+    def body(x):
+        s = lax.psum(x.sum(), "x")
+        return lax.cond(s > 0, lambda v: lax.psum(v, "x"), lambda v: v * 2.0, x)
+    f = _smap(body, _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_fori_trip_psum():
+    """Valid: a fori_loop whose trip count is a psum (the same everywhere) with a
+    psum in its body."""
+    def body(x):
+        n = lax.psum(jnp.int32(1), "x") // 4
+        return lax.fori_loop(0, n, lambda i, c: lax.psum(c, "x") * 0.1, x)
+    f = _smap(body, _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_fori_trip_axis_index():
+    """Bug: the trip count is axis_index + 1, the body a psum: device 0 stops after
+    one psum while the other seven wait at the second (XLA:CPU aborts at the
+    rendezvous). No GSPMD form: XLA refuses to compile that one ("PartitionId
+    instruction is not supported for SPMD partitioning")."""
+    def body(x):
+        return lax.fori_loop(0, lax.axis_index("x") + 1, lambda i, c: lax.psum(c, "x") * 0.1, x)
+    f = _smap(body, _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_psum_in_both_branches():
+    """A psum in both branches of a cond on axis_index: device 0 runs one all_reduce,
+    the others the other. XLA:CPU completes (it matches two all_reduces of the
+    same kind, channel and group); the StableHLO spec counts them as different
+    collectives: SHLO502, a warning."""
+    def body(x):
+        return lax.cond(lax.axis_index("x") == 0,
+                        lambda v: lax.psum(v, "x") + 1.0, lambda v: lax.psum(v * 2.0, "x"), x)
+    f = _smap(body, _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_async_all_gather_in_cond():
+    """all_gather_start and its done inside a cond on a replicated flag; the done
+    is followed only by `+ 1.0` (a constant JAX broadcasts): nothing to overlap."""
+    from jax._src.lax import parallel as par
+
+    def body(x, k):
+        def gather(v):
+            return par.all_gather_start(v, "x", axis=0, tiled=True).done()[: v.shape[0]] + 1.0
+        return lax.cond(k[0] > 0, gather, lambda v: v, x)
+    f = _smap(body, _mesh(), (P("x"), P()), P("x"))
+    return f, (_sds((8, 4)), _sds((1,), jnp.int32))
+
+
+def b_platform_dependent_psum():
+    """lax.platform_dependent with a psum in each branch, lowered for CPU and CUDA
+    at once: `main` takes the platform index (`jax.global_constant =
+    "_platform_index"`) and `case`s on it around the collectives. The index is
+    replicated (the same on every device), so the branches cannot split a group."""
+    def body(x):
+        return lax.platform_dependent(x, cpu=lambda v: lax.psum(v, "x"), cuda=lambda v: lax.psum(v * 2.0, "x"))
+    f = _smap(body, _mesh(), P("x"), P("x"))
+    return f, (_sds((8, 4)),)
+
+
+def b_debug_print():
+    """jax.debug.print inside shard_map: a host-callback custom_call (with a
+    backend_config and side effects) next to a psum."""
+    def body(x):
+        jax.debug.print("x0={x}", x=x[0, 0])
+        return lax.psum(x, "x")
+    f = _smap(body, _mesh(), P("x"), P())
+    return f, (_sds((8, 4)),)
+
+
+PATTERNS += [
+    ("pmap_psum_groups", b_pmap_psum_groups, dict(gspmd=False, many=False)),
+    ("psum_tuple", b_psum_tuple, dict(gspmd=False, many=False)),
+    ("pmin_pmax_int", b_pmin_pmax_int, dict(gspmd=False, many=False)),
+    ("all_to_all_untiled", b_all_to_all_untiled, dict(gspmd=False, many=False)),
+    ("psum_scatter_untiled", b_psum_scatter_untiled, dict(gspmd=False, many=False)),
+    ("ppermute_partial", b_ppermute_partial, dict(gspmd=False, many=False)),
+    ("mesh_cond_x_psum_y", b_mesh_cond_x_psum_y, dict(many=False)),
+    ("mesh_cond_y_psum_y", b_mesh_cond_y_psum_y, dict(bug="buggy_deadlock", gspmd=False, many=False)),
+    ("cond_on_psum", b_cond_on_psum, dict(gspmd=False, many=False)),
+    ("fori_trip_psum", b_fori_trip_psum, dict(gspmd=False, many=False)),
+    ("fori_trip_axis_index", b_fori_trip_axis_index, dict(bug="buggy_deadlock", gspmd=False, many=False)),
+    ("psum_in_both_branches", b_psum_in_both_branches, dict(gspmd=False, many=False)),
+    ("async_all_gather_in_cond", b_async_all_gather_in_cond, dict(gspmd=False, many=False)),
+    ("platform_dependent_psum", b_platform_dependent_psum, dict(platforms=("cpu", "cuda"), extras=("export",), many=False)),
+    ("debug_print", b_debug_print, dict(gspmd=False, many=False)),
+]

@@ -20,7 +20,7 @@ from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_R
 from shlo_lint.checker.source import Span, in_line_comment
 from shlo_lint.checker.types import ScalarType, TensorType
 
-from ._shapes import attr_where, grid_needed, op_label
+from ._shapes import attr_where, elided, grid_needed, op_label
 from .grid import overflowing_integer
 
 
@@ -147,7 +147,7 @@ def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
         return ReplicaGroups(span, mesh=MeshAxes(m.group(1) if m else None, axes, pres, inline, old))
     if isinstance(attr, (DialectAttr, OpaqueAttr)):
         return None  # a form we do not know: say nothing
-    return ReplicaGroups(span, problem="replica_groups is not a dense integer constant")
+    return ReplicaGroups(span, problem="replica_groups is not a dense integer constant" + elided(attr))
 
 
 _MESH_AXIS = re.compile(r'"([^"]+)"\s*=\s*(\d+)')

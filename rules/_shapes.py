@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from shlo_lint.checker.attributes import DenseElementsAttr, IntegerAttr
+from shlo_lint.checker.attributes import DenseElementsAttr, DenseResourceAttr, IntegerAttr
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.diagnostics import Diagnostic
 from shlo_lint.checker.ir import Block, Operation, Value
@@ -25,6 +25,17 @@ GRID_SKIPPED_AT = "grid_skipped_at"
 """ctx.cache key: the first op whose check was skipped."""
 
 RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
+
+
+def elided(attr) -> str:
+    """" (elided ...)" when `attr` is `dense_resource<__elided__>`: what MLIR's
+    printer writes for a constant over `large_elements_limit` (`get_asm(
+    large_elements_limit=N)`, some dump tools). jaxlib's parser rejects it too
+    ("failed to satisfy constraint"), so the error stands; the note says why."""
+    if isinstance(attr, DenseResourceAttr) and attr.key == "__elided__":
+        return (" (`dense_resource<__elided__>`: the printer elided it, e.g. `large_elements_limit`; "
+                "print the module without eliding constants)")
+    return ""
 
 
 # --------------------------------------------------------------------------- naming
@@ -282,7 +293,7 @@ def defining_constants(v: Value | None) -> list[int] | None:
 __all__ = [
     "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "base_kind", "check_arity",
     "check_computation", "computation", "data_operand_types", "defining_constant", "defining_constants",
-    "dim_out_of_range", "fmt_dims", "fmt_types", "grid_needed", "has_dynamic_root", "is_promotable", "op_label",
+    "dim_out_of_range", "elided", "fmt_dims", "fmt_types", "grid_needed", "has_dynamic_root", "is_promotable", "op_label",
     "pairs", "result_types", "tensor", "unwrap_futures", "which",
 ]
 

@@ -61,6 +61,7 @@ def _work(op: Operation) -> bool:
     return op.name not in FREE and op.name not in START_OPS and op.name not in DONE_OPS
 
 
+
 ID_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id", "stablehlo.create_token",
                     "stablehlo.after_all", "stablehlo.get_tuple_element", "stablehlo.tuple"})
 """Ops that read the process id or move handles: nothing to overlap a collective with."""
@@ -83,6 +84,53 @@ def _tiny(t) -> bool:
     if isinstance(t, TokenType):
         return True
     return isinstance(t, TensorType) and t.shape is not None and all(d == 1 for d in t.shape)
+
+
+CONSTANT_SOURCES = frozenset({"stablehlo.constant", "arith.constant", "stablehlo.iota"})
+"""Ops that make a value out of nothing at compile time."""
+
+
+def constant_only(ctx: Context, f: BlockFlow, k: int) -> bool:
+    """Whether op `k` only materialises a constant: a constant or iota, or an op
+    without regions whose every operand is such a value made in this block (the
+    `broadcast_in_dim` of a scalar that JAX writes for `x * 0.1`). XLA folds these
+    at compile time, so naming them as work to overlap a collective with is noise
+    (JAX's `fut.done() + 1.0` was a SHLO601 warning)."""
+    memo = ctx.cache.setdefault("overlap.constant_only", {}).setdefault(id(f), {})
+
+    def walk(i: int, depth: int) -> bool:
+        hit = memo.get(i)
+        if hit is not None:
+            return hit
+        op = f.ops[i]
+        if op.name in CONSTANT_SOURCES:
+            ok = True
+        elif op.regions or not _work(op) or op.name in ID_OPS or depth > 32:
+            ok = False
+        else:
+            block = op.parent
+            ok = bool(op.operands)
+            for v in op.operands:
+                d = v.defining_op if v is not None else None
+                if d is None:  # a block argument: data
+                    ok = False
+                elif d.parent is block:
+                    ok = walk(f.index(d), depth + 1)
+                else:  # jax.export hoists the constants out of the regions that use them
+                    ok = d.name in CONSTANT_SOURCES
+                if not ok:
+                    break
+        memo[i] = ok
+        return ok
+    return walk(k, 0)
+
+
+def hides(ctx: Context, f: BlockFlow, k: int) -> bool:
+    """Whether op `k` is work an in-flight collective could hide: what SHLO601-603
+    count as overlap, the same for all three (no constant materialisation, no
+    process-id read, no scalar-only arithmetic such as an `axis_index` or a
+    branch predicate)."""
+    return _overlappable(f.ops[k]) and not constant_only(ctx, f, k)
 
 
 def _line(ctx: Context, op: Operation) -> int:
@@ -138,11 +186,14 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
     """A done follows its start with nothing in between, while later independent work could run there.
 
     ## What it does
-    For a done in the same block as its start, checks that something runs
-    between them (any op but a constant). When nothing does, it looks at the
-    next `overlap-window` ops (default 200) for work that does not depend on
-    the done's results and names it: that work could run while the collective
-    is in flight. It says nothing when no such work exists.
+    For a done in the same block as its start, checks that work runs between
+    them. When none does, it looks at the next `overlap-window` ops (default
+    200) for work that does not depend on the done's results and names it: that
+    work could run while the collective is in flight. It says nothing when no
+    such work exists. Work is what SHLO603 counts: not an op that only
+    materialises a constant (a constant, an iota, the `broadcast_in_dim` of a
+    constant that JAX writes for `x + 1.0`: XLA folds them), not a process-id
+    read, not arithmetic on scalars only (an `axis_index`, a branch predicate).
 
     ## Why is this bad?
     An async collective only pays off when compute overlaps the communication
@@ -172,12 +223,12 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
     if found is None:
         return
     f, s, d = found
-    if any(f.ops[k].name not in FREE for k in range(s + 1, d)):
+    if any(hides(ctx, f, k) for k in range(s + 1, d)):
         return
     window = int(ctx.option("overlap-window", 200))
     end = min(len(f.ops), d + 1 + max(0, window))
     dependent = set(f.depends([d], d + 1, end))
-    movable = [f.ops[k] for k in range(d + 1, end) if k not in dependent and _work(f.ops[k])]
+    movable = [f.ops[k] for k in range(d + 1, end) if k not in dependent and hides(ctx, f, k)]
     if not movable:
         return
     start = f.ops[s]
@@ -204,7 +255,9 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
     operands or its regions) and lists the work between the done and that use:
     ops that do not read the value and could run while the collective is still
     in flight if the done moved down to the use (seed 003's planner: "insert
-    `await` only at true use sites").
+    `await` only at true use sites"). Only work a collective can hide counts,
+    as for SHLO601 and SHLO603: a done followed by the scalar compare and
+    convert of a `lax.cond` predicate, then the `case` that uses it, is fine.
 
     ## Why is this bad?
     The done blocks until the collective finishes; every op placed after it
@@ -230,14 +283,14 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
     if block is None or op.num_results == 0:
         return
     paired = paired_start(ctx, op)
-    if paired is not None and all(paired[0].ops[k].name in FREE for k in range(paired[1] + 1, paired[2])):
+    if paired is not None and not any(hides(ctx, paired[0], k) for k in range(paired[1] + 1, paired[2])):
         return  # nothing overlaps at all: SHLO601 says it (and names the same ops)
     f = flow(ctx, block)
     d = f.index(op)
     first = next(f.mentioning(f.defs(d), d + 1), None)
     if first is None:
         return
-    between = [f.ops[k] for k in range(d + 1, min(first, d + 1 + COUNT_LIMIT)) if _work(f.ops[k])]
+    between = [f.ops[k] for k in range(d + 1, min(first, d + 1 + COUNT_LIMIT)) if hides(ctx, f, k)]
     if not between:
         return
     use = f.ops[first]
@@ -262,8 +315,9 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
     work between that point and the start: none of it feeds the collective, so
     the collective could already be running while it executes. Only work a
     collective could hide counts: reading the process id (`partition_id`,
-    `replica_id`) and computing on scalars (the `convert`s of an `axis_index`)
-    are not, so a start placed after only those is not reported.
+    `replica_id`), computing on scalars (the `convert`s of an `axis_index`) and
+    materialising constants (XLA folds them) are not, so a start placed after
+    only those is not reported.
 
     ## Why is this bad?
     Communication starts later than it could, and the overlap window shrinks
@@ -298,7 +352,7 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
             break
     else:
         ready = floor - 1  # not within the window: at least this far
-    between = [f.ops[k] for k in range(ready + 1, s) if _overlappable(f.ops[k])]
+    between = [f.ops[k] for k in range(ready + 1, s) if hides(ctx, f, k)]
     if not between:
         return  # only process-id reads and scalar work in between: moving the start changes no overlap
     n = len(between)

@@ -25,6 +25,7 @@ from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
 from shlo_lint.checker.types import TensorType, TokenType, Type
 
+from ._shapes import elided
 from .grid import grid_needed, overflowing_integer
 
 SEND = "stablehlo.send"
@@ -80,7 +81,7 @@ def _read_pairs(op: Operation) -> Pairs:
         return Pairs(False, None)
     if not isinstance(a, DenseElementsAttr):
         return Pairs(True, None, "source_target_pairs is not a dense constant; expected a [k, 2] si64 "
-                                 "tensor like dense<[[0, 1]]> : tensor<1x2xi64>")
+                                 "tensor like dense<[[0, 1]]> : tensor<1x2xi64>" + elided(a))
     t = a.type
     shape = t.shape if isinstance(t, TensorType) and t.is_static else None
     if op.name != "stablehlo.collective_permute" and shape == (0,) and str(t.element) in _PAIR_ELEMENTS:

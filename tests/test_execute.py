@@ -41,6 +41,8 @@ def out(res, process=(0, 0), i=0):
 EXPECTED_REAL = {
     "cond_axis_index_psum": "deadlock",       # only partition 0 enters the all_reduce
     "mesh_cond_ppermute": "deadlock",         # 4 of the permute's 8-device group enter it (XLA:CPU aborts)
+    "fori_trip_axis_index": "deadlock",       # partition 0 leaves the loop after one psum, 7 wait at the 2nd
+    "mesh_cond_y_psum_y": "deadlock",         # one member of each psum group of 4 enters it
     "buggy_type_mismatch": "error",           # recv declares 8 floats, the send sends 4
     "buggy_done_twice": "error",              # one future completed twice
     "ragged_all_to_all": "error",             # custom_call @ragged_all_to_all: refused (no kernel here,

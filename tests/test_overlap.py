@@ -156,3 +156,62 @@ def test_start_placed_first_has_nothing_to_hoist_over():
                      "%s = stablehlo.add %d, %t : tensor<4xf32>", "%u = stablehlo.add %s, %c : tensor<4xf32>",
                      "return %u : tensor<4xf32>")
     assert found(text) == []
+
+
+def test_materialised_constants_are_not_work_to_overlap():
+    # JAX writes `fut.done() + 1.0` as a constant and its broadcast_in_dim after
+    # the done: XLA folds both, so there is nothing to move before the done
+    # (corpus/real/async_all_gather_in_cond.mlir was a SHLO601 warning), nothing
+    # to sink it past (SHLO602) and nothing to hoist the start above (SHLO603).
+    consts = ["%c = stablehlo.constant dense<1.0> : tensor<f32>",
+              "%i = stablehlo.iota dim = 0 : tensor<4xf32>",
+              "%b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>",
+              "%k = stablehlo.multiply %b, %i : tensor<4xf32>"]
+    text = main_body(start("%f", "%x"), done("%d", "%f"), *consts,
+                     "%s = stablehlo.add %d, %k : tensor<4xf32>", "return %s : tensor<4xf32>")
+    assert found(text) == []
+    text = main_body(start("%f", "%x"), "%t = stablehlo.tanh %y : tensor<4xf32>", done("%d", "%f"), *consts,
+                     "%s = stablehlo.add %d, %k : tensor<4xf32>", "%u = stablehlo.add %s, %t : tensor<4xf32>",
+                     "return %u : tensor<4xf32>")
+    assert found(text) == []
+    text = main_body(*consts, start("%f", "%x"), "%t = stablehlo.tanh %y : tensor<4xf32>", done("%d", "%f"),
+                     "%s = stablehlo.add %d, %k : tensor<4xf32>", "%u = stablehlo.add %s, %t : tensor<4xf32>",
+                     "return %u : tensor<4xf32>")
+    assert found(text) == []
+    # jax.export hoists the constant out of the branch that broadcasts it.
+    text = main_body("%c = stablehlo.constant dense<1.0> : tensor<f32>",
+                     '%r = "stablehlo.case"(%k) ({', start("%f", "%x"), done("%d", "%f"),
+                     "%b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>",
+                     "%s = stablehlo.add %d, %b : tensor<4xf32>", "stablehlo.return %s : tensor<4xf32>",
+                     "}) : (tensor<i32>) -> tensor<4xf32>", "return %r : tensor<4xf32>",
+                     args="%x: tensor<4xf32>, %k: tensor<i32>")
+    assert found(text) == []
+    # ... but a broadcast of an argument is work, and is still named.
+    text = main_body(start("%f", "%x"), done("%d", "%f"),
+                     "%b = stablehlo.broadcast_in_dim %y, dims = [0] : (tensor<4xf32>) -> tensor<4xf32>",
+                     "%s = stablehlo.add %d, %b : tensor<4xf32>", "return %s : tensor<4xf32>")
+    assert [c for c, _ in found(text)] == ["SHLO601"]
+    # The JAX export itself.
+    assert found((CORPUS / "real" / "async_all_gather_in_cond.mlir").read_text()) == []
+
+
+def test_scalar_work_is_not_overlap_for_any_placement_hint():
+    # JAX's `g = fut.done(); lax.cond(k[0] > 0, ...g...)`: between the done and
+    # the case that reads it, only the predicate's reshape/compare/convert on
+    # scalars: nothing worth sinking the done past (was a SHLO602 listing them).
+    pred = ["%r = stablehlo.reshape %k : (tensor<1xi32>) -> tensor<i32>",
+            "%z = stablehlo.constant dense<0> : tensor<i32>",
+            "%p = stablehlo.compare GT, %r, %z, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+            "%i = stablehlo.convert %p : (tensor<i1>) -> tensor<i32>"]
+    case = ['%c = "stablehlo.case"(%i) ({', "  stablehlo.return %t : tensor<4xf32>", "}, {",
+            "  %s = stablehlo.add %d, %t : tensor<4xf32>", "  stablehlo.return %s : tensor<4xf32>",
+            "}) : (tensor<i32>) -> tensor<4xf32>", "return %c : tensor<4xf32>"]
+    args = "%x: tensor<4xf32>, %y: tensor<4xf32>, %k: tensor<1xi32>"
+    text = main_body(start("%f", "%x"), "%t = stablehlo.tanh %y : tensor<4xf32>", done("%d", "%f"), *pred, *case,
+                     args=args)
+    assert found(text) == []
+    # Scalar work alone between a start and its done is no overlap: SHLO601 names
+    # the later tensor work that could go there.
+    text = main_body(start("%f", "%x"), *pred, done("%d", "%f"), "%t = stablehlo.tanh %y : tensor<4xf32>", *case,
+                     args=args)
+    assert [c for c, _ in found(text)] == ["SHLO601"]

@@ -17,7 +17,7 @@ from shlo_lint.checker.source import SourceFile, Span
 from shlo_lint.checker.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType
 
 
-from parse_helpers import PARSER, F32, I32, I64, A, op_header, parse_ok, at, line_col
+from parse_helpers import PARSER, F32, I32, I64, A, T, op_header, parse_ok, at, line_col
 
 
 # =========================================================================== generic ops
@@ -504,6 +504,47 @@ def test_malformed_pretty_op_of_a_known_dialect_is_an_error():
     assert message == "expected one of: ',', '>', got end of input"
     assert span.start == len(text)
     assert h.name == "stablehlo.add" and [n for n, _ in h.operands] == ["%a", "%b"]
+
+
+@pytest.mark.parametrize("junk", ['"all_gather"(#loc7)', "junk", "[unknown]"])
+def test_junk_after_a_generic_signature_keeps_the_signature_types(junk):
+    # MLIR's pretty_debug_info printing writes locations bare (`-> T "name"(#loc7)`),
+    # which no parser reads back: one SHLO001, and the fallback header still has
+    # the signature's types (it had none, so all_gather's "1 operand(s) but 0
+    # result(s)" piled a false SHLO206 on the syntax error).
+    text = ('%2 = "stablehlo.all_gather"(%1) <{all_gather_dim = 1 : i64}> : (tensor<1x4xf32>) '
+            f"-> tensor<8x4xf32> {junk}")
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert message.startswith("expected") and text[span.start:].startswith(junk[:1])
+    assert ("pretty_debug_info" in message) == junk.startswith('"')
+    assert h.operand_types == [T("tensor<1x4xf32>")] and h.result_types == [T("tensor<8x4xf32>")]
+
+
+def test_junk_after_a_whole_generic_op_keeps_its_attributes():
+    # The same printing after a send: the rules must still see its channel_handle and
+    # pairs (the fallback header had none: a false SHLO105/SHLO106 under the SHLO001).
+    text = ('%2 = "stablehlo.send"(%a, %t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, '
+            "source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>, !stablehlo.token) "
+            '-> !stablehlo.token "psend"(#loc9)')
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert text[span.start:].startswith('"psend"')
+    assert set(h.attributes) == {"channel_handle", "source_target_pairs"}
+    assert [n for n, _ in h.operands] == ["%a", "%t"] and h.result_types == [TokenType()]
+
+
+def test_a_bare_location_after_a_pretty_op_is_a_syntax_error():
+    # `get_asm(pretty_debug_info=True)` after a pretty op: jaxlib rejects it, and the
+    # custom form (read as a bag of items) used to take the string silently.
+    text = '%1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<4xf32>) -> tensor<2x4xf32> "bcast"(#loc7)'
+    h, module = op_header(text)
+    (message, span), = module.syntax_errors
+    assert at(text, span) == '"bcast"' and "loc(...)" in message and "pretty_debug_info" in message
+    assert h.result_types == [T("tensor<2x4xf32>")]
+    # The same string before the signature is part of the op (custom_call, composite).
+    h, module = op_header('%1 = stablehlo.composite "my.op" %0 {decomposition = @f} : (tensor<4xf32>) -> tensor<4xf32>')
+    assert module.syntax_errors == []
 
 
 def test_error_after_a_region_is_located_in_the_original_text():

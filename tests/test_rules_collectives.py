@@ -375,3 +375,21 @@ def test_changed_rules_cite_the_spec_version(code):
     assert "1.20" in spec.doc, code
     # SHLO200 names each op's own input label (all_gather I3, ...) in its messages.
     assert spec.spec or code == "SHLO200", code
+
+
+def test_elided_groups_and_pairs_say_the_printer_elided_them():
+    # `get_asm(large_elements_limit=N)` prints dense_resource<__elided__>; jaxlib's
+    # parser rejects it for replica_groups / source_target_pairs as well, so the
+    # errors stand, and say why.
+    el = "dense_resource<__elided__>"
+    d = only(module(gather(f"all_gather_dim = 0 : i64, {CH}, replica_groups = {el} : tensor<1x4xi64>, "
+                           "use_global_device_ids"), grid()), "SHLO200")
+    assert "replica_groups is not a dense integer constant" in d.message and "elided" in d.message
+    perm = (f'    %0 = "stablehlo.collective_permute"(%x) <{{{CH}, source_target_pairs = {el} : tensor<4x2xi64>}}> '
+            ": (tensor<2x4xf32>) -> tensor<2x4xf32>")
+    d = only(module(perm, grid(), ret="tensor<2x4xf32>"), "SHLO121")
+    assert "elided" in d.message
+    # Any other non-dense form keeps the plain message.
+    other = module(gather(f"all_gather_dim = 0 : i64, {CH}, replica_groups = dense_resource<blob1> : "
+                          "tensor<1x4xi64>, use_global_device_ids"), grid())
+    assert "elided" not in only(other, "SHLO200").message

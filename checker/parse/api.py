@@ -17,7 +17,7 @@ from ..source import Span
 from ..types import FunctionType, Type
 from .commas import comma_problems
 from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
-from .ctx import InternalParseError, _Ctx, _internal, _internal_message
+from .ctx import BARE_LOCATION, InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
 from .values import _CANON, _REGION_TOKEN, _known, top_level
@@ -114,8 +114,11 @@ class LarkParser:
             problem = _problem(err, ctx)
             generic = _is_generic(body)
             if generic or _known(op.name) or op.name in _CANON:
-                module.syntax_errors.append((problem.message, problem.span))
-            return self._fallback(op, body, ctx)
+                message = problem.message
+                if "loc(...)" in message and "got '\"" in message:  # `-> T "name"(#loc3)`
+                    message += ": " + BARE_LOCATION
+                module.syntax_errors.append((message, problem.span))
+            return _whole_op_before(err, body, ctx) or self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
             _internal(module, f"this {op.name} op", err, Span(start, end))
             return self._fallback(op, body, ctx)
@@ -273,10 +276,9 @@ class LarkParser:
             b.ctx = saved
         sig = _trailing_signature(body)
         if sig is not None:
-            try:
-                parsed = _run("sig_only", _Ctx(sig, 0))
-            except UnexpectedInput:
-                parsed = None
+            parsed = _signature_prefix(sig)
+            if isinstance(parsed, list) and len(parsed) == 1 and isinstance(parsed[0], FunctionType):
+                parsed = parsed[0]  # sig_only reads `(T) -> U` as a list of one function type
             if isinstance(parsed, FunctionType):
                 h.operand_types = list(parsed.inputs)
                 h.result_types = list(parsed.results)
@@ -296,6 +298,40 @@ def _header_name_start(body: str) -> int:
 def _is_generic(body: str) -> bool:
     i = _header_name_start(body)
     return body[i:i + 1] == '"'
+
+
+def _whole_op_before(err: UnexpectedInput, body: str, ctx: _Ctx) -> OpHeader | None:
+    """The header of the op that ends where the syntax error starts, when the text
+    before it is one: junk after a complete generic op (MLIR's pretty_debug_info
+    printing writes `... -> T "send"(#loc7)`) costs one SHLO001, and the rules still
+    read the op's real attributes instead of a fallback without them (which made
+    a send "have no channel_handle", SHLO105, under that SHLO001)."""
+    cut = getattr(err, "pos_in_stream", None)
+    if not cut or cut <= 0 or not _is_generic(body) or body[cut:].lstrip().startswith(("}", ")", ">", "]")):
+        return None
+    head = body[:cut].rstrip()
+    try:
+        h = _run("op", _Ctx(head, ctx.base, ctx.module, ctx.gap_pos, ctx.gap_delta))
+    except Exception:  # not a whole op either: the fallback header
+        return None
+    return h if isinstance(h, OpHeader) else None
+
+
+def _signature_prefix(sig: str):
+    """The trailing signature parsed, or its longest part before a syntax error:
+    the types of `: (T) -> U "junk"` are still `(T) -> U`, so an op whose trailing
+    text is broken keeps its result count (else every rule comparing results
+    with operands piles an error on the one SHLO001)."""
+    try:
+        return _run("sig_only", _Ctx(sig, 0))
+    except UnexpectedInput as err:
+        cut = getattr(err, "pos_in_stream", None)
+    if not cut or cut <= 0 or not sig[:cut].strip():
+        return None
+    try:
+        return _run("sig_only", _Ctx(sig[:cut].rstrip(), 0))
+    except UnexpectedInput:
+        return None
 
 
 def _trailing_signature(body: str) -> str | None:

@@ -23,6 +23,11 @@ class InternalParseError(SyntaxProblem):
     still never see a traceback."""
 
 
+BARE_LOCATION = ("a location must be written loc(...); MLIR's pretty_debug_info printing "
+                 "leaves it bare, and no parser reads that back (jaxlib neither)")
+"""Added to the syntax error of a string where an op's `loc(...)` or its end belongs."""
+
+
 # --------------------------------------------------------------------------- parse context
 class _Ctx:
     """Where the text being parsed sits in the file, and which module's aliases apply."""

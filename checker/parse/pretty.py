@@ -5,9 +5,10 @@ per-op handlers are in handlers.py) and reads any other op generically, so a
 well-formed op of an unknown dialect is an opaque op, never an error."""
 from __future__ import annotations
 
-from ..attributes import ArrayAttr, Attribute, BoolAttr, OpaqueAttr, TypeAttr, UnitAttr
+from ..attributes import ArrayAttr, Attribute, BoolAttr, OpaqueAttr, StringAttr, TypeAttr, UnitAttr
 from ..ir import OpHeader
 from ..source import Span
+from .ctx import BARE_LOCATION
 from .handlers import _HANDLERS, _h_default
 from .values import _CANON, _Pretty, _Scan, _Val, _decl_group, _read_signature
 
@@ -35,8 +36,20 @@ class _PrettyForms:
         else:
             pre, fn, types, rest = items, None, None, []
         handler = _HANDLERS.get(canonical)
+        if rest and (handler is not None or canonical.startswith("stablehlo.")):
+            self._bare_location(rest)
         (handler or _h_default)(self, h, pre, fn, types, rest, nres)
         return h
+
+    def _bare_location(self, rest: list) -> None:
+        """A string after a StableHLO op's type signature: nothing of its custom form
+        goes there (StableHLO's own tests never write one), a location printed
+        without `loc(...)` does (`-> tensor<4xf32> "psum"(#loc7)`)."""
+        bare = next((it for it in rest if it[0] == "a" and isinstance(it[1], StringAttr)), None)
+        module = self.ctx.module if self.ctx is not None else None
+        if bare is not None and module is not None and bare[2] is not None:
+            module.syntax_errors.append((f"expected loc(...) or the end of the op, got {self._slice(bare[2])}: "
+                                         + BARE_LOCATION, bare[2]))
 
     def _scan(self, items: list, st: _Scan, top: bool = True) -> None:
         """Sort a pretty op's items into `st`; parenthesised groups are walked with
