@@ -14,7 +14,7 @@ from .ir import Block, Operation, Value
 from .spmd_values import (_MISSING, _PER_PROCESS, NONCOMM_FUTURE, FutureVal, Table, Unknown, ValueFolding, _as_np,
                           _Frame, _join, _line, _merge, _norm, _region_of, _short, scalar_element, wrap)
 from .uniform import Uni
-from .spmd_structure import CALL_OPS, CASE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
+from .spmd_structure import CALL_OPS, CASE_OPS, INLINE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
 
 
 class TracerValues(ValueFolding):
@@ -109,6 +109,8 @@ class TracerValues(ValueFolding):
             return self._fold_while(op, frame, depth)
         if name in CALL_OPS:
             return self._fold_call(op, frame, depth)
+        if name in INLINE_OPS:
+            return self._fold_inline(op, frame, depth)
         elem = self._elem(op, n)
         if name == "stablehlo.partition_id":
             return [self.partition.copy()]
@@ -217,6 +219,25 @@ class TracerValues(ValueFolding):
             carried = [_merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
             active = go
         return [Unknown(f"a while at line {_line(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+
+    def _fold_inline(self, op: Operation, frame: _Frame, depth: int) -> list:
+        """An sdy.manual_computation / named_computation folded like a call: its
+        region on the operands (a manual computation's on each device's shard of
+        them), as the tracer runs it (`Tracer._inline`). Needed where the tracer
+        did not run it, having no communication inside: JAX reads `axis_index` in
+        a partially manual shard_map through a nested, operand-less manual
+        computation over the other axes, and folding that from its (no) operands
+        called the process id the same everywhere (a missed deadlock, XLA:CPU
+        aborts)."""
+        if not op.regions or not op.regions[0].blocks or depth > 120:
+            return [Unknown(f"the {_short(op.name)} at line {_line(op)}")] * op.num_results
+        region = op.regions[0]
+        inner = _Frame(region, frame)
+        args = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        if op.name == "sdy.manual_computation":
+            args = [self._shard(op, i, a) for i, a in enumerate(args)]
+        self._bind(region.blocks[0], inner, args)
+        return self._returned(region, inner)
 
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))

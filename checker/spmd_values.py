@@ -134,7 +134,11 @@ _BINARY = {
 _COMPARE = {"EQ": "equal", "NE": "not_equal", "LT": "less", "LE": "less_equal",
             "GT": "greater", "GE": "greater_equal"}  # numpy ufunc names (numpy is imported on first use)
 _PASS_THROUGH = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.broadcast",
-                           "stablehlo.bitcast_convert", "stablehlo.optimization_barrier"})
+                           "stablehlo.bitcast_convert", "stablehlo.optimization_barrier",
+                           # Shardy's sharding annotations: the value is unchanged (JAX puts a
+                           # sharding_constraint between a partially manual shard_map's
+                           # `axis_index == 0` and the case it decides)
+                           "sdy.sharding_constraint", "sdy.reshard", "sdy.propagation_barrier"})
 
 
 def _as_np(x):
@@ -303,6 +307,13 @@ class ValueFolding:
         if name == "Sharding" and operand is not None:
             return [self.value(operand, frame, depth + 1)] * n
         if name == "SPMDShardToFullShape":
+            # One logical array again, unless its sharding is still manual along
+            # other axes (a shard_map nested in a partially manual one: JAX's
+            # `axis_index` there comes out of a full-manual helper): each device
+            # then still holds its own value, the one it computed.
+            sh = op.attr("mhlo.sharding")
+            if operand is not None and sh is not None and "manual" in U.sharding_text(sh):
+                return [self.value(operand, frame, depth + 1)] * n
             return [U.UNIFORM] * n
         if name == "SPMDFullToShardShape" and operand is not None:
             val = self.value(operand, frame, depth + 1)

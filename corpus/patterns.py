@@ -370,3 +370,36 @@ PATTERNS += [
     ("platform_dependent_psum", b_platform_dependent_psum, dict(platforms=("cpu", "cuda"), extras=("export",), many=False)),
     ("debug_print", b_debug_print, dict(gspmd=False, many=False)),
 ]
+
+
+def b_partial_manual_cond_psum():
+    """Bug: a shard_map manual over "x" only (axis_names={"x"}) on a 2x4 mesh, a psum
+    over "x" where axis_index("x") == 0: the devices of row 0 wait for their row-1
+    peers (XLA:CPU, both partitioners: "expected 2 participants, 1 arrived"). JAX
+    reads axis_index here through a nested, operand-less manual computation over
+    "y" (Shardy) or a full-manual helper function whose result passes a
+    SPMDShardToFullShape that stays manual (GSPMD)."""
+    def body(v):
+        return lax.cond(lax.axis_index("x") == 0, lambda v: lax.psum(v, "x"), lambda v: v * 2.0, v)
+    m = _mesh((2, 4), ("x", "y"))
+    f = jax.jit(jax.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"},
+                              check_vma=False))
+    return f, (_sds((8, 16)),)
+
+
+def b_partial_manual_cond_psum_ok():
+    """Valid: the same partially manual shard_map with the predicate a psum over
+    "x" (the same on every device of each psum group)."""
+    def body(v):
+        s = lax.psum(v.sum(), "x")
+        return lax.cond(s > 0, lambda v: lax.psum(v, "x"), lambda v: v * 2.0, v)
+    m = _mesh((2, 4), ("x", "y"))
+    f = jax.jit(jax.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"},
+                              check_vma=False))
+    return f, (_sds((8, 16)),)
+
+
+PATTERNS += [
+    ("partial_manual_cond_psum", b_partial_manual_cond_psum, dict(bug="buggy_deadlock", many=False)),
+    ("partial_manual_cond_psum_ok", b_partial_manual_cond_psum_ok, dict(many=False)),
+]

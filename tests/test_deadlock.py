@@ -131,6 +131,16 @@ def test_no_false_deadlock_on_real_exports(path):
         assert {b.process for b in d.blocked} == {(0, p) for p in range(1, 8)}
         assert all(b.op.name == "stablehlo.all_reduce" for b in d.blocked)
         assert {w.process for w in d.blocked[0].waits_for} == {(0, 0)}
+    elif ".buggy_deadlock" in path.name and path.name.startswith("partial_manual_cond_psum"):
+        # shard_map manual over "x" only on a 2x4 mesh, psum over "x" where
+        # axis_index("x") == 0 (read through a nested manual computation / a
+        # ShardToFull that stays manual): row 0 waits for row 1 (XLA:CPU: 1 of 2 arrived)
+        assert v.status == "deadlock"
+        d, = v.deadlocks
+        assert d.kind == "missing-peer"
+        waits = {b.process: {w.process for w in b.waits_for} for b in d.blocked}
+        assert waits == {(0, p): {(0, p + 4)} for p in range(4)}
+        assert all(b.op.name == "stablehlo.all_reduce" for b in d.blocked)
     elif ".buggy_deadlock" in path.name and path.name.startswith("mesh_cond_y_psum_y"):
         # 2x4 mesh, psum over "y" where axis_index("y") == 0: partitions 0 and 4
         # enter, each waits for the three others of its row

@@ -44,6 +44,13 @@ DIVERGES = {"different_channel_both_branches.mlir": {"xla-distributed": "complet
             "sync_collectives_scheduler_order.mlir": {"xla": "completed", "xla-distributed": "completed"}}
 
 
+# Programs the interpreter does not run, and why: XLA alone gives the verdict.
+# A shard_map manual over some mesh axes only (the others stay automatic): XLA:CPU
+# aborts it ("expected 2 participants, 1 arrived"), without progress markers
+# (partition_id has no meaning there for the SPMD partitioner).
+INTERP_CANNOT = {"partial_manual_cond_psum": "partially manual"}
+
+
 def _lines(report) -> dict:
     return {p: line for p, (_, line) in blocked_at(report).items()}
 
@@ -58,8 +65,14 @@ def test_the_engines_agree_and_xla_confirms(path):
 
     module = load(str(path))
     interp = run_module(module, RunOptions(engine="interp")).primary
-    assert interp.outcome in ("completed", "deadlock"), (interp.outcome, interp.message)
     fast = dict(FAST)
+    why = next((w for k, w in INTERP_CANNOT.items() if path.name.startswith(k)), None)
+    if why is not None:
+        assert interp.outcome == "error" and why in interp.message, (interp.outcome, interp.message)
+        r = run_module(module, RunOptions(engine="xla", **fast)).primary
+        assert r.outcome in HANG_OUTCOMES, (r.outcome, r.message)
+        return
+    assert interp.outcome in ("completed", "deadlock"), (interp.outcome, interp.message)
     grid = grid_of(module, None, None)
     if grid.num_replicas * grid.num_partitions > 64:
         fast["xla_stuck_terminate_s"] = 10  # 2,048 device threads may need more than 2 s to all arrive on 2 cores

@@ -30,6 +30,8 @@ class ShardingFunctions(OpFunctions):
             for m in self.interp.module.walk():
                 if m.name == "sdy.mesh" and m.symbol_name:
                     meshes[m.symbol_name] = mesh_from_attr(m.attr("mesh"))
+        if name is None and len(meshes) == 1:
+            name = next(iter(meshes))  # a sharding whose mesh was not read; there is one
         if name not in meshes:
             raise ExecutionError(f"cannot execute: sdy mesh @{name} is not defined", op)
         return meshes[name]
@@ -69,6 +71,11 @@ class ShardingFunctions(OpFunctions):
         manual = op.attr("manual_axes")
         manual_axes = {e.value for e in manual.elements if isinstance(e, StringAttr)} \
             if isinstance(manual, ArrayAttr) else set()
+        if ins or outs:  # before reading the shardings: a partially manual one keeps `?` dims
+            free = {n for n, sz in self.mesh(sdy_mesh_name((ins or outs)[0]), op).axes if sz > 1} - manual_axes
+            if free:
+                raise ExecutionError(f"cannot execute: partially manual sdy.manual_computation (axes "
+                                     f"{', '.join(sorted(free))} stay automatic)", op)
         local = []
         mesh = None
         device = 0
@@ -85,11 +92,6 @@ class ShardingFunctions(OpFunctions):
         if mesh is None and outs:
             _t, mesh = self._tiling(outs[0], op)
             device, members = self.devices(frame, mesh.size, op)
-        if mesh is not None:
-            free = {n for n, s in mesh.axes if s > 1} - manual_axes
-            if free:
-                raise ExecutionError(f"cannot execute: partially manual sdy.manual_computation (axes "
-                                     f"{', '.join(sorted(free))} stay automatic)", op)
         results = yield from self.interp.run_region(frame, op.regions[0], local)
         frame.proc.op = op
         if not outs:
