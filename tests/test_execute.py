@@ -602,3 +602,26 @@ def test_confirm_replays_each_counterexample(path):
     assert findings
     for d in findings:
         assert d.notes[-1].message.startswith("confirmed by execution (interp): "), d.notes[-1].message
+
+
+def test_a_token_passes_through_a_manual_computation():
+    """JAX's ordered effects thread a token through shard_map: `<@mesh, []>` on a
+    token shards nothing (was "AttributeError: 'Token' object has no attribute
+    'shape'", an interpreter bug reported as the program's)."""
+    text = """module @m attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%t: !stablehlo.token, %x: tensor<4x2xf32>) -> (!stablehlo.token, tensor<1x2xf32>) {
+    %0:2 = sdy.manual_computation(%t, %x) in_shardings=[<@mesh, []>, <@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, []>, <@mesh, [{}, {}]>] manual_axes={"x"} (%a: !stablehlo.token, %b: tensor<1x2xf32>) {
+      %s = "stablehlo.all_reduce"(%b) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %r = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %r : tensor<f32>
+      }) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+      sdy.return %a, %s : !stablehlo.token, tensor<1x2xf32>
+    } : (!stablehlo.token, tensor<4x2xf32>) -> (!stablehlo.token, tensor<1x2xf32>)
+    return %0#0, %0#1 : !stablehlo.token, tensor<1x2xf32>
+  }
+}
+"""
+    res = run_text(text, Inputs("zeros"))
+    assert res.outcome == "completed", res.message

@@ -34,6 +34,10 @@ from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, Wait,  # noqa
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
 
 
+# Errors of an op's implementation (ours); numpy's ValueError etc. come from odd data.
+_OURS = (AttributeError, NameError, KeyError, AssertionError, UnboundLocalError)
+
+
 @dataclass
 class Limits:
     time_s: float = 60.0
@@ -517,6 +521,9 @@ class Interpreter:
                 raise
             except (LimitExceeded, ParallelDeadlock):
                 raise
+            except _OURS as e:  # a bug in an op's implementation, not in the program
+                raise ExecutionError(f"cannot execute: internal error in shlo-lint's interpreter at op {op.name} "
+                                     f"(ours, not this program's): {type(e).__name__}: {e}", op) from None
             except Exception as e:  # a numpy/jax error on odd data: located, never a traceback
                 raise ExecutionError(f"cannot execute: op {op.name} failed: {type(e).__name__}: {e}", op) from None
             res_vals = op.results

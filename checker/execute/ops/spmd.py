@@ -88,6 +88,9 @@ class ShardingFunctions(OpFunctions):
                 continue
             if isinstance(a, PendingGlobal):
                 a = yield from self.interp.resolve(frame, a, op)
+            if not hasattr(a, "shape"):  # a token (JAX's ordered effects): nothing to shard
+                local.append(a)
+                continue
             local.append(a[tiling.index(device, tuple(a.shape))])
         if mesh is None and outs:
             _t, mesh = self._tiling(outs[0], op)
