@@ -443,8 +443,10 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
     ## What it does
     Reports collectives that different processes reach at *different* ops (an
     all_reduce in each branch of a `case`) which complete on XLA because its
-    runtime matches collectives by kind, channel id and process group, while
-    the StableHLO spec treats each op as its own collective and would hang.
+    runtime matches collectives by kind, channel id and process group (every
+    op without a positive channel shares one key: two channel-less
+    all_reduces over the same replicas meet wherever they are), while the
+    StableHLO spec treats each op as its own collective and would hang.
     Only with `deadlock-matching = "xla"` (the default); with `"spec"` such
     programs are reported as deadlocks (SHLO500/SHLO501).
 
@@ -480,13 +482,18 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
         procs = {id(o): ps for o, ps in ((o, m.processes.get(id(o), [])) for o in m.ops)}
         msg = (f"this {op_label(first)} completes on XLA only because XLA matches it with the {op_label(first)} at "
-               f"{others} (same kind, channel {m.channel} and process group); the StableHLO spec treats them as "
+               f"{others} (same kind, {_channel_text(m.channel)} and process group); the StableHLO spec treats them as "
                f"different collectives, and processes {_procs(procs[id(first)])} would wait forever")
         diag = ctx.warning(first, msg, help="select the operand per process and run one collective outside the "
                                             "branch; with different channels this hangs on XLA too")
         for o in m.ops[1:]:
             diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
         yield diag
+
+
+def _channel_text(channel: int | None) -> str:
+    # XLA gives every op without a positive channel the same key: "no channel" is the match
+    return f"channel {channel}" if (channel or 0) > 0 else "no channel"
 
 
 @rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS,

@@ -18,10 +18,20 @@ MATCHING = ("xla", "spec")
 """How collective instances on different processes are matched:
 
 * "spec": each op is its own collective; processes meet only at the same op.
-* "xla": XLA's runtime meets collectives by kind, channel and process group
-  (an op without a positive channel is still its own collective): an all_reduce
-  in each branch of a case, both on channel 1, meet and complete.
+* "xla": XLA's runtime meets collectives by kind, channel and process group:
+  an all_reduce in each branch of a case, both on channel 1, meet and complete.
+  Ops without a positive channel share one key per kind and group too (XLA's
+  rendezvous op id is then the module's id, the same for every op of the
+  module): two channel-less all_reduces over the same replicas meet wherever
+  they are (docs/deadlock.md, "Measured against XLA:CPU").
 """
+
+
+def xla_channel(channel: int | None) -> int | None:
+    """The channel part of XLA's rendezvous key: the channel id when positive,
+    else None for every op (a handle of 0 reads as no channel, and every
+    channel-less collective of a module has the module's id)."""
+    return channel if (channel or 0) > 0 else None
 
 ISSUE_ORDER = """XLA's runtime issues every collective a process runs, synchronous or the
 start of an async one, onto that process's communication stream in program
@@ -247,9 +257,7 @@ class Model:
 
     # -- events ---------------------------------------------------------------------
     def _key(self, info: CommInfo) -> tuple:
-        if self.matching == "xla" and (info.channel or 0) > 0:
-            return (info.kind, info.channel, info.partition_key)
-        return ("op", id(info.op))
+        return _key_of(info, self.matching)
 
     def _build(self, max_events: int) -> None:
         tr, facts = self.trace, self.facts
@@ -479,7 +487,7 @@ class Model:
 
 def _key_of(info: CommInfo, matching: str) -> tuple:
     """The matching key of a collective or permute (see MATCHING)."""
-    if matching == "xla" and (info.channel or 0) > 0:
-        return (info.kind, info.channel, info.partition_key)
+    if matching == "xla":
+        return (info.kind, xla_channel(info.channel), info.partition_key)
     return ("op", id(info.op))
 

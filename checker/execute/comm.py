@@ -112,8 +112,12 @@ class CommunicationFunctions(OpFunctions):
 
     # -- matching ------------------------------------------------------------------
     def match_key(self, op: Operation, kind: str) -> tuple:
+        # XLA's rendezvous key: kind, the positive channel or none (every channel-less
+        # op of a module shares the module's id), the group (deadlock/model.py MATCHING)
         ch = channel_id(op)
-        if self.interp.matching == "xla" and (ch or 0) > 0:
+        if (ch or 0) <= 0:
+            ch = None
+        if self.interp.matching == "xla":
             if kind == "collective_permute":
                 return (kind, ch)
             attr = op.attr("replica_groups")
