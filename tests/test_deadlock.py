@@ -63,6 +63,8 @@ EXPECTED = {
     "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "no_channel_both_branches.mlir": ("deadlock-free", None, 0),  # channel-less ops share XLA's key: SHLO502
+    "groups_written_differently.mlir": ("deadlock-free", None, 0),  # same XLA device list: SHLO502
+    "group_order_differs.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: the device lists differ
     "permute_branch_partial_group.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),

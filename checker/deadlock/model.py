@@ -10,7 +10,7 @@ from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..attributes import DenseElementsAttr
 from ..ir import Operation
-from ..semantics import (CROSS_PARTITION, FLATTENED_IDS, Grid, channel_id, flag, process_groups, replica_groups,
+from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag, process_groups, replica_groups,
                          source_target_pairs, strategy)
 from ..spmd import GROUP_KINDS, TESSERA_STARTS, Step, Structure, Trace, TraceLimit, collective_kind, collective_op
 
@@ -25,6 +25,20 @@ MATCHING = ("xla", "spec")
   module): two channel-less all_reduces over the same replicas meet wherever
   they are (docs/deadlock.md, "Measured against XLA:CPU").
 """
+
+
+def xla_participants(grid: Grid, strat: str, group: list[tuple[int, int]]) -> tuple[int, ...]:
+    """One process group as XLA's rendezvous key lists its devices (flattened ids,
+    in order: XLA's GetParticipatingDevices). Only cross_replica_and_partition
+    differs from the spec's order: XLA goes replica by replica (every partition of
+    the first replica of the group, then the next), the spec partition by
+    partition. Two ops meet on XLA only when these lists are equal: [[0, 1]] and
+    [[1, 0]] do not (XLA:CPU aborts), a cross_replica_and_partition [[0]] and a
+    flattened [[0, 1]] on 1x2 do (it completes)."""
+    if strat == CROSS_REPLICA_AND_PARTITION:
+        replicas = list(dict.fromkeys(r for r, _p in group))
+        return tuple(r * grid.num_partitions + p for r in replicas for p in range(grid.num_partitions))
+    return tuple(grid.flat(r, p) for r, p in group)
 
 
 def xla_channel(channel: int | None) -> int | None:
@@ -160,7 +174,7 @@ class _Facts:
     def _groups(self, op: Operation, inner: Operation, info: CommInfo) -> None:
         grid = self.grid
         if op.name in TESSERA_STARTS:
-            strat, rows, literal = FLATTENED_IDS, [], ""
+            strat, rows = FLATTENED_IDS, []
         else:
             if flag(inner, "use_global_device_ids") and not ((info.channel or 0) > 0):
                 info.invalid = (f"{inner.name} at line {_line(inner)} has use_global_device_ids without a "
@@ -169,10 +183,9 @@ class _Facts:
             strat = strategy(inner)
             attr = inner.attr("replica_groups")
             if attr is None:
-                rows, literal = [], ""
+                rows = []
             elif isinstance(attr, DenseElementsAttr):
                 rows = replica_groups(inner)
-                literal = attr.literal
                 if rows is None:
                     info.problem = f"the replica_groups of {inner.name} at line {_line(inner)} could not be read"
                     return
@@ -180,22 +193,24 @@ class _Facts:
                 info.problem = (f"the replica_groups of {inner.name} at line {_line(inner)} are in a form the "
                                 f"deadlock analysis does not read")
                 return
-        key = (strat, literal)
         axis = grid.axis_size(strat) or 0
         ids = [i for row in rows for i in row]
         if len(set(ids)) != len(ids) or any(not (0 <= i < axis) for i in ids) or (ids and len(ids) != axis):
             info.invalid = (f"the replica_groups of the {inner.name.rsplit('.', 1)[-1]} at line {_line(inner)} "
                             f"repeat, miss or exceed process ids")
             return
-        groups = process_groups(grid, strat, rows)
+        # The groups in a canonical order (by their first member), so that two ops
+        # with the same partition key (XLA's device lists, however the groups are
+        # written: strategy, group order) number the same group alike.
+        ordered = sorted((xla_participants(grid, strat, g) for g in process_groups(grid, strat, rows)), key=min)
         group_of = np.full(self.n, -1, dtype=np.int64)
         flat_groups = []
-        for gi, g in enumerate(groups):
-            ids = np.array(sorted({grid.flat(r, p) for r, p in g}), dtype=np.int64)
+        for gi, g in enumerate(ordered):
+            ids = np.array(sorted(g), dtype=np.int64)
             flat_groups.append(ids)
             group_of[ids] = gi
         info.groups, info.group_of = flat_groups, group_of
-        info.partition_key = self.partitions.setdefault(key, len(self.partitions))
+        info.partition_key = self.partitions.setdefault(tuple(ordered), len(self.partitions))
 
 
 def _line(op: Operation) -> int:

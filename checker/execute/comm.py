@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
+from ..deadlock.model import xla_participants
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
@@ -105,6 +105,7 @@ class CommunicationFunctions(OpFunctions):
         super().__init__(interp)
         self._groups: dict[int, dict] = {}
         self._pairs_cache: dict[int, tuple] = {}
+        self._xla_partitions: dict[int, frozenset] = {}
 
     @property
     def world(self):
@@ -120,10 +121,20 @@ class CommunicationFunctions(OpFunctions):
         if self.interp.matching == "xla":
             if kind == "collective_permute":
                 return (kind, ch)
-            attr = op.attr("replica_groups")
-            literal = attr.literal if isinstance(attr, DenseElementsAttr) else getattr(attr, "text", "") or ""
-            return (kind, ch, strategy(op), literal)
+            return (kind, ch, self.xla_partition(op))
         return ("op", op.span.start)
+
+    def xla_partition(self, op: Operation) -> frozenset:
+        """The op's process groups as XLA's rendezvous keys list their devices
+        (deadlock/model.py xla_participants): ops whose lists are equal meet."""
+        got = self._xla_partitions.get(id(op))
+        if got is None:
+            grid = self.interp.grid
+            self.group_of(op, grid.unflat(0))  # fills self._groups (and checks the groups)
+            strat = strategy(op)
+            got = self._xla_partitions[id(op)] = frozenset(
+                xla_participants(grid, strat, list(g)) for g in set(self._groups[id(op)].values()))
+        return got
 
     def instance(self, me: Pid, key: tuple) -> int:
         counters = self.world.counters
