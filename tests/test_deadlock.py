@@ -65,6 +65,8 @@ EXPECTED = {
     "no_channel_both_branches.mlir": ("deadlock-free", None, 0),  # channel-less ops share XLA's key: SHLO502
     "groups_written_differently.mlir": ("deadlock-free", None, 0),  # same XLA device list: SHLO502
     "group_order_differs.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: the device lists differ
+    "pmax_group_trip_count.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
+    "pmax_group_trip_count_same.mlir": ("deadlock-free", None, 0),  # completes: pmax is 2 in both pairs
     "permute_branch_partial_group.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),
