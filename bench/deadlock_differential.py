@@ -88,6 +88,8 @@ class Gen:
         self.one_channel = rng.random() < 0.3
         """Every op on channel 1 (what JAX writes for psend/precv), else a fresh one each."""
         self.tags: list[str] = []
+        self.funcs: list[list[str]] = []
+        """Private functions the program calls (JAX's closed_call), each its lines."""
 
     # -- names, channels --------------------------------------------------------------
     def fresh(self, base: str = "v") -> str:
@@ -321,8 +323,8 @@ class Gen:
         kinds = ["collective", "pair", "sendrecv"]
         weights = [4, 1, 0.3 if self.P > 1 else 0]
         if depth < 2:
-            kinds += ["branch", "uniform-branch", "while", "swap"]
-            weights += [3, 1.5, 2, 1.5]
+            kinds += ["branch", "uniform-branch", "while", "swap", "call", "switch"]
+            weights += [3, 1.5, 2, 1.5, 1, 1]
         k = self.r.choices(kinds, weights)[0]
         return getattr(self, "seg_" + k.replace("-", "_"))(x, out, ind, depth)
 
@@ -428,6 +430,45 @@ class Gen:
         return self.branch(pred, x, out, ind, [lambda o, i: self.body(x, o, i, depth + 1),
                                                lambda o, i: self.body(x, o, i, depth + 1)])
 
+    def seg_call(self, x, out, ind, depth):
+        """The segments in a private function, called once or from both sides of
+        a branch on the process id (one function, two call sites)."""
+        name = f"@f{self.fresh('f')[2:]}"
+        arg = self.fresh("arg")
+        lines = [f"  func.func private {name}({arg}: {T}) -> {T} {{"]
+        y = self.body(arg, lines, "    ", depth + 1, 1, 2)
+        lines += [f"    return {y} : {T}", "  }"]
+        self.funcs.append(lines)
+        self.tag("call")
+
+        def call(o, i, v=x):
+            r = self.fresh()
+            o.append(f"{i}{r} = func.call {name}({v}) : ({T}) -> {T}")
+            return r
+        if self.r.random() < 0.5:
+            return call(out, ind)
+        self.tag("call-in-both-branches")
+        pred = self.process_predicate(out, ind)
+        return self.branch(pred, x, out, ind, [call, lambda o, i: call(o, i, self.emit(self.spec(), x, o, i))])
+
+    def seg_switch(self, x, out, ind, depth):
+        """A three-way `case` on the process index modulo 3 (`lax.switch`)."""
+        v, _n = self.process_index(out, ind)
+        three = self.const(out, ind, 3, "i32")
+        idx, y = self.fresh("i"), self.fresh("r")
+        out.append(f"{ind}{idx} = stablehlo.remainder {v}, {three} : tensor<i32>")
+        out.append(f'{ind}{y} = "stablehlo.case"({idx}) ({{')
+        shared = self.spec() if self.r.random() < 0.5 else None
+        for k in range(3):
+            if k:
+                out.append(f"{ind}}}, {{")
+            w = self.emit(shared, x, out, ind + "  ") if shared is not None else self.body(x, out, ind + "  ",
+                                                                                          depth + 1, 0, 1)
+            out.append(f"{ind}  stablehlo.return {w} : {T}")
+        out.append(f"{ind}}}) : (tensor<i32>) -> {T}")
+        self.tag("switch3" + ("-same-op-kind" if shared is not None else ""))
+        return y
+
     def seg_swap(self, x, out, ind, depth):
         """The same two collectives, in opposite orders on the two sides of a
         branch on the process id."""
@@ -484,19 +525,26 @@ class Gen:
 def generate(seed: int, index: int) -> Case:
     rng = random.Random(seed * 1_000_003 + index)
     R, P = rng.choice(GRIDS)
-    g = Gen(rng, R, P)
+    return assemble(Gen(rng, R, P), lambda g, out: g.body("%x", out, "    ", 0, 1, 3), index,
+                    f"seed {seed} case {index}")
+
+
+def assemble(g: Gen, build, index: int = 0, title: str = "") -> Case:
+    """The module around what `build(g, lines)` emits into main's body (it returns
+    main's result), with the functions it made `g` create."""
     out: list[str] = []
-    y = g.body("%x", out, "    ", 0, 1, 3)
+    y = build(g, out)
     text = "\n".join([
-        f"// deadlock_differential seed {seed} case {index}: {', '.join(g.tags)}",
-        f"module @case{index} attributes {{mhlo.num_partitions = {P} : i32, mhlo.num_replicas = {R} : i32}} {{",
+        f"// deadlock_differential {title}: {', '.join(g.tags)}",
+        f"module @case{index} attributes {{mhlo.num_partitions = {g.P} : i32, mhlo.num_replicas = {g.R} : i32}} {{",
         f"  func.func public @main(%x: {T}) -> {T} {{",
         *out,
         f"    return {y} : {T}",
         "  }",
+        *[line for f in g.funcs for line in f],
         "}",
         ""])
-    return Case(index, R, P, text, g.tags)
+    return Case(index, g.R, g.P, text, g.tags)
 
 
 # -- verdicts ---------------------------------------------------------------------------------
@@ -539,12 +587,15 @@ def engine_verdict(case: Case, engine: str) -> tuple[str, str]:
 HANG = ("deadlock", "aborted", "timeout")
 
 
-def classify(static: str, xla: str) -> str:
+def classify(static: str, xla: str, tags=()) -> str:
     if xla in ("unsupported", "error"):
         return f"xla {xla}"
     if static == "invalid":
         return "static invalid"
     if xla == "completed":
+        if static == "deadlock" and "data-predicate" in tags:
+            # the counterexample may lie on a path the run's inputs did not take
+            return "completes, static deadlock on a data path"
         return "FALSE DEADLOCK" if static == "deadlock" else ("agree: completes" if static == "free"
                                                              else f"completes, static {static}")
     if xla in HANG:
@@ -572,8 +623,8 @@ def main(argv=None) -> int:
         static, codes = static_verdict(case)
         interp, imsg = engine_verdict(case, "interp")
         xla, xmsg = ("skipped", "") if args.no_xla else engine_verdict(case, "xla")
-        cls = classify(static, interp if args.no_xla else xla)
-        ic = classify(static, interp)
+        cls = classify(static, interp if args.no_xla else xla, case.tags)
+        ic = classify(static, interp, case.tags)
         row = (i, case, static, codes, interp, imsg, xla, xmsg, cls, ic)
         rows.append(row)
         if args.show is not None:
@@ -583,8 +634,8 @@ def main(argv=None) -> int:
                   f"interp={interp:10s} xla={xla:11s} [{cls}] {' '.join(case.tags)}")
             if args.show is not None:
                 print(f"  interp: {imsg}\n  xla: {xmsg}")
-        if args.dump and (cls.isupper() or interp != xla and not args.no_xla and xla not in ("unsupported", "error")
-                          or ic.isupper()):
+        engines_differ = not args.no_xla and xla not in ("unsupported", "error") and (interp in HANG) != (xla in HANG)
+        if args.dump and (cls.isupper() or ic.isupper() or engines_differ):
             os.makedirs(args.dump, exist_ok=True)
             with open(os.path.join(args.dump, f"case{i}.mlir"), "w", encoding="utf-8") as f:
                 f.write(case.text + f"// static {static} {codes}\n// interp {interp}: {imsg}\n// xla {xla}: {xmsg}\n")
