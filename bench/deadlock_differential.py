@@ -21,7 +21,8 @@ sides of a branch; independent collectives whose order XLA's scheduler picks.
 For each case three verdicts:
 
 * **static**: `deadlock` (an SHLO500/501 error), `warn` (SHLO502 matched only by
-  XLA, SHLO504 guarded by per-device data), `unknown` (SHLO503), `free`, or
+  XLA, SHLO504 guarded by per-device data, SHLO505 a deadlock in some of the
+  orders XLA's scheduler may choose), `unknown` (SHLO503), `free`, or
   `invalid` (another error: the program breaks a constraint, no verdict);
 * **interp**: `shlo-lint run` (the reference interpreter, XLA matching);
 * **xla**: `shlo-lint run --engine xla` on 8 host devices, the collective
@@ -549,7 +550,7 @@ def assemble(g: Gen, build, index: int = 0, title: str = "") -> Case:
 
 # -- verdicts ---------------------------------------------------------------------------------
 DEADLOCK_CODES = {"SHLO500", "SHLO501"}
-WARN_CODES = {"SHLO502", "SHLO504"}
+WARN_CODES = {"SHLO502", "SHLO504", "SHLO505"}
 
 
 def static_verdict(case: Case) -> tuple[str, list[str]]:
