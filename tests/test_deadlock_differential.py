@@ -14,13 +14,14 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import deadlock_differential as dd  # noqa: E402
+import deadlock_programs as gen  # noqa: E402
 
 
 def test_generation_is_deterministic_and_varied():
-    a = [dd.generate(5, i).text for i in range(30)]
-    assert a == [dd.generate(5, i).text for i in range(30)]
+    a = [gen.generate(5, i).text for i in range(30)]
+    assert a == [gen.generate(5, i).text for i in range(30)]
     assert len(set(a)) == 30
-    tags = {t.split(":")[0] for i in range(60) for t in dd.generate(5, i).tags}
+    tags = {t.split(":")[0] for i in range(60) for t in gen.generate(5, i).tags}
     for kind in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
                  "process-branch", "uniform-branch", "swapped-order", "mirror", "case", "if", "partial-groups",
                  "axis_index-chain"):
@@ -30,7 +31,7 @@ def test_generation_is_deterministic_and_varied():
 
 def test_generated_programs_parse_and_break_no_constraint():
     for i in range(40):
-        case = dd.generate(11, i)
+        case = gen.generate(11, i)
         verdict, codes = dd.static_verdict(case)
         assert verdict != "invalid", (i, codes, case.text)
         assert not any(c in ("SHLO001", "SHLO002", "SHLO003") for c in codes), (i, codes)
@@ -42,7 +43,7 @@ def test_static_verdict_agrees_with_the_interpreter():
     depends on per-device data are left out: the run follows one input)."""
     decided = 0
     for i in range(40):
-        case = dd.generate(13, i)
+        case = gen.generate(13, i)
         if "data-predicate" in case.tags:
             continue
         verdict, codes = dd.static_verdict(case)
@@ -59,7 +60,7 @@ def _mirrored(R, P, specs):
     writes, with the specs chosen here."""
     import random
 
-    g = dd.Gen(random.Random(0), R, P)
+    g = gen.Gen(random.Random(0), R, P)
 
     def build(g, out):
         v, _n = g.process_index(out, "    ")  # a partition or replica index (or both): id 0 vs the rest
@@ -67,7 +68,7 @@ def _mirrored(R, P, specs):
         out.append(f"    {pred} = stablehlo.compare EQ, {v}, {zero}, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>")
         return g.branch(pred, "%x", out, "    ", [lambda o, i: g.emit(specs[0], "%x", o, i),
                                                    lambda o, i: g.emit(specs[1], "%x", o, i)])
-    return dd.assemble(g, build)
+    return gen.assemble(g, build)
 
 
 # Each was a disagreement with XLA:CPU before its fix (the bench's runs found
@@ -75,19 +76,19 @@ def _mirrored(R, P, specs):
 # the static verdict now. The interpreter must agree with XLA:CPU.
 TEMPLATES = {
     # channel-less all_reduces in both branches: one XLA key (no_channel_both_branches.mlir)
-    "no channel": (2, 1, [dd.Spec("all_reduce", groups=[[0, 1]]), dd.Spec("all_reduce", groups=[[0, 1]])],
+    "no channel": (2, 1, [gen.Spec("all_reduce", groups=[[0, 1]]), gen.Spec("all_reduce", groups=[[0, 1]])],
                    "completed", "warn"),
-    "no channel, permutes": (4, 1, [dd.Spec("collective_permute", pairs=[[0, 1], [1, 2], [2, 3], [3, 0]])] * 2,
+    "no channel, permutes": (4, 1, [gen.Spec("collective_permute", pairs=[[0, 1], [1, 2], [2, 3], [3, 0]])] * 2,
                              "completed", "warn"),
     # one device list written two ways (groups_written_differently.mlir)
     "flattened vs cross_replica_and_partition": (
-        1, 2, [dd.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
-               dd.Spec("all_reduce", groups=[[0]], channel=1)], "completed", "warn"),
+        1, 2, [gen.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
+               gen.Spec("all_reduce", groups=[[0]], channel=1)], "completed", "warn"),
     # the same devices in another order (group_order_differs.mlir)
-    "group order": (1, 2, [dd.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
-                           dd.Spec("all_reduce", groups=[[1, 0]], channel=1, global_ids=True)], "aborted", "deadlock"),
-    "different channels": (1, 2, [dd.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
-                                  dd.Spec("all_reduce", groups=[[0, 1]], channel=2, global_ids=True)],
+    "group order": (1, 2, [gen.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
+                           gen.Spec("all_reduce", groups=[[1, 0]], channel=1, global_ids=True)], "aborted", "deadlock"),
+    "different channels": (1, 2, [gen.Spec("all_reduce", groups=[[0, 1]], channel=1, global_ids=True),
+                                  gen.Spec("all_reduce", groups=[[0, 1]], channel=2, global_ids=True)],
                            "aborted", "deadlock"),
 }
 
