@@ -204,12 +204,19 @@ class CommunicationFunctions(OpFunctions):
         rv.arrivals[me] = list(operands)
         rv.ops[me] = op
         if rv.complete:
-            rv.results = self.compute(frame, rv)
             starts = {o.span.start for o in rv.ops.values()}
+            where = ", ".join(sorted({self.interp.where(o) for o in rv.ops.values()}))
+            shapes = {tuple(tuple(getattr(a, "shape", ())) for a in ops) for ops in rv.arrivals.values()}
+            if len(starts) > 1 and len(shapes) > 1:
+                raise ExecutionError(f"cannot execute: the {kind}s at {where} meet as one collective under XLA's "
+                                     f"matching (same kind, {'channel ' + str(key[1]) if key[1] else 'no channel'}"
+                                     f" and devices) but their operands differ in shape "
+                                     f"({', '.join(str([list(x) for x in s]) for s in sorted(shapes))})", op)
+            rv.results = self.compute(frame, rv)
             if len(starts) > 1:
                 self.interp.notes.append(
-                    f"{kind} at " + ", ".join(sorted({self.interp.where(o) for o in rv.ops.values()})) +
-                    f" met as one collective only because XLA matches kind + channel {channel_id(op)} + groups "
+                    f"{kind} at {where} met as one collective only because XLA matches kind + "
+                    f"{'channel ' + str(key[1]) if key[1] else 'no channel'} + devices "
                     "(under the spec's matching they would deadlock)")
         return rv
 
