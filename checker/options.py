@@ -123,7 +123,7 @@ def table_markdown() -> str:
 
 
 # ----------------------------------------------------------------------------- the options
-_DEADLOCK = ("SHLO500", "SHLO501", "SHLO502", "SHLO503")
+_DEADLOCK = ("SHLO500", "SHLO501", "SHLO502", "SHLO503", "SHLO505")
 declare("deadlock-matching", CHOICE, "xla", "how collectives on different processes meet: XLA's runtime "
         "(kind, channel, group) or the spec (the same op)", rules=_DEADLOCK, choices=("xla", "spec"))
 declare("z3-timeout-ms", INT, 5000, "time limit of one Z3 query", rules=_DEADLOCK, minimum=0)

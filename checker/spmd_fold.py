@@ -17,6 +17,29 @@ from .uniform import Uni
 from .spmd_structure import CALL_OPS, CASE_OPS, INLINE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
 
 
+_REDUCERS = {"stablehlo.add": np.add.reduce, "stablehlo.maximum": np.max, "stablehlo.minimum": np.min,
+             "stablehlo.multiply": np.multiply.reduce, "stablehlo.and": np.bitwise_and.reduce,
+             "stablehlo.or": np.bitwise_or.reduce, "stablehlo.xor": np.bitwise_xor.reduce}
+"""The all_reduce bodies folded per process: one binary op on the two block arguments."""
+
+
+def _region_op(op: Operation) -> str | None:
+    """The name of an all_reduce body's one computing op (`%s = add %a, %b;
+    return %s`), else None."""
+    if not op.regions or not op.regions[0].blocks:
+        return None
+    block = op.regions[0].blocks[0]
+    ops = block.operations
+    if len(ops) != 2 or len(block.arguments) != 2:
+        return None
+    body, ret = ops
+    if len(body.operands) != 2 or {id(v) for v in body.operands} != {id(a) for a in block.arguments}:
+        return None
+    if len(ret.operands) != 1 or not body.results or ret.operands[0] is not body.results[0]:
+        return None
+    return body.name
+
+
 class TracerValues(ValueFolding):
     """Value folding for `Tracer` (checker/spmd.py), which provides the state these
     methods read: grid, n, module, struct, frames and the budget checks."""
@@ -50,6 +73,36 @@ class TracerValues(ValueFolding):
                     return U.UNIFORM
                 return Uni(lab, (U.Origin(f"{where} (the same only within each of its process groups)", op, lab),))
         return U.per_process(self.n, f"data received by {where}", op)
+
+    def _fold_all_reduce(self, op: Operation, frame: _Frame, depth: int):
+        """An all_reduce of one integer scalar known on every process (a function of
+        the process id: `lax.pmax(axis_index("x") % 2, "y")`), folded per process
+        over its group, so a branch or trip count decided by it is followed
+        exactly; None when it is not that (the result is then only uniform within
+        each group, `_received`). Groups are read as the deadlock model reads
+        them; a malformed op is left to the constraint rules."""
+        reduce = _REDUCERS.get(_region_op(op))
+        elem = self._elem(op, 1)
+        if reduce is None or elem is None or len(op.operands) != 1 or op.operands[0] is None:
+            return None
+        x = self.value(op.operands[0], frame, depth + 1)
+        if type(x) is int:
+            x = np.full(self.n, x, dtype=np.int64)
+        elif not isinstance(x, np.ndarray):
+            return None
+        groups = U.communicators(op, op, "all_reduce", self.grid)
+        if not groups:
+            return None
+        out = np.full(self.n, -1, dtype=np.int64)
+        seen = np.zeros(self.n, dtype=bool)
+        for g in groups:
+            if len(g) == 0 or g.min() < 0 or g.max() >= self.n or seen[g].any():
+                return None
+            seen[g] = True
+            out[g] = int(reduce(x[g]))
+        if not seen.all():
+            return None
+        return _norm(wrap(out, elem))
 
     def value(self, v: Value, frame: _Frame, _depth: int = 0):
         region = _region_of(v)
@@ -102,6 +155,10 @@ class TracerValues(ValueFolding):
         if name == "stablehlo.async_start" or role == "start":
             return [NONCOMM_FUTURE] * n if role is None else [Unknown("a future not started here")] * n
         if role is not None:
+            if role == "collective" and n == 1 and name == "stablehlo.all_reduce":
+                folded = self._fold_all_reduce(op, frame, depth)
+                if folded is not None:
+                    return [folded]
             return [self._received(op, role)] * max(n, 1)
         if name in CASE_OPS:
             return self._fold_case(op, frame, depth)

@@ -281,7 +281,10 @@ def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
     return f"deadlock: {size}; process {_proc(primary.process)} is blocked at this {primary.what}{where}; waits: {cyc}"
 
 
-def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]:
+def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> Iterator[Diagnostic]:
+    """The diagnostics of the verdict's deadlocks of one kind: errors (SHLO500,
+    SHLO501), or warnings when the deadlock depends on the issue order XLA's
+    scheduler chooses (`warn`, SHLO505 in rules/deadlock_schedule.py)."""
     more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
     last = v.deadlocks[-1] if v.deadlocks else None
     for d in v.deadlocks:
@@ -323,7 +326,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
         if d.orders:
             msg += "; issue orders differ: " + "; ".join(
                 f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
-            if v.schedule is None and _scheduler_may_align(d):
+            if v.schedule is None and v.completes_with is None and _scheduler_may_align(d):
                 msg += (" (neither of the first two depends on the other, so XLA's scheduler chooses their order "
                         "in each branch: it hangs whenever the orders stay crossed, as written)")
         if v.schedule is not None:
@@ -331,11 +334,18 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str) -> Iterator[Diagnostic]
             msg += (f" — in an issue order XLA's scheduler may choose: the {_issue(b)} at line {_line(ctx, b.op)} "
                     f"does not depend on the {_issue(a)} at line {_line(ctx, a.op)}, so the schedule of the "
                     f"processes that run them may issue it first (as shown) while the others keep their own order")
+        if v.completes_with is not None:
+            a, b = v.completes_with.first, v.completes_with.second
+            msg += (f" — in the order written; it completes when the {_issue(b)} at line {_line(ctx, b.op)} is "
+                    f"issued before the {_issue(a)} at line {_line(ctx, a.op)}, an order XLA's scheduler may choose "
+                    f"(neither depends on the other)")
         if v.matching == "spec":
             msg += " [spec matching]"
         if d is last and more > 0:
             msg += f" (and {more} more group{'s' if more != 1 else ''} of processes blocked elsewhere, not shown)"
-        diag = ctx.error(primary.op, msg, help=_help(d, primary))
+        if warn:
+            msg = "schedule-dependent " + msg
+        diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(d, primary))
         diag = _notes(ctx, diag, d, primary)
         traces, left = _traces(ctx, d)
         if left:
@@ -359,9 +369,10 @@ def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     process runs, synchronous or the start of an async one, in program order,
     and the k-th collective of each member of a group meets the k-th of the
     others (the default `deadlock-matching = "xla"`): the message then shows
-    both issue orders. Where the order is XLA's scheduler's choice (two starts
-    in a branch that do not depend on each other), it reports a deadlock for an
-    order the scheduler may choose and names the two ops. The text output prints each process's
+    both issue orders. A deadlock that depends on the order XLA's scheduler
+    picks for two collectives that do not depend on each other (it hangs in
+    some orders and completes in others) is SHLO505, a warning, not this
+    error. The text output prints each process's
     trace (what it completed, where it is blocked, what it waits for); JSON and
     SARIF carry the same trace, one SARIF thread flow per process.
 
@@ -387,7 +398,7 @@ def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     `deadlock-timeout-ms`; docs/deadlock.md lists them all.
     """
     v = verdict(ctx, op)
-    if isinstance(v, Verdict):
+    if isinstance(v, Verdict) and not v.schedule_dependent:
         yield from _deadlock_diags(ctx, v, "cycle")
 
 
@@ -432,7 +443,7 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
     another program (an MPMD pipeline stage): neither is matched.
     """
     v = verdict(ctx, op)
-    if isinstance(v, Verdict):
+    if isinstance(v, Verdict) and not v.schedule_dependent:
         yield from _deadlock_diags(ctx, v, "missing-peer")
 
 
@@ -443,8 +454,10 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
     ## What it does
     Reports collectives that different processes reach at *different* ops (an
     all_reduce in each branch of a `case`) which complete on XLA because its
-    runtime matches collectives by kind, channel id and process group, while
-    the StableHLO spec treats each op as its own collective and would hang.
+    runtime matches collectives by kind, channel id and process group (every
+    op without a positive channel shares one key: two channel-less
+    all_reduces over the same replicas meet wherever they are), while the
+    StableHLO spec treats each op as its own collective and would hang.
     Only with `deadlock-matching = "xla"` (the default); with `"spec"` such
     programs are reported as deadlocks (SHLO500/SHLO501).
 
@@ -480,13 +493,18 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
         procs = {id(o): ps for o, ps in ((o, m.processes.get(id(o), [])) for o in m.ops)}
         msg = (f"this {op_label(first)} completes on XLA only because XLA matches it with the {op_label(first)} at "
-               f"{others} (same kind, channel {m.channel} and process group); the StableHLO spec treats them as "
+               f"{others} (same kind, {_channel_text(m.channel)} and process group); the StableHLO spec treats them as "
                f"different collectives, and processes {_procs(procs[id(first)])} would wait forever")
         diag = ctx.warning(first, msg, help="select the operand per process and run one collective outside the "
                                             "branch; with different channels this hangs on XLA too")
         for o in m.ops[1:]:
             diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
         yield diag
+
+
+def _channel_text(channel: int | None) -> str:
+    # XLA gives every op without a positive channel the same key: "no channel" is the match
+    return f"channel {channel}" if (channel or 0) > 0 else "no channel"
 
 
 @rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS,

@@ -1,4 +1,4 @@
-"""The deadlock model (checker/deadlock.py) and its rules (SHLO500-503): verdicts
+"""The deadlock model (checker/deadlock.py) and its rules (SHLO500-503, SHLO505): verdicts
 on every corpus/deadlock case and real JAX export, counterexamples, matching
 semantics, options and limits, output formats."""
 from __future__ import annotations
@@ -62,6 +62,12 @@ EXPECTED = {
     "same_channel_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "no_channel_both_branches.mlir": ("deadlock-free", None, 0),  # channel-less ops share XLA's key: SHLO502
+    "groups_written_differently.mlir": ("deadlock-free", None, 0),  # same XLA device list: SHLO502
+    "group_order_differs.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: the device lists differ
+    "pmax_group_trip_count.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
+    "pmax_group_trip_count_same.mlir": ("deadlock-free", None, 0),  # completes: pmax is 2 in both pairs
+    "crossed_independent_by_use.mlir": ("deadlock", "cycle", 4),  # schedule-dependent (SHLO505): XLA:CPU completes
     "permute_branch_partial_group.mlir": ("deadlock", "missing-peer", 2),  # XLA:CPU aborts: 2 of 4 arrived
     "while_partition_trip_count.mlir": ("deadlock", "missing-peer", 3),
     "async_cycle.mlir": ("deadlock", "cycle", 2),
@@ -626,3 +632,21 @@ def test_the_tracer_gives_up_on_process_masks_past_its_memory_budget(monkeypatch
     v = verdict_of(text)
     assert v.status == "unknown"
     assert "MB of per-process masks" in v.reason
+
+
+def test_schedule_dependent_deadlocks_are_warnings():
+    """A deadlock in some issue orders XLA's scheduler may choose but not in others
+    is SHLO505 (a warning): XLA:CPU completed crossed_independent_by_use.mlir and
+    sync_collectives_scheduler_order.mlir. A deadlock in every order stays an error."""
+    v = verdict_of(CORPUS / "deadlock" / "crossed_independent_by_use.mlir")
+    assert v.schedule_dependent and v.schedule is None
+    assert (v.completes_with.first.op.name, v.completes_with.second.op.name) == \
+        ("stablehlo.all_gather", "stablehlo.all_reduce")
+    assert verdict_of(CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir").schedule_dependent
+    for name, code in (("crossed_independent_by_use.mlir", "SHLO505"),
+                       ("sync_collectives_scheduler_order.mlir", "SHLO505"),
+                       ("collectives_different_order.mlir", "SHLO500")):
+        diags = [d for d in lint_text((CORPUS / "deadlock" / name).read_text(), "t.mlir") if d.category == "deadlock"]
+        assert [d.code for d in diags] == [code], (name, [d.code for d in diags])
+        assert diags[0].severity.value == ("warning" if code == "SHLO505" else "error")
+    assert not verdict_of(CORPUS / "deadlock" / "collectives_different_order.mlir").schedule_dependent

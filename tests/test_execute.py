@@ -520,6 +520,27 @@ def test_xla_matching_pairs_ops_the_spec_keeps_apart():
     assert spec.outcome == "deadlock" and len(spec.blocked) == 4
 
 
+def test_xla_matching_pairs_channel_less_ops_and_equal_device_lists(tmp_path):
+    """XLA's rendezvous key: kind, the positive channel or none (one key for every
+    channel-less op of a module), the ordered device list (docs/deadlock.md)."""
+    for name in ("no_channel_both_branches.mlir", "groups_written_differently.mlir"):
+        r = run_path(str(CORPUS / "deadlock" / name)).primary
+        assert r.outcome == "completed" and "only because XLA matches" in r.notes[0], (name, r.message)
+    assert run_path(str(CORPUS / "deadlock" / "group_order_differs.mlir")).primary.outcome == "deadlock"
+    # two ops XLA meets as one, operands of different shapes: a clear error, not a cast failure
+    branch = (CORPUS / "deadlock" / "same_channel_both_branches.mlir").read_text()
+    one, two = branch.index('%y = stablehlo.multiply'), branch.index('stablehlo.return %s : tensor<4xf32>\n    })')
+    scalar = ('%c = stablehlo.constant dense<1.0> : tensor<f32>\n      %s0 = "stablehlo.all_reduce"(%c) '
+              '<{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = '
+              'dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({\n      ^bb0(%a: tensor<f32>, '
+              '%b: tensor<f32>):\n        %t = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %t : '
+              'tensor<f32>\n      }) : (tensor<f32>) -> tensor<f32>\n      %s = stablehlo.add %x, %x : tensor<4xf32>\n      ')
+    path = tmp_path / "shapes.mlir"
+    path.write_text(branch[:one] + scalar + branch[two:])
+    r = run_path(str(path)).primary
+    assert r.outcome == "error" and "operands differ in shape" in r.message, (r.outcome, r.message)
+
+
 def test_unreceived_send_blocks_at_the_end():
     path = CORPUS / "deadlock" / "send_without_recv.mlir"
     if not path.exists():

@@ -114,6 +114,8 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
+        if matching == "xla" and verdict.status == "deadlock":
+            verdict.completes_with = _completing_order(tr, facts, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":
             chosen = _scheduler_choice(tr, facts, opts, deadline)
             if chosen is not None:
@@ -143,6 +145,19 @@ def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> 
             v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
                         f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
             return v
+    return None
+
+
+def _completing_order(tr: Trace, facts: _Facts, opts: dict, deadline: float):
+    """An issue order XLA's scheduler may choose (schedule.py) in which the
+    program completes although the order written deadlocks, or None. XLA:CPU
+    does not keep the order written: it issued the all_reduce first in both
+    branches of a program written with them crossed, and completed."""
+    for r in candidates(tr, facts):
+        if time.monotonic() > deadline:
+            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while trying issue orders")
+        if _decide(variant(tr, r), facts, "xla", opts, deadline).status == "deadlock-free":
+            return r
     return None
 
 

@@ -10,7 +10,7 @@ from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..attributes import DenseElementsAttr
 from ..ir import Operation
-from ..semantics import (CROSS_PARTITION, FLATTENED_IDS, Grid, channel_id, flag, process_groups, replica_groups,
+from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag, process_groups, replica_groups,
                          source_target_pairs, strategy)
 from ..spmd import GROUP_KINDS, TESSERA_STARTS, Step, Structure, Trace, TraceLimit, collective_kind, collective_op
 
@@ -18,10 +18,34 @@ MATCHING = ("xla", "spec")
 """How collective instances on different processes are matched:
 
 * "spec": each op is its own collective; processes meet only at the same op.
-* "xla": XLA's runtime meets collectives by kind, channel and process group
-  (an op without a positive channel is still its own collective): an all_reduce
-  in each branch of a case, both on channel 1, meet and complete.
+* "xla": XLA's runtime meets collectives by kind, channel and process group:
+  an all_reduce in each branch of a case, both on channel 1, meet and complete.
+  Ops without a positive channel share one key per kind and group too (XLA's
+  rendezvous op id is then the module's id, the same for every op of the
+  module): two channel-less all_reduces over the same replicas meet wherever
+  they are (docs/deadlock.md, "Measured against XLA:CPU").
 """
+
+
+def xla_participants(grid: Grid, strat: str, group: list[tuple[int, int]]) -> tuple[int, ...]:
+    """One process group as XLA's rendezvous key lists its devices (flattened ids,
+    in order: XLA's GetParticipatingDevices). Only cross_replica_and_partition
+    differs from the spec's order: XLA goes replica by replica (every partition of
+    the first replica of the group, then the next), the spec partition by
+    partition. Two ops meet on XLA only when these lists are equal: [[0, 1]] and
+    [[1, 0]] do not (XLA:CPU aborts), a cross_replica_and_partition [[0]] and a
+    flattened [[0, 1]] on 1x2 do (it completes)."""
+    if strat == CROSS_REPLICA_AND_PARTITION:
+        replicas = list(dict.fromkeys(r for r, _p in group))
+        return tuple(r * grid.num_partitions + p for r in replicas for p in range(grid.num_partitions))
+    return tuple(grid.flat(r, p) for r, p in group)
+
+
+def xla_channel(channel: int | None) -> int | None:
+    """The channel part of XLA's rendezvous key: the channel id when positive,
+    else None for every op (a handle of 0 reads as no channel, and every
+    channel-less collective of a module has the module's id)."""
+    return channel if (channel or 0) > 0 else None
 
 ISSUE_ORDER = """XLA's runtime issues every collective a process runs, synchronous or the
 start of an async one, onto that process's communication stream in program
@@ -150,7 +174,7 @@ class _Facts:
     def _groups(self, op: Operation, inner: Operation, info: CommInfo) -> None:
         grid = self.grid
         if op.name in TESSERA_STARTS:
-            strat, rows, literal = FLATTENED_IDS, [], ""
+            strat, rows = FLATTENED_IDS, []
         else:
             if flag(inner, "use_global_device_ids") and not ((info.channel or 0) > 0):
                 info.invalid = (f"{inner.name} at line {_line(inner)} has use_global_device_ids without a "
@@ -159,10 +183,9 @@ class _Facts:
             strat = strategy(inner)
             attr = inner.attr("replica_groups")
             if attr is None:
-                rows, literal = [], ""
+                rows = []
             elif isinstance(attr, DenseElementsAttr):
                 rows = replica_groups(inner)
-                literal = attr.literal
                 if rows is None:
                     info.problem = f"the replica_groups of {inner.name} at line {_line(inner)} could not be read"
                     return
@@ -170,22 +193,24 @@ class _Facts:
                 info.problem = (f"the replica_groups of {inner.name} at line {_line(inner)} are in a form the "
                                 f"deadlock analysis does not read")
                 return
-        key = (strat, literal)
         axis = grid.axis_size(strat) or 0
         ids = [i for row in rows for i in row]
         if len(set(ids)) != len(ids) or any(not (0 <= i < axis) for i in ids) or (ids and len(ids) != axis):
             info.invalid = (f"the replica_groups of the {inner.name.rsplit('.', 1)[-1]} at line {_line(inner)} "
                             f"repeat, miss or exceed process ids")
             return
-        groups = process_groups(grid, strat, rows)
+        # The groups in a canonical order (by their first member), so that two ops
+        # with the same partition key (XLA's device lists, however the groups are
+        # written: strategy, group order) number the same group alike.
+        ordered = sorted((xla_participants(grid, strat, g) for g in process_groups(grid, strat, rows)), key=min)
         group_of = np.full(self.n, -1, dtype=np.int64)
         flat_groups = []
-        for gi, g in enumerate(groups):
-            ids = np.array(sorted({grid.flat(r, p) for r, p in g}), dtype=np.int64)
+        for gi, g in enumerate(ordered):
+            ids = np.array(sorted(g), dtype=np.int64)
             flat_groups.append(ids)
             group_of[ids] = gi
         info.groups, info.group_of = flat_groups, group_of
-        info.partition_key = self.partitions.setdefault(key, len(self.partitions))
+        info.partition_key = self.partitions.setdefault(tuple(ordered), len(self.partitions))
 
 
 def _line(op: Operation) -> int:
@@ -247,9 +272,7 @@ class Model:
 
     # -- events ---------------------------------------------------------------------
     def _key(self, info: CommInfo) -> tuple:
-        if self.matching == "xla" and (info.channel or 0) > 0:
-            return (info.kind, info.channel, info.partition_key)
-        return ("op", id(info.op))
+        return _key_of(info, self.matching)
 
     def _build(self, max_events: int) -> None:
         tr, facts = self.trace, self.facts
@@ -479,7 +502,7 @@ class Model:
 
 def _key_of(info: CommInfo, matching: str) -> tuple:
     """The matching key of a collective or permute (see MATCHING)."""
-    if matching == "xla" and (info.channel or 0) > 0:
-        return (info.kind, info.channel, info.partition_key)
+    if matching == "xla":
+        return (info.kind, xla_channel(info.channel), info.partition_key)
     return ("op", id(info.op))
 

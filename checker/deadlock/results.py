@@ -134,6 +134,16 @@ class Verdict:
     schedule: Any = None
     """A schedule.Reorder when the deadlock needs an issue order XLA's scheduler
     may choose (not the order written); `trace` is then that order's trace."""
+    completes_with: Any = None
+    """A schedule.Reorder in which the program completes, when the deadlock is in
+    the order written: XLA's scheduler may choose that order instead."""
+
+    @property
+    def schedule_dependent(self) -> bool:
+        """A deadlock in some issue orders XLA's scheduler may choose and not in
+        others (SHLO505, a warning): which one XLA picks is its heuristics' call
+        (docs/deadlock.md, "Measured against XLA:CPU")."""
+        return self.status == "deadlock" and (self.schedule is not None or self.completes_with is not None)
 
     @property
     def ok(self) -> bool:

@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attributes import DenseElementsAttr
 from ..ir import Operation
 from ..semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
+from ..deadlock.model import xla_participants
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
@@ -105,6 +105,7 @@ class CommunicationFunctions(OpFunctions):
         super().__init__(interp)
         self._groups: dict[int, dict] = {}
         self._pairs_cache: dict[int, tuple] = {}
+        self._xla_partitions: dict[int, frozenset] = {}
 
     @property
     def world(self):
@@ -112,14 +113,28 @@ class CommunicationFunctions(OpFunctions):
 
     # -- matching ------------------------------------------------------------------
     def match_key(self, op: Operation, kind: str) -> tuple:
+        # XLA's rendezvous key: kind, the positive channel or none (every channel-less
+        # op of a module shares the module's id), the group (deadlock/model.py MATCHING)
         ch = channel_id(op)
-        if self.interp.matching == "xla" and (ch or 0) > 0:
+        if (ch or 0) <= 0:
+            ch = None
+        if self.interp.matching == "xla":
             if kind == "collective_permute":
                 return (kind, ch)
-            attr = op.attr("replica_groups")
-            literal = attr.literal if isinstance(attr, DenseElementsAttr) else getattr(attr, "text", "") or ""
-            return (kind, ch, strategy(op), literal)
+            return (kind, ch, self.xla_partition(op))
         return ("op", op.span.start)
+
+    def xla_partition(self, op: Operation) -> frozenset:
+        """The op's process groups as XLA's rendezvous keys list their devices
+        (deadlock/model.py xla_participants): ops whose lists are equal meet."""
+        got = self._xla_partitions.get(id(op))
+        if got is None:
+            grid = self.interp.grid
+            self.group_of(op, grid.unflat(0))  # fills self._groups (and checks the groups)
+            strat = strategy(op)
+            got = self._xla_partitions[id(op)] = frozenset(
+                xla_participants(grid, strat, list(g)) for g in set(self._groups[id(op)].values()))
+        return got
 
     def instance(self, me: Pid, key: tuple) -> int:
         counters = self.world.counters
@@ -189,12 +204,19 @@ class CommunicationFunctions(OpFunctions):
         rv.arrivals[me] = list(operands)
         rv.ops[me] = op
         if rv.complete:
-            rv.results = self.compute(frame, rv)
             starts = {o.span.start for o in rv.ops.values()}
+            where = ", ".join(sorted({self.interp.where(o) for o in rv.ops.values()}))
+            shapes = {tuple(tuple(getattr(a, "shape", ())) for a in ops) for ops in rv.arrivals.values()}
+            if len(starts) > 1 and len(shapes) > 1:
+                raise ExecutionError(f"cannot execute: the {kind}s at {where} meet as one collective under XLA's "
+                                     f"matching (same kind, {'channel ' + str(key[1]) if key[1] else 'no channel'}"
+                                     f" and devices) but their operands differ in shape "
+                                     f"({', '.join(str([list(x) for x in s]) for s in sorted(shapes))})", op)
+            rv.results = self.compute(frame, rv)
             if len(starts) > 1:
                 self.interp.notes.append(
-                    f"{kind} at " + ", ".join(sorted({self.interp.where(o) for o in rv.ops.values()})) +
-                    f" met as one collective only because XLA matches kind + channel {channel_id(op)} + groups "
+                    f"{kind} at {where} met as one collective only because XLA matches kind + "
+                    f"{'channel ' + str(key[1]) if key[1] else 'no channel'} + devices "
                     "(under the spec's matching they would deadlock)")
         return rv
 
