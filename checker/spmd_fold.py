@@ -17,10 +17,12 @@ from .uniform import Uni
 from .spmd_structure import CALL_OPS, CASE_OPS, INLINE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
 
 
-_REDUCERS = {"stablehlo.add": np.add.reduce, "stablehlo.maximum": np.max, "stablehlo.minimum": np.min,
-             "stablehlo.multiply": np.multiply.reduce, "stablehlo.and": np.bitwise_and.reduce,
-             "stablehlo.or": np.bitwise_or.reduce, "stablehlo.xor": np.bitwise_xor.reduce}
-"""The all_reduce bodies folded per process: one binary op on the two block arguments."""
+_REDUCERS = {"stablehlo.add": "add", "stablehlo.maximum": "maximum", "stablehlo.minimum": "minimum",
+             "stablehlo.multiply": "multiply", "stablehlo.and": "bitwise_and", "stablehlo.or": "bitwise_or",
+             "stablehlo.xor": "bitwise_xor"}
+"""The all_reduce bodies folded per process (one binary op on the two block
+arguments) → the numpy ufunc that reduces a group, by name: numpy is imported
+on first use (lazy_numpy.py), not when this module is."""
 
 
 def _region_op(op: Operation) -> str | None:
@@ -81,7 +83,8 @@ class TracerValues(ValueFolding):
         exactly; None when it is not that (the result is then only uniform within
         each group, `_received`). Groups are read as the deadlock model reads
         them; a malformed op is left to the constraint rules."""
-        reduce = _REDUCERS.get(_region_op(op))
+        ufunc = _REDUCERS.get(_region_op(op))
+        reduce = getattr(np, ufunc).reduce if ufunc is not None else None
         elem = self._elem(op, 1)
         if reduce is None or elem is None or len(op.operands) != 1 or op.operands[0] is None:
             return None
