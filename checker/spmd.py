@@ -530,10 +530,7 @@ class Tracer(TracerValues):
         region = op.regions[0]
         inner = _Frame(region, frame)
         if region.blocks:
-            args = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
-            if op.name == "sdy.manual_computation":
-                args = [self._shard(op, i, a) for i, a in enumerate(args)]
-            self._bind(region.blocks[0], inner, args)
+            self._bind(region.blocks[0], inner, self._inline_args(op, frame))
         self._exec_region(region, inner, mask)
         self._bind_results(op, frame, self._returned(region, inner))
 

@@ -291,13 +291,16 @@ class TracerValues(ValueFolding):
         aborts)."""
         if not op.regions or not op.regions[0].blocks or depth > 120:
             return [Unknown(f"the {_short(op.name)} at line {_line(op)}")] * op.num_results
-        region = op.regions[0]
-        inner = _Frame(region, frame)
-        args = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        return self._region_returns(op.regions[0], frame, self._inline_args(op, frame, depth + 1))
+
+    def _inline_args(self, op: Operation, frame: _Frame, depth: int = 0) -> list:
+        """What an sdy.manual_computation / named_computation's region is entered
+        with: its operands, as each device's shard for a manual computation (the
+        tracer's `_inline` and `_fold_inline` alike)."""
+        args = [self.value(v, frame, depth) if v is not None else Unknown("undefined value") for v in op.operands]
         if op.name == "sdy.manual_computation":
             args = [self._shard(op, i, a) for i, a in enumerate(args)]
-        self._bind(region.blocks[0], inner, args)
-        return self._returned(region, inner)
+        return args
 
     def _fold_call(self, op: Operation, frame: _Frame, depth: int) -> list:
         name = self.struct.callees.get(id(op))
