@@ -133,19 +133,29 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     return verdict
 
 
-def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> Verdict | None:
-    """A deadlock for an issue order XLA's scheduler may choose (schedule.py), or None."""
+def _reorder_with(status: str, tr: Trace, facts: _Facts, opts: dict, deadline: float) -> tuple | None:
+    """The first issue order XLA's scheduler may choose (schedule.py) whose
+    verdict has `status`: (that reorder, its trace, its verdict), or None."""
     for r in candidates(tr, facts):
         if time.monotonic() > deadline:
             raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while trying issue orders")
         vt = variant(tr, r)
         v = _decide(vt, facts, "xla", opts, deadline)
-        if v.status == "deadlock":
-            v.schedule, v.trace = r, vt
-            v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
-                        f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
-            return v
+        if v.status == status:
+            return r, vt, v
     return None
+
+
+def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> Verdict | None:
+    """A deadlock for an issue order XLA's scheduler may choose (schedule.py), or None."""
+    found = _reorder_with("deadlock", tr, facts, opts, deadline)
+    if found is None:
+        return None
+    r, vt, v = found
+    v.schedule, v.trace = r, vt
+    v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
+                f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
+    return v
 
 
 def _completing_order(tr: Trace, facts: _Facts, opts: dict, deadline: float):
@@ -153,12 +163,8 @@ def _completing_order(tr: Trace, facts: _Facts, opts: dict, deadline: float):
     program completes although the order written deadlocks, or None. XLA:CPU
     does not keep the order written: it issued the all_reduce first in both
     branches of a program written with them crossed, and completed."""
-    for r in candidates(tr, facts):
-        if time.monotonic() > deadline:
-            raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while trying issue orders")
-        if _decide(variant(tr, r), facts, "xla", opts, deadline).status == "deadlock-free":
-            return r
-    return None
+    found = _reorder_with("deadlock-free", tr, facts, opts, deadline)
+    return found[0] if found is not None else None
 
 
 def _kind(step: Step) -> str:
