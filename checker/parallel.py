@@ -141,14 +141,14 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
             if i is not None:
                 done[i] = [_released(p, config) for p in chunks[i]]
             while True:  # what the children finished meanwhile; wait only when idle
+                idle = i is None and emit not in done
+                # (asked before the wait: a child that had exited had put all it sent)
+                gone = idle and not any(c.is_alive() for c in children)
                 try:
-                    j, rs = out.get(block=i is None and emit not in done, timeout=0.2)
+                    j, rs = out.get(block=idle, timeout=0.2)
                     done[j] = rs
                 except queue.Empty:
-                    if i is None and emit not in done and not any(c.is_alive() for c in children):
-                        # a child died in a chunk (killed, crashed): lint what it left
-                        # here, after what was still in the pipe
-                        _drain(out, done)
+                    if gone:  # a child died in a chunk (killed, crashed): lint what it left here
                         for k in range(emit, len(chunks)):
                             if k not in done:
                                 done[k] = [_released(p, config) for p in chunks[k]]
@@ -162,17 +162,6 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
                 c.terminate()
             c.join()
         gc.unfreeze()
-
-
-def _drain(out, done: dict) -> None:
-    import queue
-
-    while True:
-        try:
-            j, rs = out.get(timeout=0.05)
-        except queue.Empty:
-            return
-        done[j] = rs
 
 
 def chunk_size(n_files: int, jobs: int) -> int:
