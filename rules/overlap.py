@@ -61,7 +61,6 @@ def _work(op: Operation) -> bool:
     return op.name not in FREE and op.name not in START_OPS and op.name not in DONE_OPS
 
 
-
 ID_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id", "stablehlo.create_token",
                     "stablehlo.after_all", "stablehlo.get_tuple_element", "stablehlo.tuple"})
 """Ops that read the process id or move handles: nothing to overlap a collective with."""
