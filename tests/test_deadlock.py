@@ -1,11 +1,10 @@
 """The deadlock model (checker/deadlock.py) and its rules (SHLO500-503, SHLO505): verdicts
 on every corpus/deadlock case and real JAX export, counterexamples, matching
-semantics, options and limits, output formats."""
+semantics, options, output formats. Its time and size limits: test_deadlock_limits.py."""
 from __future__ import annotations
 
 import json
 import sys
-import time
 
 import pytest
 
@@ -19,9 +18,10 @@ from shlo_lint.checker.semantics import grid_of
 from shlo_lint.checker.source import SourceFile
 
 from conftest import CORPUS, run_cli
+from deadlock_helpers import verdict_of
 
 sys.path.insert(0, str(CORPUS / "deadlock"))
-from generate_grids import all_distinct, branch_psum, corpus_files, permute_loop, sendrecv  # noqa: E402
+from generate_grids import corpus_files, sendrecv  # noqa: E402
 
 # Uniformity cases (real JAX exports, corpus/deadlock/generate_uniform.py; tests/test_uniform.py
 # checks them in depth): what XLA:CPU did with each is the verdict.
@@ -39,12 +39,6 @@ UNIFORM_CASES = {
     for variant in ("", ".gspmd", ".debug")
     if variant != ".debug" or name in ("pmax_loop", "local_loop", "table_switch")
 }
-
-
-def verdict_of(path_or_text, **options):
-    text = path_or_text.read_text() if hasattr(path_or_text, "read_text") else path_or_text
-    m = scan(SourceFile("t.mlir", text), parser())
-    return analyze(m, grid_of(m), options)
 
 
 # (status, deadlock kind or None, blocked processes (flattened) of the first deadlock)
@@ -422,85 +416,6 @@ def test_processes_caught_in_a_group_cycle_are_all_named():
     d, = [d for d in lint_text((CORPUS / "deadlock" / "collectives_different_order.mlir").read_text(), "t.mlir")
           if d.code == "SHLO500"]
     assert "4 processes wait for each other ((0, 0), (0, 1), (0, 2), (0, 3))" in d.message
-
-
-# ----------------------------------------------------------------------------- limits
-def test_time_limit_is_respected():
-    text = sendrecv(4096, recv_first=True)
-    t0 = time.monotonic()
-    v = verdict_of(text, **{"deadlock-timeout-ms": 1})
-    assert time.monotonic() - t0 < 5
-    assert v.status == "unknown" and "deadlock-timeout-ms" in v.reason
-
-
-def test_z3_time_limit_falls_back_to_the_exact_check():
-    v = verdict_of(CORPUS / "deadlock" / "pipeline_permute_loop.mlir", **{"z3-timeout-ms": 1})
-    assert v.status == "deadlock-free" and v.stats.get("classes_check") == "sat"
-    v = verdict_of(CORPUS / "deadlock" / "recv_before_send_ring.mlir", **{"z3-timeout-ms": 1})
-    assert v.status == "deadlock"  # the unsat core is only an explanation: without it the cycle still stands
-
-
-def test_step_and_event_limits_make_unknown():
-    v = verdict_of(permute_loop(64, trips=50), **{"deadlock-max-trips": 10})
-    assert v.status == "unknown" and "more than 10 iterations" in v.reason
-    v = verdict_of(sendrecv(64, recv_first=True), **{"deadlock-max-events": 100})  # needs the per-process model
-    assert v.status == "unknown" and "deadlock-max-events" in v.reason
-
-
-def test_4096_all_distinct_processes_are_decided_within_the_default_budget():
-    """Every process differs (trip count = partition id): 4,096 classes."""
-    t0 = time.monotonic()
-    v = verdict_of(all_distinct(4096))
-    assert v.status == "deadlock-free" and time.monotonic() - t0 < 20
-
-
-@pytest.mark.parametrize("group", [2, 256])
-def test_the_time_limit_holds_on_all_distinct_deadlocks(group):
-    """Many classes and a deadlock: whatever phase is running when the time runs
-    out (tracing, building constraints or events, propagating, explaining), the
-    verdict is back within deadlock-timeout-ms + 1 s."""
-    text = all_distinct(1024, group)
-    for limit in (300, 1500):
-        t0 = time.monotonic()
-        v = verdict_of(text, **{"deadlock-timeout-ms": limit})
-        took = time.monotonic() - t0
-        assert took < limit / 1000 + 1, (limit, took, v.reason)
-        assert v.status in ("deadlock", "unknown")
-        if v.status == "unknown":
-            assert "deadlock-timeout-ms" in v.reason
-
-
-def test_half_a_large_group_missing_is_linear_and_counted():
-    """4,096 processes wait at an all_reduce over 8,192 that the other 4,096 never
-    reach: the waits are collected once per collective instance (not once per
-    waiting member), and the message counts the whole missing half."""
-    text = branch_psum(8192, 4096, [list(range(8192))])
-    t0 = time.monotonic()
-    diags = [d for d in lint_text(text, "t.mlir", Config(select=("deadlock",))) if d.category == "deadlock"]
-    assert time.monotonic() - t0 < 15
-    d, = diags
-    assert d.code == "SHLO501" and "(0, 4096), (0, 4097), (0, 4098) and 4093 more finish" in d.message
-    assert "(4096 processes blocked)" in d.message
-
-
-def test_max_processes_skips_with_a_finding():
-    text = branch_psum(8, 4, [list(range(8))]).replace("mhlo.num_partitions = 8", "mhlo.num_partitions = 2147483648")
-    t0 = time.monotonic()
-    # only the deadlock rules: other rules' process lists are issue 15's (they grow with the grid)
-    diags = [d for d in lint_text(text, "t.mlir", Config(select=("deadlock",))) if d.category == "deadlock"]
-    assert time.monotonic() - t0 < 10
-    d, = diags
-    assert d.code == "SHLO503" and "skipped" in d.message and "max-processes = 1048576" in d.message
-    v = verdict_of(branch_psum(8, 4, [list(range(8))]), **{"max-processes": 4})
-    assert v.status == "unknown" and v.skipped and "8 processes" in v.reason
-    assert verdict_of(branch_psum(8, 4, [list(range(8))]), **{"max-processes": 8}).status == "deadlock"
-
-
-def test_4096_processes_within_the_default_budget():
-    t0 = time.monotonic()
-    v = verdict_of(sendrecv(4096, recv_first=True))
-    assert v.status == "deadlock" and len(v.deadlocks[0].chain) == 4096
-    assert time.monotonic() - t0 < 10
 
 
 # ----------------------------------------------------------------------------- rules and output
