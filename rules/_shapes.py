@@ -293,8 +293,8 @@ def defining_constants(v: Value | None) -> list[int] | None:
 __all__ = [
     "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "base_kind", "check_arity",
     "check_computation", "computation", "data_operand_types", "defining_constant", "defining_constants",
-    "dim_out_of_range", "elided", "fmt_dims", "fmt_types", "grid_needed", "has_dynamic_root", "is_promotable", "op_label",
-    "pairs", "result_types", "tensor", "unwrap_futures", "which",
+    "dim_out_of_range", "elided", "fmt_dims", "fmt_types", "grid_needed", "has_dynamic_root", "is_promotable",
+    "op_label", "pairs", "result_types", "tensor", "unwrap_futures", "which",
 ]
 
 
