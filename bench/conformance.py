@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shlo_lint import Config, lint_text  # noqa: E402
-from shlo_lint.checker.diagnostics import Severity  # noqa: E402
+from shlo_lint.checker.source.diagnostics import Severity  # noqa: E402
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "all_gather": ("all_gather",),

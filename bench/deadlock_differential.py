@@ -78,7 +78,7 @@ def engine_verdict(case: Case, engine: str) -> tuple[str, str]:
     from shlo_lint.checker.engine import parser
     from shlo_lint.checker.execute.run import RunOptions, run_module
     from shlo_lint.checker.scan import scan
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     module = scan(SourceFile(f"case{case.index}.mlir", case.text), parser())
     opts = RunOptions(engine=engine, time_limit_s=20, xla_timeout_s=60, xla_stuck_warn_s=1, xla_stuck_terminate_s=2)

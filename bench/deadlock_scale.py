@@ -33,7 +33,7 @@ from shlo_lint.checker.deadlock import DEFAULTS, analyze  # noqa: E402
 from shlo_lint.checker.engine import parser  # noqa: E402
 from shlo_lint.checker.scan import scan  # noqa: E402
 from shlo_lint.checker.semantics import grid_of  # noqa: E402
-from shlo_lint.checker.source import SourceFile  # noqa: E402
+from shlo_lint.checker.source.text import SourceFile  # noqa: E402
 
 FAMILIES = {
     "send/recv ring, send first": lambda n: sendrecv(n, recv_first=False),

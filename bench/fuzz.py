@@ -229,7 +229,7 @@ def check_case(text: str, time_limit: float) -> dict:
     from shlo_lint.checker.cli import _exit_code, _summary
     from shlo_lint.checker.engine import lint_source
     from shlo_lint.checker.report import render
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     out: dict = {"problems": []}
     signal.signal(signal.SIGALRM, _alarm)

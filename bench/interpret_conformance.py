@@ -41,7 +41,7 @@ from shlo_lint.checker.execute.interpreter import Interpreter, Limits  # noqa: E
 from shlo_lint.checker.execute.run import split_chunks  # noqa: E402
 from shlo_lint.checker.execute.values import Inputs  # noqa: E402
 from shlo_lint.checker.scan import scan  # noqa: E402
-from shlo_lint.checker.source import SourceFile  # noqa: E402
+from shlo_lint.checker.source.text import SourceFile  # noqa: E402
 
 UNSUPPORTED = re.compile(r"^(cannot execute: op (\S+) at |refused: custom_call @(\S+)|element type (.+?) has no numpy"
                          r"|.*(runs statically shaped tensors only))")

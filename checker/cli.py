@@ -14,11 +14,11 @@ import click
 from . import options as _options
 from . import registry
 from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
-from .diagnostics import Severity
+from .source.diagnostics import Severity
 from .engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
-from .source import Span
+from .source.text import Span
 
 _FORMATS = FORMAT_NAMES
 
@@ -374,7 +374,7 @@ def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: boo
          to_stdout: bool) -> tuple[list[FileResult], int]:
     """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
     from .fixes import apply_fixes, unified_diff
-    from .source import SourceFile
+    from .source.text import SourceFile
 
     out, fixed = [], 0
     for r in results:
@@ -392,7 +392,7 @@ def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: boo
 def _fix_one(r: FileResult, config: Config, unsafe: bool, diff_only: bool, to_stdout: bool,
              apply_fixes, unified_diff) -> tuple[FileResult, int]:
     """Fix one file; (its result after fixing, how many diagnostics the fixes removed)."""
-    from .source import SourceFile
+    from .source.text import SourceFile
 
     new_text = None
     if not r.failed and r.module is not None and any(d.fix for d in r.diagnostics):

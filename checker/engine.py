@@ -16,14 +16,14 @@ from typing import Iterable, Iterator
 from . import registry
 from .config import Config
 from .context import Context
-from .diagnostics import Diagnostic, Location, Severity
-from .ir import Module, Operation
+from .source.diagnostics import Diagnostic, Location, Severity
+from .ir.core import Module, Operation
 from .paths import excluded
 from .registry import RuleSpec
 from .scan import scan
 from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
 from .semantics import grid_of
-from .source import SourceFile, Span
+from .source.text import SourceFile, Span
 from .suppress import find_suppressions
 
 BYTECODE_MAGIC = b"ML\xefR"

@@ -58,7 +58,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .config import Config
 from .context import Context
-from .diagnostics import Diagnostic
+from .source.diagnostics import Diagnostic
 from .engine import FileResult, lint_source
 from .incremental_block import BLOCK_RULES, block_call, decide
 from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
@@ -67,8 +67,8 @@ from .incremental_parse import _Parser
 from .incremental_root import moved_reads, root_reusable
 from .incremental_scan import take_skeleton
 from .incremental_track import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
-from .ir import Block, Module, Operation
-from .source import SourceFile, Span
+from .ir.core import Block, Module, Operation
+from .source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import re
 
-from .diagnostics import Diagnostic
+from .source.diagnostics import Diagnostic
 from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic
 
 log = logging.getLogger(__name__)

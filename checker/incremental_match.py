@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .ir import Operation
-from .source import Span
+from .ir.core import Operation
+from .source.text import Span
 
 if TYPE_CHECKING:
     from .incremental import Memo

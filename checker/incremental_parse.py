@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from .incremental_edit import shift_header
 from .incremental_track import ReadHeader
-from .ir import Block, Module, OpHeader, Operation
-from .source import Span
+from .ir.core import Block, Module, OpHeader, Operation
+from .source.text import Span
 
 if TYPE_CHECKING:
     from .incremental import Memo

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context import Context
-from .ir import Module, OpHeader, Operation
+from .ir.core import Module, OpHeader, Operation
 
 MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})
 """ctx.cache entries the module op's rules may write and still be reused: the

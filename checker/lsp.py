@@ -42,12 +42,12 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from . import registry
 from .config import Config, ConfigError, find_pyproject, load_config
-from .diagnostics import Diagnostic, Location, Severity
+from .source.diagnostics import Diagnostic, Location, Severity
 from .engine import internal_error, lint_source, parser
 from .fixes import apply_fixes
 from .incremental import Document
 from .lsp_text import index_lines
-from .source import SourceFile, Span
+from .source.text import SourceFile, Span
 
 SOURCE = "shlo-lint"
 FIX_ALL = f"{t.CodeActionKind.SourceFixAll.value}.shlo-lint"

@@ -42,7 +42,7 @@ import time
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
-from .ir import Block, Module, Operation, Region
+from .ir.core import Block, Module, Operation, Region
 from .semantics import Grid
 from .spmd_fold import TracerValues
 from .spmd_trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)

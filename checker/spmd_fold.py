@@ -10,7 +10,7 @@ from __future__ import annotations
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
-from .ir import Block, Operation, Value
+from .ir.core import Block, Operation, Value
 from .spmd_values import (_MISSING, _PER_PROCESS, NONCOMM_FUTURE, FutureVal, Table, Unknown, ValueFolding, _as_np,
                           _Frame, _join, _line, _merge, _norm, _region_of, _short, scalar_element, wrap)
 from .uniform import Uni

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .attributes import DictAttr, StringAttr
-from .ir import Module, Operation
+from .ir.attributes import DictAttr, StringAttr
+from .ir.core import Module, Operation
 from .semantics import COLLECTIVES
 
 # --------------------------------------------------------------------------- op names

@@ -19,9 +19,9 @@ from typing import Iterable
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from . import uniform as U
-from .attributes import DenseElementsAttr, EnumAttr, StringAttr
-from .ir import Block, Operation, Region, Value
-from .types import ScalarType, TensorType, Type
+from .ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
+from .ir.core import Block, Operation, Region, Value
+from .ir.types import ScalarType, TensorType, Type
 from .uniform import Uni
 
 class Unknown:

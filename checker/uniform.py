@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from .attributes import ArrayAttr, DictAttr, StringAttr
-from .ir import Module, Operation
+from .ir.attributes import ArrayAttr, DictAttr, StringAttr
+from .ir.core import Module, Operation
 from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
-from .source import in_line_comment
+from .source.text import in_line_comment
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""

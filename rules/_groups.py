@@ -11,14 +11,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from shlo_lint.checker.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr
+from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
                                          FLATTENED_IDS, channel_id, flag, strategy)
-from shlo_lint.checker.source import Span, in_line_comment
-from shlo_lint.checker.types import ScalarType, TensorType
+from shlo_lint.checker.source.text import Span, in_line_comment
+from shlo_lint.checker.ir.types import ScalarType, TensorType
 
 from ._shapes import attr_where, elided, grid_needed, op_label
 from .grid import overflowing_integer

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from shlo_lint.checker.attributes import DenseElementsAttr, DenseResourceAttr, IntegerAttr
+from shlo_lint.checker.ir.attributes import DenseElementsAttr, DenseResourceAttr, IntegerAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Block, Operation, Value
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Block, Operation, Value
 from shlo_lint.checker.semantics import base_kind, flag
-from shlo_lint.checker.source import Span
-from shlo_lint.checker.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
+from shlo_lint.checker.source.text import Span
+from shlo_lint.checker.ir.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
 
 GRID_SKIPPED = "grid_skipped"
 """ctx.cache key shared with rules/grid.py: labels of checks skipped for want of a grid."""

@@ -13,10 +13,10 @@ import re
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.types import MemRefType, TensorType, TupleType, Type
+from shlo_lint.checker.ir.types import MemRefType, TensorType, TupleType, Type
 
 from ._shapes import op_label
 

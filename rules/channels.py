@@ -9,8 +9,8 @@ from itertools import islice
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
                                          iter_process_groups, replica_groups)

@@ -25,11 +25,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import int_attr
-from shlo_lint.checker.types import QuantizedType, ScalarType
+from shlo_lint.checker.ir.types import QuantizedType, ScalarType
 
 from ._groups import (check_groups_form, group_size)
 from ._shapes import (attr_where, check_arity, computation, data_operand_types, defining_constants, dim_out_of_range,

@@ -31,14 +31,14 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from shlo_lint.checker.attributes import DenseElementsAttr
+from shlo_lint.checker.ir.attributes import DenseElementsAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
-from shlo_lint.checker.ir import Block, Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
+from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
-from shlo_lint.checker.source import Span
-from shlo_lint.checker.types import TensorType
+from shlo_lint.checker.source.text import Span
+from shlo_lint.checker.ir.types import TensorType
 
 from ._shapes import op_label
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from shlo_lint.checker.attributes import IntegerAttr
+from shlo_lint.checker.ir.attributes import IntegerAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Module, Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Module, Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.source import Span
-from shlo_lint.checker.types import ScalarType
+from shlo_lint.checker.source.text import Span
+from shlo_lint.checker.ir.types import ScalarType
 
 GRID_SKIPPED = "grid_skipped"
 """ctx.cache key: set of the check labels skipped because the grid is unknown."""

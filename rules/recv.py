@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import flag
-from shlo_lint.checker.types import TensorType
+from shlo_lint.checker.ir.types import TensorType
 
 from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, RECV, RECV_READING, DEVICE_TO_DEVICE,

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import COLLECTIVES, base_kind
-from shlo_lint.checker.types import FutureType
+from shlo_lint.checker.ir.types import FutureType
 
 from ._shapes import body_argument_mismatches, fmt_types, op_label
 from .async_ops import ASYNC_DONE, ASYNC_START, body_ops, done_type_diags, inner_op, is_seed002

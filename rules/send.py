@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import flag
 

@@ -17,13 +17,13 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from shlo_lint.checker.attributes import DenseElementsAttr
+from shlo_lint.checker.ir.attributes import DenseElementsAttr
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
 from shlo_lint.checker.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
-from shlo_lint.checker.types import TensorType, TokenType, Type
+from shlo_lint.checker.ir.types import TensorType, TokenType, Type
 
 from ._shapes import elided
 from .grid import grid_needed, overflowing_integer

@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from shlo_lint.checker.attributes import (Attribute, BoolAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
+from shlo_lint.checker.ir.attributes import (Attribute, BoolAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
                                           OpaqueAttr, StringAttr)
 from shlo_lint.checker.context import Context
-from shlo_lint.checker.diagnostics import Diagnostic
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.types import FutureType
+from shlo_lint.checker.ir.types import FutureType
 
 from ._shapes import attr_where, op_label
 

@@ -7,16 +7,16 @@
 from __future__ import annotations
 
 from shlo_lint.checker.config import Config, ConfigError
-from shlo_lint.checker.diagnostics import Diagnostic, Fix, Note, Severity
+from shlo_lint.checker.source.diagnostics import Diagnostic, Fix, Note, Severity
 from shlo_lint.checker.engine import FileResult, lint_paths, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
 
 
 def parse(text: str, path: str = "<string>"):
-    """Parse StableHLO text into the IR (shlo_lint.checker.ir.Module), headers lazily."""
+    """Parse StableHLO text into the IR (shlo_lint.checker.ir.core.Module), headers lazily."""
     from shlo_lint.checker.engine import parser
     from shlo_lint.checker.scan import scan
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     return scan(SourceFile(path, text), parser())
 

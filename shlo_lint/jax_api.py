@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from shlo_lint.checker.config import Config, find_pyproject, load_config
-from shlo_lint.checker.diagnostics import Diagnostic, Location, Note, Severity
+from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Note, Severity
 from shlo_lint.checker.engine import check_selectors, lint_source
-from shlo_lint.checker.ir import FileLineColLoc, Module, Operation
-from shlo_lint.checker.source import SourceFile, Span
+from shlo_lint.checker.ir.core import FileLineColLoc, Module, Operation
+from shlo_lint.checker.source.text import SourceFile, Span
 
 __all__ = ["Findings", "LintFailure", "assert_clean", "check_lowered", "mlir_text"]
 

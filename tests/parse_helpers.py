@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 
-from shlo_lint.checker.ir import Module, OpHeader, Operation
+from shlo_lint.checker.ir.core import Module, OpHeader, Operation
 from shlo_lint.checker.parse import LarkParser, parse_attribute, parse_type
-from shlo_lint.checker.source import SourceFile, Span
-from shlo_lint.checker.types import ScalarType
+from shlo_lint.checker.source.text import SourceFile, Span
+from shlo_lint.checker.ir.types import ScalarType
 
 from conftest import deep
 

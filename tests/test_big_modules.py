@@ -9,7 +9,7 @@ import pytest
 
 import shlo_lint
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.diagnostics import Severity
+from shlo_lint.checker.source.diagnostics import Severity
 
 from conftest import CORPUS, ROOT
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.diagnostics import Severity
+from shlo_lint.checker.source.diagnostics import Severity
 
 from conftest import CORPUS
 

@@ -12,10 +12,10 @@ from shlo_lint import Config, lint_text
 from shlo_lint.checker.config import ConfigError
 from shlo_lint.checker.deadlock import analyze, options_of
 from shlo_lint.checker.engine import parser
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.scan import scan
 from shlo_lint.checker.semantics import grid_of
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS, run_cli
 from deadlock_helpers import verdict_of

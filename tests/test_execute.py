@@ -494,7 +494,7 @@ def test_confirm_marks_deadlock_findings():
 
 
 def test_confirm_says_not_reproduced_when_the_run_completes():
-    from shlo_lint.checker.diagnostics import Diagnostic, Location, ProcessTrace, Severity, TraceStep
+    from shlo_lint.checker.source.diagnostics import Diagnostic, Location, ProcessTrace, Severity, TraceStep
     from shlo_lint.checker.execute.replay import confirm
 
     path = CORPUS / "real" / "psum.mlir"
@@ -542,7 +542,7 @@ def test_confirm_replays_each_counterexample(path):
     from shlo_lint.checker.config import Config
     from shlo_lint.checker.engine import lint_source
     from shlo_lint.checker.execute.replay import confirm
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     result = lint_source(SourceFile(str(path), path.read_text()), Config().merged(select=("deadlock",)))
     marked = confirm(result.diagnostics, result.module)

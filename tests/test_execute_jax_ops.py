@@ -120,7 +120,7 @@ CASES = {
 def _run(fn, args):
     from shlo_lint.checker.parse import LarkParser
     from shlo_lint.checker.scan import scan
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     lowered = jax.jit(fn).lower(*args)
     # A fresh header cache per program: with the shared one, parsing the LAPACK exports one
@@ -210,7 +210,7 @@ def test_gpu_backend_code_path_runs_the_same_ops():
 def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
     from shlo_lint.checker.parse import LarkParser
     from shlo_lint.checker.scan import scan
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     def printing(x):
         jax.debug.print("x={x}", x=x)

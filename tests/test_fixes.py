@@ -1,9 +1,9 @@
 """apply_fixes: applicability gating, overlaps, identical fixes; unified_diff."""
 from __future__ import annotations
 
-from shlo_lint.checker.diagnostics import Diagnostic, Edit, Fix, Location, Severity
+from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix, Location, Severity
 from shlo_lint.checker.fixes import apply_fixes, applies, unified_diff
-from shlo_lint.checker.source import Span
+from shlo_lint.checker.source.text import Span
 
 TEXT = "abcdefghij\nklmnop\n"
 

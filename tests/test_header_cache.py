@@ -7,10 +7,10 @@ from dataclasses import fields
 
 import pytest
 
-from shlo_lint.checker.attributes import Attribute
+from shlo_lint.checker.ir.attributes import Attribute
 from shlo_lint.checker.parse import LarkParser
 from shlo_lint.checker.scan import scan
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS
 

@@ -15,7 +15,7 @@ from shlo_lint.checker import incremental, incremental_root
 from shlo_lint.checker.config import Config
 from shlo_lint.checker.engine import lint_source
 from shlo_lint.checker.incremental import Document, TextEdit
-from shlo_lint.checker.source import SourceFile, Span
+from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import CORPUS, ROOT
 

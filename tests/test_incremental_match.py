@@ -12,7 +12,7 @@ from shlo_lint.checker import incremental, incremental_match
 from shlo_lint.checker.config import Config
 from shlo_lint.checker.engine import lint_source
 from shlo_lint.checker.incremental import Document, Memo
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from test_incremental import BENCH, DIGIT_PROGRAMS, edit, flips, same, text_of
 

@@ -10,12 +10,12 @@ from collections import Counter
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.attributes import Attribute
+from shlo_lint.checker.ir.attributes import Attribute
 from shlo_lint.checker.engine import parser
-from shlo_lint.checker.ir import LocAlias
+from shlo_lint.checker.ir.core import LocAlias
 from shlo_lint.checker.scan import scan
-from shlo_lint.checker.source import SourceFile
-from shlo_lint.checker.types import QuantizedType, TensorType
+from shlo_lint.checker.source.text import SourceFile
+from shlo_lint.checker.ir.types import QuantizedType, TensorType
 
 from conftest import CORPUS
 

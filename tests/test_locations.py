@@ -46,7 +46,7 @@ def test_loc_alias_map_resolves_names_and_callsites():
     module, _ = load("psum.debug.mlir")
     aliases = module.loc_aliases
     assert "#loc" in list(aliases) or len(aliases) > 5
-    from shlo_lint.checker.ir import FileLineColLoc, python_frames
+    from shlo_lint.checker.ir.core import FileLineColLoc, python_frames
 
     resolved = [python_frames(aliases[k], aliases) for k in aliases]
     assert any(f and isinstance(f[0], FileLineColLoc) for f in resolved)

@@ -326,7 +326,7 @@ async def test_incremental_relints_publish_what_a_full_lint_gives(client, tmp_pa
     from shlo_lint.checker.config import Config
     from shlo_lint.checker.engine import lint_source
     from shlo_lint.checker.lsp import UTF16, lsp_range
-    from shlo_lint.checker.source import SourceFile
+    from shlo_lint.checker.source.text import SourceFile
 
     text = RING8
     uri = open_doc(client, tmp_path / "ring.mlir", text)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shlo_lint.checker.parse import LarkParser
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from conftest import deep
 

@@ -14,10 +14,10 @@ import random
 
 import pytest
 
-from shlo_lint.checker.ir import LocAlias
+from shlo_lint.checker.ir.core import LocAlias
 from shlo_lint.checker.parse import LarkParser
 from shlo_lint.checker.scan import scan
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 import genprog
 from conftest import CORPUS

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.ir import Module, Operation
+from shlo_lint.checker.ir.core import Module, Operation
 from shlo_lint.checker.parse import LarkParser
 from shlo_lint.checker.parse.api import _compress
 from shlo_lint.checker.parse.ctx import _Ctx
 from shlo_lint.checker.parse.fast import _fast_parse
-from shlo_lint.checker.source import SourceFile, Span
+from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import deep
 

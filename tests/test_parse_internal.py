@@ -10,7 +10,7 @@ from shlo_lint.checker import engine
 from shlo_lint.checker import parse as parse_mod
 from shlo_lint.checker.parse import cache
 from shlo_lint.checker.config import Config
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS
 

@@ -10,7 +10,7 @@ import tracemalloc
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.attributes import DenseDecodeError, DenseElementsAttr
+from shlo_lint.checker.ir.attributes import DenseDecodeError, DenseElementsAttr
 from shlo_lint.checker.parse import parse_type
 
 DEEP = 100_000

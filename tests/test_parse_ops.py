@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
+from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
                                           EnumAttr, IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
                                           TypeAttr, UnitAttr)
-from shlo_lint.checker.ir import (Block, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, Operation,
+from shlo_lint.checker.ir.core import (Block, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, Operation,
                                   Region, UnknownLoc)
 from shlo_lint.checker.parse import SyntaxProblem, parse_type
-from shlo_lint.checker.source import SourceFile, Span
-from shlo_lint.checker.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType
+from shlo_lint.checker.source.text import SourceFile, Span
+from shlo_lint.checker.ir.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType
 
 
 from parse_helpers import PARSER, F32, I32, I64, A, T, op_header, parse_ok, at, line_col

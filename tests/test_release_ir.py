@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 
 import shlo_lint
-from shlo_lint.checker.ir import Operation
+from shlo_lint.checker.ir.core import Operation
 
 PROGRAM = """module {
   func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {

@@ -10,11 +10,11 @@ import pytest
 
 from conftest import sarif_schema_validator
 from shlo_lint.checker import report
-from shlo_lint.checker.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
+from shlo_lint.checker.source.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
                                            TraceStep)
 from shlo_lint.checker.registry import RuleSpec
 from shlo_lint.checker.report import github, json_, sarif, text
-from shlo_lint.checker.source import SourceFile, Span
+from shlo_lint.checker.source.text import SourceFile, Span
 
 REPORT_DIR = Path(report.__file__).parent
 

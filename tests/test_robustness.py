@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.diagnostics import Diagnostic
+from shlo_lint.checker.source.diagnostics import Diagnostic
 
 from conftest import CORPUS
 
@@ -104,7 +104,7 @@ def test_a_scanner_crash_is_shlo003_for_that_file_only(tmp_path, monkeypatch):
 
 
 def test_a_parser_crash_names_the_op_and_the_rest_of_the_file_is_checked(tmp_path, monkeypatch):
-    from shlo_lint.checker.ir import Module
+    from shlo_lint.checker.ir.core import Module
 
     a, b = _two_files(tmp_path)
     real = Module.parse_header

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.diagnostics import Severity
-from shlo_lint.checker.types import ComplexType, ScalarType
+from shlo_lint.checker.source.diagnostics import Severity
+from shlo_lint.checker.ir.types import ComplexType, ScalarType
 from shlo_lint.rules._shapes import is_promotable
 
 from conftest import CORPUS
@@ -157,7 +157,7 @@ def test_is_promotable_kinds():
 
 
 def test_is_promotable_quantized():
-    from shlo_lint.checker.types import QuantizedType
+    from shlo_lint.checker.ir.types import QuantizedType
     q8 = QuantizedType("i8", "f32", "!quant.uniform<i8:f32, 2.0:15>")
     q16 = QuantizedType("i16", "f32", "!quant.uniform<i16:f32, 2.0:15>")
     q32_f64 = QuantizedType("i32", "f64", "!quant.uniform<i32:f64, 2.0:15>")

@@ -3,7 +3,7 @@ does not spell out (SHLO101–SHLO190)."""
 from __future__ import annotations
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.diagnostics import Severity
+from shlo_lint.checker.source.diagnostics import Severity
 
 D2D = "#stablehlo.channel_handle<handle = 1, type = 1>"
 D2H = "#stablehlo.channel_handle<handle = 2, type = 2>"

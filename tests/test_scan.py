@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from shlo_lint.checker.scan import scan
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS
 

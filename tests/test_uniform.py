@@ -13,7 +13,7 @@ from shlo_lint.checker.deadlock import analyze
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.scan import scan
 from shlo_lint.checker.semantics import grid_of
-from shlo_lint.checker.source import SourceFile
+from shlo_lint.checker.source.text import SourceFile
 from shlo_lint.checker.spmd import Tracer, structure
 from shlo_lint.checker.uniform import Uni, combine, meet, per_process
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..ir import Module, Operation
+from ..ir.core import Module, Operation
 from ..semantics import Grid
 from ..spmd import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
 from .explain import _counterexamples, _plist

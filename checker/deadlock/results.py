@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import Operation
+from ..ir.core import Operation
 from ..spmd import Step, Trace
 
 @dataclass(frozen=True)

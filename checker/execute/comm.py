@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Operation
+from ..ir.core import Operation
 from ..semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
 from ..deadlock.model import xla_participants

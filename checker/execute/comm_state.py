@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ir import Operation
+from ..ir.core import Operation
 from ..semantics import CROSS_REPLICA
 from .runtime import Wait, _ranges, fmt_pid
 

@@ -23,9 +23,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..ir import Block, Module, Operation, Region, Value, func_type
+from ..ir.core import Block, Module, Operation, Region, Value, func_type
 from ..semantics import Grid, grid_of
-from ..types import TensorType
+from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
 from .registry import bind_impls, function_classes

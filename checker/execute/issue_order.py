@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..ir import Block, Operation
+from ..ir.core import Block, Operation
 from .runtime import Wait
 from .values import ExecutionError, Future
 

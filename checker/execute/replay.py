@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, Location
+from ..source.diagnostics import Diagnostic, Location
 from ..semantics import grid_of
 from .interpreter import fmt_pid
 from .issue_order import scheduler_order

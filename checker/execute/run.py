@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import parser, read_path
-from ..ir import Module
+from ..ir.core import Module
 from ..scan import scan
 from ..semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits, fmt_pid
@@ -178,7 +178,7 @@ def load(path: str) -> Module:
 
 
 def result_names(module: Module) -> list[str | None]:
-    from ..attributes import ArrayAttr, DictAttr, StringAttr
+    from ..ir.attributes import ArrayAttr, DictAttr, StringAttr
 
     entry = module.entry_function()
     if entry is None:
@@ -212,7 +212,7 @@ def split_chunks(text: str) -> list[tuple[int, str]]:
 
 def run_paths(path: str, options: RunOptions | None = None) -> list[RunReport]:
     """`run_path`, or one report per chunk when the file is split at `// -----`."""
-    from ..source import SourceFile
+    from ..source.text import SourceFile
 
     options = options or RunOptions()
     source, err = read_path(path)
@@ -240,7 +240,7 @@ def run_path(path: str, options: RunOptions | None = None) -> RunReport:
                                             "(a smaller grid, --memory-limit, or `shlo-lint check` first)")
     except Exception as e:  # noqa: BLE001 - the one guard per file of `run`
         from ..engine import internal_error
-        from ..source import SourceFile
+        from ..source.text import SourceFile
 
         return _error_report(path, options, internal_error(SourceFile(path, ""), e, "running the program").message)
 

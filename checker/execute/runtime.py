@@ -9,12 +9,12 @@ from typing import Iterator
 
 import numpy as np
 
-from ..ir import Module, Operation
+from ..ir.core import Module, Operation
 
 TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
 
 def custom_call_target(op: Operation) -> str | None:
-    from ..attributes import StringAttr, SymbolRefAttr
+    from ..ir.attributes import StringAttr, SymbolRefAttr
 
     a = op.attr("call_target_name")
     if isinstance(a, StringAttr):

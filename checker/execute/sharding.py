@@ -98,7 +98,7 @@ class Mesh:
 def mesh_from_attr(attr) -> Mesh:
     """`#sdy.mesh<["x"=2, "y"=4]>` (DialectAttr with an ArrayAttr of {name, size} dicts),
     with optional `device_ids=[...]`."""
-    from ..attributes import ArrayAttr, DenseArrayAttr, DictAttr, IntegerAttr, StringAttr
+    from ..ir.attributes import ArrayAttr, DenseArrayAttr, DictAttr, IntegerAttr, StringAttr
 
     axes: list[tuple[str, int]] = []
     device_ids = None
@@ -128,7 +128,7 @@ def mesh_from_attr(attr) -> Mesh:
 
 def sdy_dims(attr) -> list[list[str]] | None:
     """`<@mesh, [{"x"}, {}]>` → [["x"], []] (axes per dim, major first); None if not readable."""
-    from ..attributes import ArrayAttr, DictAttr
+    from ..ir.attributes import ArrayAttr, DictAttr
 
     for p in getattr(attr, "positional", ()):
         if isinstance(p, ArrayAttr):
@@ -142,7 +142,7 @@ def sdy_dims(attr) -> list[list[str]] | None:
 
 
 def sdy_mesh_name(attr) -> str | None:
-    from ..attributes import SymbolRefAttr
+    from ..ir.attributes import SymbolRefAttr
 
     for p in getattr(attr, "positional", ()):
         if isinstance(p, SymbolRefAttr):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..types import ComplexType, QuantizedType, ScalarType, TensorType, TokenType, Type
+from ..ir.types import ComplexType, QuantizedType, ScalarType, TensorType, TokenType, Type
 
 
 class ExecutionError(Exception):
@@ -137,7 +137,7 @@ def constant_array(attr, t: TensorType) -> np.ndarray:
     `0xFF800000` (-inf) reinterpreted at the element's width, complex numbers
     written as `(re, im)` pairs. The hex-blob form `"0x..."` goes through the
     shared decoder."""
-    from ..attributes import DenseDecodeError
+    from ..ir.attributes import DenseDecodeError
 
     dt = dtype_of(t.element)
     text = attr.literal.strip()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir import Module, func_type
+from ..ir.core import Module, func_type
 from ..semantics import Grid
 from .interpreter import Blocked, program_mode
 from .values import ExecutionError, Inputs, TOKEN

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import Module
+from ..ir.core import Module
 from ..semantics import Grid
 from .interpreter import fmt_pid, program_mode
 from .values import ExecutionError, Inputs

@@ -11,10 +11,10 @@ from typing import Any
 
 from lark.exceptions import UnexpectedInput
 
-from ..attributes import Attribute
-from ..ir import Location, OpHeader
-from ..source import Span
-from ..types import FunctionType, Type
+from ..ir.attributes import Attribute
+from ..ir.core import Location, OpHeader
+from ..source.text import Span
+from ..ir.types import FunctionType, Type
 from .commas import comma_problems
 from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import BARE_LOCATION, InternalParseError, _Ctx, _internal, _internal_message

@@ -10,10 +10,10 @@ from typing import Any
 from lark import Transformer, v_args
 from lark.exceptions import UnexpectedInput
 
-from ..attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
+from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
                           DenseResourceAttr, DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr,
                           OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
-from ..source import Span
+from ..source.text import Span
 from .aliases import _ALIASES
 from .ctx import _Ctx
 from .values import (_Angle, _Axis, _ENUM_BODY, _I64, _INT_PARAM, _INT_PARAMS, _Marker, _Range, _Val,

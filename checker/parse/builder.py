@@ -9,10 +9,10 @@ import bisect
 
 from lark import Token, Tree, v_args
 
-from ..attributes import Attribute
-from ..ir import OpHeader
-from ..source import Span
-from ..types import FunctionType
+from ..ir.attributes import Attribute
+from ..ir.core import OpHeader
+from ..source.text import Span
+from ..ir.types import FunctionType
 from .attrs import _AttrCallbacks
 from .ctx import _Ctx
 from .locations import _LocCallbacks

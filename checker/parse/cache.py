@@ -10,9 +10,9 @@ import re
 from dataclasses import fields
 from typing import Any
 
-from ..attributes import Attribute
-from ..ir import LocAlias, OpHeader
-from ..source import Span
+from ..ir.attributes import Attribute
+from ..ir.core import LocAlias, OpHeader
+from ..source.text import Span
 from .ctx import _Ctx
 from .values import _respan
 

@@ -9,10 +9,10 @@ import re
 
 from lark import Token
 
-from ..attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
+from ..ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
                           UnitAttr)
-from ..ir import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
-from ..types import FunctionType, TensorType, TokenType
+from ..ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
+from ..ir.types import FunctionType, TensorType, TokenType
 from .builder import _Builder, set_dictionaries
 from .ctx import _Ctx
 from .runner import _builder, _lark

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lark import Transformer, v_args
 
-from ..attributes import StringAttr
-from ..ir import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
+from ..ir.attributes import StringAttr
+from ..ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
 from .values import _UNKNOWN, _unquote
 
 

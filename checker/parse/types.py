@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lark import Transformer, v_args
 
-from ..types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
+from ..ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                      TensorType, TokenType, TupleType, Type)
 from .aliases import _ALIASES
 from .values import _BANGS, _DIMS_ELEM, _QUANT, _scalar, _split_top, _tensor_simple

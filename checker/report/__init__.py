@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..diagnostics import Diagnostic
+from ..source.diagnostics import Diagnostic
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 
 
 def _lazy(module: str, attr: str) -> Callable[..., str]:

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..diagnostics import Diagnostic, Location, Severity
-from ..source import SourceFile, Span
+from ..source.diagnostics import Diagnostic, Location, Severity
+from ..source.text import SourceFile, Span
 
 TOOL_NAME = "shlo-lint"
 INFORMATION_URI = "https://github.com/shlo-lint/shlo-lint"

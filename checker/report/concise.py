@@ -17,9 +17,9 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Callable
 
-from ..diagnostics import Diagnostic
+from ..source.diagnostics import Diagnostic
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import resolve, severity_of, sorted_diagnostics
 from .text import summary_lines
 

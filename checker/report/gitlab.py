@@ -14,9 +14,9 @@ import hashlib
 import json
 from typing import Callable
 
-from ..diagnostics import Diagnostic
+from ..source.diagnostics import Diagnostic
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import resolve, severity_of, sorted_diagnostics
 
 SEVERITY = {"error": "major", "warning": "minor", "info": "info"}

@@ -25,9 +25,9 @@ import html
 import re
 from typing import Callable
 
-from ..diagnostics import Diagnostic, ProcessTrace
+from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import counts, plural, process_label, process_ranges, resolve, severity_of, sorted_diagnostics
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")

@@ -21,9 +21,9 @@ import json
 from collections import Counter
 from typing import Callable
 
-from ..diagnostics import Diagnostic
+from ..source.diagnostics import Diagnostic
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import Position, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
 
 

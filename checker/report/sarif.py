@@ -21,9 +21,9 @@ from urllib.parse import quote
 import attr
 import sarif_om as om
 
-from ..diagnostics import Diagnostic, Location
+from ..source.diagnostics import Diagnostic, Location
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
                       tool_version, trace_label)
 

@@ -19,9 +19,9 @@ import unicodedata
 from collections import Counter
 from typing import Callable
 
-from ..diagnostics import Diagnostic, ProcessTrace
+from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..registry import RuleSpec
-from ..source import SourceFile
+from ..source.text import SourceFile
 from ._common import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 
 TAB = "    "

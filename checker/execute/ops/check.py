@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...attributes import ArrayAttr, DenseElementsAttr, StringAttr
+from ...ir.attributes import ArrayAttr, DenseElementsAttr, StringAttr
 from ...semantics import Grid
-from ...types import TensorType
+from ...ir.types import TensorType
 from ..registry import impl, register
 from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type
 from .common import ComputeFunctions, float_attr, int_attr, symbol_list
@@ -201,7 +201,7 @@ def _op_text(op) -> str:
 
 
 def _dense_in_text(op):
-    from ...attributes import DenseElementsAttr as _Dense
+    from ...ir.attributes import DenseElementsAttr as _Dense
 
     text = _op_text(op)
     start = text.find("dense<")

@@ -99,7 +99,7 @@ class ChloFunctions(ComputeFunctions):
 
     @impl("chlo.constant_like")
     def constant_like(self, frame, op, args):
-        from ...attributes import DenseElementsAttr, FloatAttr, IntegerAttr
+        from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
 
         v = op.attr("value")
         if isinstance(v, (FloatAttr, IntegerAttr)):

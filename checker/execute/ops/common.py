@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
+from ...ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
                            StringAttr)
-from ...ir import Operation
+from ...ir.core import Operation
 from ...semantics import int_list
 from ..registry import OpFunctions
 from ..values import ExecutionError, dtype_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir import callee
+from ...ir.core import callee
 from ..registry import OpFunctions, impl, register
 from ..values import ExecutionError
 

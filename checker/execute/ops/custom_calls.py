@@ -40,7 +40,7 @@ class HostCallbackFunctions(OpFunctions):
 
     @impl(*(f"{PREFIX}{t}" for t in HOST_CALLBACKS))
     def host_callback(self, frame, op, args):
-        from ...types import TokenType
+        from ...ir.types import TokenType
         from ..values import TOKEN
 
         target = custom_call_target(op)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...attributes import DenseElementsAttr
-from ...ir import Operation
+from ...ir.attributes import DenseElementsAttr
+from ...ir.core import Operation
 from ..registry import impl, register
 from ..runtime import Frame
 from ..values import TOKEN, ExecutionError, constant_array, dtype_of, is_float

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ...attributes import DictAttr, IntegerAttr, StringAttr
+from ...ir.attributes import DictAttr, IntegerAttr, StringAttr
 from ..registry import impl, register
 from ..runtime import custom_call_target
 from ..values import ExecutionError

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ...attributes import StringAttr
-from ...ir import Operation
+from ...ir.attributes import StringAttr
+from ...ir.core import Operation
 from ..registry import impl, register
 from ..values import ExecutionError
 from .common import ComputeFunctions, enum, int_attr, ints

@@ -4,8 +4,8 @@ custom_calls (@Sharding, @SPMDFullToShardShape, @SPMDShardToFullShape), which
 custom_calls.py dispatches here."""
 from __future__ import annotations
 
-from ...attributes import ArrayAttr, DialectAttr, StringAttr
-from ...ir import Operation
+from ...ir.attributes import ArrayAttr, DialectAttr, StringAttr
+from ...ir.core import Operation
 from ..registry import OpFunctions, impl, register
 from ..runtime import Frame, Slot
 from ..sharding import Tiling, hlo_tiling, mesh_from_attr, sdy_dims, sdy_mesh_name, sdy_tiling

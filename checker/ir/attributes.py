@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .source import Span
+from ..source.text import Span
 from .types import ScalarType, TensorType, Type
 
 

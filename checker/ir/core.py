@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from .attributes import Attribute, DictAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
-from .source import SourceFile, Span
+from ..source.text import SourceFile, Span
 from .types import FunctionType, Type
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from .source import Span
+from .text import Span
 
 CATEGORIES = ("syntax", "constraint", "future", "deadlock", "performance", "tool")
 
