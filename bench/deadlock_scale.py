@@ -31,7 +31,7 @@ from generate_grids import all_distinct, chain, permute_loop, ring, sendrecv, se
 
 from shlo_lint.checker.deadlock import DEFAULTS, analyze  # noqa: E402
 from shlo_lint.checker.engine import parser  # noqa: E402
-from shlo_lint.checker.scan import scan  # noqa: E402
+from shlo_lint.checker.frontend.stablehlo.scan import scan  # noqa: E402
 from shlo_lint.checker.semantics import grid_of  # noqa: E402
 from shlo_lint.checker.source.text import SourceFile  # noqa: E402
 

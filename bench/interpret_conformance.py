@@ -40,7 +40,7 @@ from shlo_lint.checker.engine import parser  # noqa: E402
 from shlo_lint.checker.execute.interpreter import Interpreter, Limits  # noqa: E402
 from shlo_lint.checker.execute.run import split_chunks  # noqa: E402
 from shlo_lint.checker.execute.values import Inputs  # noqa: E402
-from shlo_lint.checker.scan import scan  # noqa: E402
+from shlo_lint.checker.frontend.stablehlo.scan import scan  # noqa: E402
 from shlo_lint.checker.source.text import SourceFile  # noqa: E402
 
 UNSUPPORTED = re.compile(r"^(cannot execute: op (\S+) at |refused: custom_call @(\S+)|element type (.+?) has no numpy"

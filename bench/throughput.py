@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from shlo_lint import Config, lint_text  # noqa: E402
 from shlo_lint.checker.engine import parser  # noqa: E402
-from shlo_lint.checker.parse.cache import clear_shared  # noqa: E402
+from shlo_lint.checker.frontend.stablehlo.parse.cache import clear_shared  # noqa: E402
 
 DEFAULT = [ROOT / "corpus" / "big" / f"transformer_{n}mb.mlir" for n in (2, 9, 30)]
 UNLIMITED = 10**12

@@ -20,7 +20,7 @@ from .source.diagnostics import Diagnostic, Location, Severity
 from .ir.core import Module, Operation
 from .paths import excluded
 from .registry import RuleSpec
-from .scan import scan
+from .frontend.stablehlo.scan import scan
 from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
 from .semantics import grid_of
 from .source.text import SourceFile, Span
@@ -90,9 +90,9 @@ def parser():
     """The Lark header parser, built once per process."""
     global _parser
     if _parser is None:
-        from . import lexer
-        from .parse import LarkParser
-        from .parse.runner import _lark
+        from .frontend.stablehlo import lark_lexer as lexer
+        from .frontend.stablehlo.parse import LarkParser
+        from .frontend.stablehlo.parse.runner import _lark
 
         _parser = LarkParser()
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
 from .ir.core import Module, OpHeader
-from .parse.cache import _move_attr
+from .frontend.stablehlo.parse.cache import _move_attr
 from .source.text import Span, line_state
 
 HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "result_types", "attributes",

@@ -15,7 +15,7 @@ from shlo_lint.jax_api import assert_clean, check_lowered
 def parse(text: str, path: str = "<string>"):
     """Parse StableHLO text into the IR (shlo_lint.checker.ir.core.Module), headers lazily."""
     from shlo_lint.checker.engine import parser
-    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.frontend.stablehlo.scan import scan
     from shlo_lint.checker.source.text import SourceFile
 
     return scan(SourceFile(path, text), parser())

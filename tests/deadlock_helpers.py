@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shlo_lint.checker.deadlock import analyze
 from shlo_lint.checker.engine import parser
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile
 

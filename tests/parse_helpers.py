@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 from shlo_lint.checker.ir.core import Module, OpHeader, Operation
-from shlo_lint.checker.parse import LarkParser, parse_attribute, parse_type
+from shlo_lint.checker.frontend.stablehlo.parse import LarkParser, parse_attribute, parse_type
 from shlo_lint.checker.source.text import SourceFile, Span
 from shlo_lint.checker.ir.types import ScalarType
 

@@ -13,7 +13,7 @@ from shlo_lint.checker.config import ConfigError
 from shlo_lint.checker.deadlock import analyze, options_of
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile
 

@@ -118,8 +118,8 @@ CASES = {
 
 
 def _run(fn, args):
-    from shlo_lint.checker.parse import LarkParser
-    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+    from shlo_lint.checker.frontend.stablehlo.scan import scan
     from shlo_lint.checker.source.text import SourceFile
 
     lowered = jax.jit(fn).lower(*args)
@@ -208,8 +208,8 @@ def test_gpu_backend_code_path_runs_the_same_ops():
 
 
 def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
-    from shlo_lint.checker.parse import LarkParser
-    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+    from shlo_lint.checker.frontend.stablehlo.scan import scan
     from shlo_lint.checker.source.text import SourceFile
 
     def printing(x):

@@ -8,8 +8,8 @@ from dataclasses import fields
 import pytest
 
 from shlo_lint.checker.ir.attributes import Attribute
-from shlo_lint.checker.parse import LarkParser
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS
@@ -273,7 +273,7 @@ def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
     """The add headers the engine's whole-module check parses, and the diagnostics."""
     from shlo_lint.checker import engine
     from shlo_lint.checker.config import Config
-    from shlo_lint.checker.parse.cache import clear_shared
+    from shlo_lint.checker.frontend.stablehlo.parse.cache import clear_shared
 
     clear_shared()  # (an earlier test may have shared this very layout)
     names = LarkParser.parse_header.__globals__

@@ -14,7 +14,7 @@ import pytest
 from shlo_lint.checker import incremental_edit, incremental_scan
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.incremental import TextEdit
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS, ROOT

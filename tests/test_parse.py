@@ -15,7 +15,7 @@ from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr
                                           UnitAttr)
 from shlo_lint.checker.ir.core import (CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc,
                                   UnknownLoc, python_frames)
-from shlo_lint.checker.parse import (SyntaxProblem, parse_alias_definition, parse_attribute, parse_location,
+from shlo_lint.checker.frontend.stablehlo.parse import (SyntaxProblem, parse_alias_definition, parse_attribute, parse_location,
                                      parse_type, parse_type_list)
 from shlo_lint.checker.source.text import SourceFile, Span
 from shlo_lint.checker.ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType,

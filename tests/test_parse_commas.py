@@ -12,7 +12,7 @@ import re
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.parse.commas import comma_problems
+from shlo_lint.checker.frontend.stablehlo.parse.commas import comma_problems
 
 from conftest import CORPUS
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shlo_lint.checker.parse import LarkParser
+from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import deep
@@ -23,7 +23,7 @@ def _mlir_files() -> list[Path]:
 
 
 def _scan(path: Path, parser: LarkParser):
-    scan_mod = pytest.importorskip("shlo_lint.checker.scan")
+    scan_mod = pytest.importorskip("shlo_lint.checker.frontend.stablehlo.scan")
     return scan_mod.scan(SourceFile(str(path), path.read_text(encoding="utf-8")), parser)
 
 

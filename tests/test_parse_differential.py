@@ -15,8 +15,8 @@ import random
 import pytest
 
 from shlo_lint.checker.ir.core import LocAlias
-from shlo_lint.checker.parse import LarkParser
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
 import genprog

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from shlo_lint.checker.ir.core import Module, Operation
-from shlo_lint.checker.parse import LarkParser
-from shlo_lint.checker.parse.api import _compress
-from shlo_lint.checker.parse.ctx import _Ctx
-from shlo_lint.checker.parse.fast import _fast_parse
+from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+from shlo_lint.checker.frontend.stablehlo.parse.api import _compress
+from shlo_lint.checker.frontend.stablehlo.parse.ctx import _Ctx
+from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_parse
 from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import deep
@@ -183,8 +183,8 @@ def test_property_spans_point_into_the_file():
 
 @pytest.mark.parametrize("text", LOCATIONS)
 def test_location_definitions_read_as_lark_reads_them(text):
-    from shlo_lint.checker.parse.fast import _fast_loc
-    from shlo_lint.checker.parse.runner import _run
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_loc
+    from shlo_lint.checker.frontend.stablehlo.parse.runner import _run
 
     fast = _fast_loc(_Ctx(text, 5))
     assert fast is not None
@@ -193,7 +193,7 @@ def test_location_definitions_read_as_lark_reads_them(text):
 
 @pytest.mark.parametrize("text", ['loc(fused<"m">["a.py":1:1])', 'loc("a\\"b")', 'loc("a":1:2) x', 'loc(('])
 def test_unusual_locations_are_left_to_lark(text):
-    from shlo_lint.checker.parse.fast import _fast_loc
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_loc
 
     assert _fast_loc(_Ctx(text, 0)) is None
 
@@ -207,8 +207,8 @@ BLOCK_LABELS = [
 
 @pytest.mark.parametrize("text", BLOCK_LABELS)
 def test_block_labels_read_as_lark_reads_them(text):
-    from shlo_lint.checker.parse.fast import _fast_block_label
-    from shlo_lint.checker.parse.runner import _run
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_block_label
+    from shlo_lint.checker.frontend.stablehlo.parse.runner import _run
 
     module = Module(SourceFile("t.mlir", "// x\n" + text), SLOW)
     fast = _fast_block_label(_Ctx(text, 5, module))
@@ -221,7 +221,7 @@ def test_generated_programs_read_the_same_on_the_fast_path_as_in_lark():
     # locations, regions): the default parser (cache, fast path) against Lark
     # alone, every header with its spans, block arguments, locations, errors.
     import genprog
-    from shlo_lint.checker.scan import scan
+    from shlo_lint.checker.frontend.stablehlo.scan import scan
 
     def value(v):
         return v.name, deep(v.type)

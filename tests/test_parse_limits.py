@@ -11,7 +11,7 @@ import pytest
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.ir.attributes import DenseDecodeError, DenseElementsAttr
-from shlo_lint.checker.parse import parse_type
+from shlo_lint.checker.frontend.stablehlo.parse import parse_type
 
 DEEP = 100_000
 _EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception)\b")

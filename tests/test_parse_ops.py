@@ -12,7 +12,7 @@ from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr
                                           TypeAttr, UnitAttr)
 from shlo_lint.checker.ir.core import (Block, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, Operation,
                                   Region, UnknownLoc)
-from shlo_lint.checker.parse import SyntaxProblem, parse_type
+from shlo_lint.checker.frontend.stablehlo.parse import SyntaxProblem, parse_type
 from shlo_lint.checker.source.text import SourceFile, Span
 from shlo_lint.checker.ir.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS
@@ -154,7 +154,7 @@ def test_non_ascii_outside_strings_and_comments_is_a_syntax_error():
     """MLIR's lexer rejects a no-break space or a Unicode minus between tokens
     ("unexpected character", same line and column); inside string literals and
     `//` comments non-ASCII text is fine. One error per line."""
-    from shlo_lint.checker.scan import stray_characters
+    from shlo_lint.checker.frontend.stablehlo.scan import stray_characters
 
     text = ('// caf\u00e9 \u2014 fine\n'
             '%0 = stablehlo.add %a,\u00a0%b : tensor<f32> loc("\u00e9.py":1:2)\n'
@@ -171,7 +171,7 @@ def test_non_ascii_outside_strings_and_comments_is_a_syntax_error():
 def test_control_characters_between_tokens_are_syntax_errors():
     """jaxlib: `%a,\\v%a`, form feed, \\x1d and DEL are "unexpected character";
     NUL is whitespace to MLIR's lexer, so it is not reported here."""
-    from shlo_lint.checker.scan import stray_characters
+    from shlo_lint.checker.frontend.stablehlo.scan import stray_characters
 
     for ch in "\x0b\x0c\x1d\x7f":
         [(message, span)] = stray_characters(f"%0 = stablehlo.add %a,{ch}%a : tensor<i32>\n")

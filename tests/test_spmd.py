@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from shlo_lint.checker.engine import parser
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.semantics import Grid, grid_of
 from shlo_lint.checker.source.text import SourceFile
 from shlo_lint.checker.spmd import Tracer, comm_role, structure, trace

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from lark.lexer import BasicLexer, ContextualLexer, Scanner, TextSlice
 
-from shlo_lint.checker import lexer as lazy
-from shlo_lint.checker.parse import runner as parse  # the Lark instance (parse._lark)
+from shlo_lint.checker.frontend.stablehlo import lark_lexer as lazy
+from shlo_lint.checker.frontend.stablehlo.parse import runner as parse  # the Lark instance (parse._lark)
 from shlo_lint.checker.engine import parser
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.deadlock import analyze
 from shlo_lint.checker.engine import parser
-from shlo_lint.checker.scan import scan
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile
 from shlo_lint.checker.spmd import Tracer, structure

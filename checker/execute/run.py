@@ -27,7 +27,7 @@ import numpy as np
 
 from ..engine import parser, read_path
 from ..ir.core import Module
-from ..scan import scan
+from ..frontend.stablehlo.scan import scan
 from ..semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits, fmt_pid
 from .values import ExecutionError, Inputs, summarize

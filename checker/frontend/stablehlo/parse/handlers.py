@@ -9,12 +9,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..ir.attributes import (ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
+from ....ir.attributes import (ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
                           DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr, OpaqueAttr, StringAttr,
                           SymbolRefAttr, TypeAttr)
-from ..source.text import Span
-from ..ir.types import FunctionType, TensorType, TupleType, Type
-from .values import _I32, _I64, _Range, _SAME_TYPE_DIALECTS, _Scan, _assign_types, _manual_axes
+from ....source.text import Span
+from ....ir.types import FunctionType, TensorType, TupleType, Type
+from .pieces import _I32, _I64, _Range, _SAME_TYPE_DIALECTS, _Scan, _assign_types, _manual_axes
 
 
 def _h_default(b, h, pre, fn, types, rest, nres, consumed=frozenset()):

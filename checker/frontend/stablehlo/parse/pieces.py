@@ -11,10 +11,10 @@ import struct
 
 from lark import Token
 
-from ..ir.attributes import ArrayAttr, Attribute, DictAttr, FloatAttr, StringAttr
-from ..ir.core import OpHeader, UnknownLoc
-from ..source.text import Span
-from ..ir.types import ComplexType, FunctionType, OpaqueType, ScalarType, TensorType, TokenType, Type
+from ....ir.attributes import ArrayAttr, Attribute, DictAttr, FloatAttr, StringAttr
+from ....ir.core import OpHeader, UnknownLoc
+from ....source.text import Span
+from ....ir.types import ComplexType, FunctionType, OpaqueType, ScalarType, TensorType, TokenType, Type
 
 
 # Dialects whose pretty forms shlo-lint knows: a header of theirs that does not

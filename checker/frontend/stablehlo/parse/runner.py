@@ -9,7 +9,7 @@ from importlib import resources
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ..source.text import Span
+from ....source.text import Span
 from .builder import _Builder
 from .ctx import SyntaxProblem, _Ctx
 

@@ -9,16 +9,16 @@ import bisect
 
 from lark import Token, Tree, v_args
 
-from ..ir.attributes import Attribute
-from ..ir.core import OpHeader
-from ..source.text import Span
-from ..ir.types import FunctionType
+from ....ir.attributes import Attribute
+from ....ir.core import OpHeader
+from ....source.text import Span
+from ....ir.types import FunctionType
 from .attrs import _AttrCallbacks
 from .ctx import _Ctx
 from .locations import _LocCallbacks
 from .pretty import _PrettyForms
 from .types import _TypeCallbacks
-from .values import (_ARROW, _Angle, _Axis, _COLON, _COMMA, _EQ, _Marker, _Pretty, _QUESTION, _Range, _STAR,
+from .pieces import (_ARROW, _Angle, _Axis, _COLON, _COMMA, _EQ, _Marker, _Pretty, _QUESTION, _Range, _STAR,
                      _Val, _unquote)
 
 

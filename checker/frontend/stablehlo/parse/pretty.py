@@ -5,12 +5,12 @@ per-op handlers are in handlers.py) and reads any other op generically, so a
 well-formed op of an unknown dialect is an opaque op, never an error."""
 from __future__ import annotations
 
-from ..ir.attributes import ArrayAttr, Attribute, BoolAttr, OpaqueAttr, StringAttr, TypeAttr, UnitAttr
-from ..ir.core import OpHeader
-from ..source.text import Span
+from ....ir.attributes import ArrayAttr, Attribute, BoolAttr, OpaqueAttr, StringAttr, TypeAttr, UnitAttr
+from ....ir.core import OpHeader
+from ....source.text import Span
 from .ctx import BARE_LOCATION
 from .handlers import _HANDLERS, _h_default
-from .values import _CANON, _Pretty, _Scan, _Val, _decl_group, _read_signature
+from .pieces import _CANON, _Pretty, _Scan, _Val, _decl_group, _read_signature
 
 
 class _PrettyForms:

@@ -19,8 +19,8 @@ import gc
 import re
 from collections.abc import Mapping
 
-from .ir.core import Block, Module, OpHeader, Operation, Region
-from .source.text import SourceFile, Span
+from ...ir.core import Block, Module, OpHeader, Operation, Region
+from ...source.text import SourceFile, Span
 
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
 # After a `{`: does an attribute dictionary start here (rather than a region)?

@@ -11,16 +11,16 @@ from typing import Any
 
 from lark.exceptions import UnexpectedInput
 
-from ..ir.attributes import Attribute
-from ..ir.core import Location, OpHeader
-from ..source.text import Span
-from ..ir.types import FunctionType, Type
+from ....ir.attributes import Attribute
+from ....ir.core import Location, OpHeader
+from ....source.text import Span
+from ....ir.types import FunctionType, Type
 from .commas import comma_problems
 from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
 from .ctx import BARE_LOCATION, InternalParseError, _Ctx, _internal, _internal_message
 from .fast import _fast_block_label, _fast_loc, _fast_parse
 from .runner import _builder, _lark, _problem, _run
-from .values import _CANON, _REGION_TOKEN, _known, top_level
+from .pieces import _CANON, _REGION_TOKEN, _known, top_level
 
 
 def _comma_errors(module, name: str, body: str, ctx: _Ctx) -> None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
-from .ir.attributes import DenseDecodeError, _nested
-from .ir.types import ComplexType, ScalarType, TensorType, Type
+from ...ir.attributes import DenseDecodeError, _nested
+from ...ir.types import ComplexType, ScalarType, TensorType, Type
 
 _TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|\(\s*([^()\s,]+)\s*,\s*([^()\s,]+)\s*\)|([^\s,\[\]()]+))")
 _DEC_INT = re.compile(r"[-+]?[0-9]+\Z")

@@ -10,13 +10,13 @@ from typing import Any
 from lark import Transformer, v_args
 from lark.exceptions import UnexpectedInput
 
-from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
+from ....ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
                           DenseResourceAttr, DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr,
                           OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
-from ..source.text import Span
+from ....source.text import Span
 from .aliases import _ALIASES
 from .ctx import _Ctx
-from .values import (_Angle, _Axis, _ENUM_BODY, _I64, _INT_PARAM, _INT_PARAMS, _Marker, _Range, _Val,
+from .pieces import (_Angle, _Axis, _ENUM_BODY, _I64, _INT_PARAM, _INT_PARAMS, _Marker, _Range, _Val,
                      _hex_value, _is_float_text, _manual_axes, _shifted, _unquote)
 
 

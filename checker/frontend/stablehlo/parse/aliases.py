@@ -6,8 +6,8 @@ import re
 
 from lark.exceptions import UnexpectedInput
 
-from ..ir.attributes import Attribute
-from ..ir.types import OpaqueType, Type
+from ....ir.attributes import Attribute
+from ....ir.types import OpaqueType, Type
 from .ctx import _Ctx
 
 

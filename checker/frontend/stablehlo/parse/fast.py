@@ -9,14 +9,14 @@ import re
 
 from lark import Token
 
-from ..ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
+from ....ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
                           UnitAttr)
-from ..ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
-from ..ir.types import FunctionType, TensorType, TokenType
+from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
+from ....ir.types import FunctionType, TensorType, TokenType
 from .builder import _Builder, set_dictionaries
 from .ctx import _Ctx
 from .runner import _builder, _lark
-from .values import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar,
+from .pieces import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar,
                      _tensor_simple)
 
 

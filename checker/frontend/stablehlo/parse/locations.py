@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lark import Transformer, v_args
 
-from ..ir.attributes import StringAttr
-from ..ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
-from .values import _UNKNOWN, _unquote
+from ....ir.attributes import StringAttr
+from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
+from .pieces import _UNKNOWN, _unquote
 
 
 @v_args(inline=True)

@@ -4,7 +4,7 @@ parser's error types: `SyntaxProblem` (bad text, SHLO001) and
 `InternalParseError` (our bug, SHLO003), with `_internal` recording the latter."""
 from __future__ import annotations
 
-from ..source.text import Span
+from ....source.text import Span
 
 
 class SyntaxProblem(Exception):

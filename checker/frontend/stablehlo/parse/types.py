@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from lark import Transformer, v_args
 
-from ..ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
+from ....ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                      TensorType, TokenType, TupleType, Type)
 from .aliases import _ALIASES
-from .values import _BANGS, _DIMS_ELEM, _QUANT, _scalar, _split_top, _tensor_simple
+from .pieces import _BANGS, _DIMS_ELEM, _QUANT, _scalar, _split_top, _tensor_simple
 
 
 @v_args(inline=True)

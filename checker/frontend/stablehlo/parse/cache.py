@@ -10,11 +10,11 @@ import re
 from dataclasses import fields
 from typing import Any
 
-from ..ir.attributes import Attribute
-from ..ir.core import LocAlias, OpHeader
-from ..source.text import Span
+from ....ir.attributes import Attribute
+from ....ir.core import LocAlias, OpHeader
+from ....source.text import Span
 from .ctx import _Ctx
-from .values import _respan
+from .pieces import _respan
 
 
 # ----------------------------------------------------------------------------- header cache

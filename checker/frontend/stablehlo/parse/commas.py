@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..dense_check import malformed_literal
+from ..dense_literals import malformed_literal
 
 KNOWN_DIALECTS = ("stablehlo.", "chlo.", "func.", "sdy.")
 _LAX = frozenset({"stablehlo.reduce"})
