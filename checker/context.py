@@ -7,7 +7,7 @@ from .ir.attributes import Attribute
 from .source.diagnostics import Diagnostic, Location, Note, Severity
 from .ir.core import Module, Operation, user_column
 from .registry import RuleSpec
-from .semantics import Grid
+from .analysis.semantics import Grid
 from .source.text import SourceFile, Span
 
 

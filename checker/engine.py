@@ -22,7 +22,7 @@ from .paths import excluded
 from .registry import RuleSpec
 from .frontend.stablehlo.scan import scan
 from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
-from .semantics import grid_of
+from .analysis.semantics import grid_of
 from .source.text import SourceFile, Span
 from .suppress import find_suppressions
 

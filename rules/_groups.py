@@ -15,7 +15,7 @@ from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, Dialec
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
+from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
                                          FLATTENED_IDS, channel_id, flag, strategy)
 from shlo_lint.checker.source.text import Span, in_line_comment
 from shlo_lint.checker.ir.types import ScalarType, TensorType

@@ -15,7 +15,7 @@ from shlo_lint.checker.ir.attributes import DenseElementsAttr, DenseResourceAttr
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Block, Operation, Value
-from shlo_lint.checker.semantics import base_kind, flag
+from shlo_lint.checker.analysis.semantics import base_kind, flag
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
 

@@ -12,7 +12,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import int_attr
+from shlo_lint.checker.analysis.semantics import int_attr
 
 from ._groups import (check_groups_cover, check_ids_in_range, check_unique_ids, group_size, replica_groups)
 from ._shapes import (attr_where, check_arity, data_operand_types, dim_out_of_range, fmt_dims, op_label, pairs,

@@ -12,7 +12,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
+from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
                                          iter_process_groups, replica_groups)
 
 from .grid import grid_needed

@@ -12,7 +12,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import flag
+from shlo_lint.checker.analysis.semantics import flag
 
 from ._groups import (check_global_ids_channel, check_ids_in_range, check_unique_ids, replica_groups)
 from ._shapes import (check_computation, data_operand_types, has_dynamic_root, result_types)

@@ -28,7 +28,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import int_attr
+from shlo_lint.checker.analysis.semantics import int_attr
 from shlo_lint.checker.ir.types import QuantizedType, ScalarType
 
 from ._groups import (check_groups_form, group_size)

@@ -28,10 +28,10 @@ from typing import Iterator
 from shlo_lint.checker.ir.attributes import IntegerAttr
 from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
-from shlo_lint.checker.futures import (DONE_OPS, START_OPS, TESSERA_AWAITS, analysis, produces_future)
+from shlo_lint.checker.analysis.pairing import (DONE_OPS, START_OPS, TESSERA_AWAITS, analysis, produces_future)
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import BlockFlow
+from shlo_lint.checker.analysis.semantics import BlockFlow
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import FutureType, TensorType, TokenType
 

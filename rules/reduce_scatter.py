@@ -12,7 +12,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import int_attr
+from shlo_lint.checker.analysis.semantics import int_attr
 
 from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
 from ._shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)

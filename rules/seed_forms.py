@@ -18,7 +18,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import COLLECTIVES, base_kind
+from shlo_lint.checker.analysis.semantics import COLLECTIVES, base_kind
 from shlo_lint.checker.ir.types import FutureType
 
 from ._shapes import body_argument_mismatches, fmt_types, op_label

@@ -22,7 +22,7 @@ from shlo_lint.checker.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.registry import rule
-from shlo_lint.checker.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
+from shlo_lint.checker.analysis.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
 from shlo_lint.checker.ir.types import TensorType, TokenType, Type
 
 from ._shapes import elided

@@ -263,7 +263,8 @@ def test_good_option_values_are_converted_and_still_find_the_deadlock():
 def test_every_option_a_rule_reads_is_declared():
     import re
 
-    from shlo_lint.checker import deadlock, options
+    from shlo_lint.checker.analysis import process_model as deadlock
+    from shlo_lint.checker import options
 
     used = set(deadlock.DEFAULTS)
     for path in (CORPUS.parent / "rules").glob("*.py"):

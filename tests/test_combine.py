@@ -235,7 +235,7 @@ def test_scan_limit_bounds_the_dependence_search_conservatively():
 
 
 def test_blockflow_reads_def_use_from_the_text():
-    from shlo_lint.checker.semantics import BlockFlow
+    from shlo_lint.checker.analysis.semantics import BlockFlow
 
     module = parse(COMBINE.read_text())
     func = module.funcs["main"]

@@ -10,11 +10,11 @@ import pytest
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.config import ConfigError
-from shlo_lint.checker.deadlock import analyze, options_of
+from shlo_lint.checker.analysis.process_model import analyze, options_of
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.frontend.stablehlo.scan import scan
-from shlo_lint.checker.semantics import grid_of
+from shlo_lint.checker.analysis.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS, run_cli
@@ -176,9 +176,9 @@ QUOTIENT_CASES = sorted((CORPUS / "deadlock").glob("*.mlir")) + REAL
 def test_class_quotient_never_proves_what_propagation_refutes(path):
     """The quotient is sound: whenever Z3 finds a class-level schedule, the exact
     per-process check completes too (both matchings)."""
-    from shlo_lint.checker.deadlock import Model, _Facts, _z3_classes
-    from shlo_lint.checker.deadlock.quotient import linear_classes
-    from shlo_lint.checker.spmd import structure, trace
+    from shlo_lint.checker.analysis.process_model import Model, _Facts, _z3_classes
+    from shlo_lint.checker.analysis.process_model.quotient import linear_classes
+    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
     m = scan(SourceFile("t.mlir", path.read_text()), parser())
     s = structure(m)
@@ -299,9 +299,9 @@ def test_scheduler_order_is_named():
 def test_one_schedule_per_computation():
     """The scheduler's order applies to every run of a block, and only inside
     branches (where processes run different computations)."""
-    from shlo_lint.checker.deadlock import _Facts
-    from shlo_lint.checker.deadlock.schedule import candidates, variant
-    from shlo_lint.checker.spmd import structure, trace
+    from shlo_lint.checker.analysis.process_model import _Facts
+    from shlo_lint.checker.analysis.process_model.schedule import candidates, variant
+    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
     m = scan(SourceFile("t.mlir", (CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir").read_text()),
              parser())
@@ -354,7 +354,7 @@ def test_completes_on_xla_claims_hold_on_xla_cpu(name):
 
 # ----------------------------------------------------------------------------- peers inside the program
 def test_external_channels_option_both_forms():
-    from shlo_lint.checker.deadlock.decide import external_channels
+    from shlo_lint.checker.analysis.process_model.decide import external_channels
 
     assert external_channels("1,3") == {1, 3} == external_channels([1, 3]) == external_channels(" 3 , 1 ")
     assert external_channels("") == frozenset() == external_channels([])
@@ -516,15 +516,15 @@ def _render(n, ops):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(uniform_p2p_programs())
 def test_quotient_sound_on_random_uniform_programs(prog):
-    from shlo_lint.checker.deadlock import Model, _Facts, _z3_classes
-    from shlo_lint.checker.spmd import structure, trace
+    from shlo_lint.checker.analysis.process_model import Model, _Facts, _z3_classes
+    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
     m = scan(SourceFile("t.mlir", _render(*prog)), parser())
     s = structure(m)
     tr = trace(m, grid_of(m), s)
     facts = _Facts(tr.grid, s)
     q = _z3_classes(tr, facts, "xla", 5000, {})
-    from shlo_lint.checker.deadlock.quotient import linear_classes
+    from shlo_lint.checker.analysis.process_model.quotient import linear_classes
     assert linear_classes(tr, facts, "xla", {}) == q
     model = Model(tr, facts, "xla", max_events=10 ** 6, deadline=None)
     final = model.propagate()
@@ -539,7 +539,7 @@ def test_the_tracer_gives_up_on_process_masks_past_its_memory_budget(monkeypatch
     """A loop whose trip count is the partition id makes one distinct set of
     processes per trip; over a million processes that filled gigabytes before the
     deadline (a fuzz finding). Past MAX_MASK_BYTES the verdict is unknown, saying why."""
-    from shlo_lint.checker import spmd
+    from shlo_lint.checker.analysis.tracer import tracer as spmd
 
     monkeypatch.setattr(spmd, "MAX_MASK_BYTES", 64 << 10)
     text = (CORPUS / "deadlock" / "while_partition_trip_count.mlir").read_text()

@@ -201,7 +201,7 @@ def test_collective_permute_gives_zeros_to_non_targets():
     assert res.outcome == "completed"
     text = (CORPUS / "valid" / "permute_partial.mlir").read_text()
     module = shlo_lint.parse(text)
-    from shlo_lint.checker.semantics import source_target_pairs
+    from shlo_lint.checker.analysis.semantics import source_target_pairs
 
     pairs = next(source_target_pairs(op) for op in module.walk() if op.name.endswith("collective_permute"))
     targets = {t for _s, t in pairs}
@@ -509,7 +509,7 @@ def test_confirm_says_not_reproduced_when_the_run_completes():
 
 
 def test_hlo_and_sdy_shardings_index_the_same_devices():
-    from shlo_lint.checker.execute.sharding import Mesh, hlo_tiling, sdy_tiling
+    from shlo_lint.checker.analysis.sharding import Mesh, hlo_tiling, sdy_tiling
 
     x = np.arange(8 * 6).reshape(8, 6)
     t = hlo_tiling("{devices=[4,2]<=[8]}", 2, 8)

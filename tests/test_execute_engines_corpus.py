@@ -66,7 +66,7 @@ def test_the_engines_agree_and_xla_confirms(path):
     from shlo_lint.checker.engine import lint_text
     from shlo_lint.checker.execute.replay import confirm, run_key
     from shlo_lint.checker.execute.run import load
-    from shlo_lint.checker.semantics import grid_of
+    from shlo_lint.checker.analysis.semantics import grid_of
 
     module = load(str(path))
     interp = run_module(module, RunOptions(engine="interp")).primary

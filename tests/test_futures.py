@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shlo_lint import Config, lint_text, parse
-from shlo_lint.checker.futures import FutureAnalysis, may_have_futures
+from shlo_lint.checker.analysis.pairing import FutureAnalysis, may_have_futures
 
 from conftest import CORPUS
 

@@ -238,7 +238,7 @@ def test_a_comment_mentioning_a_mesh_changes_no_finding():
     saying it made a module "partitioned" and hid its SHLO503/SHLO504 (and a re-lint
     could not reuse across comment edits)."""
     from shlo_lint import lint_text
-    from shlo_lint.checker.uniform import _written
+    from shlo_lint.checker.analysis.uniform import _written
 
     text = (CORPUS / "deadlock" / "data_dependent_branch.mlir").read_text(encoding="utf-8")
     codes = [d.code for d in lint_text(text)]

@@ -104,6 +104,6 @@ def test_value_types_and_def_use_across_regions():
     operands = call.operands
     assert operands and all(v is not None for v in operands)
     assert any(v.owner is body for v in operands)  # while-body block arguments resolve
-    from shlo_lint.checker.semantics import reachable_funcs
+    from shlo_lint.checker.analysis.semantics import reachable_funcs
 
     assert reachable_funcs(module, "main")[0] == "main" and len(reachable_funcs(module, "main")) >= 2

@@ -8,9 +8,9 @@ import pytest
 
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
-from shlo_lint.checker.semantics import Grid, grid_of
+from shlo_lint.checker.analysis.semantics import Grid, grid_of
 from shlo_lint.checker.source.text import SourceFile
-from shlo_lint.checker.spmd import Tracer, comm_role, structure, trace
+from shlo_lint.checker.analysis.tracer.tracer import Tracer, comm_role, structure, trace
 
 from conftest import CORPUS
 
@@ -44,7 +44,7 @@ def value_of(body: str, result: str, n: int = 8, replicas: int = 1):
     t = Tracer(m, grid, structure(m))
     func = m.funcs["main"]
     t.enter(func)
-    from shlo_lint.checker.spmd import _Frame
+    from shlo_lint.checker.analysis.tracer.tracer import _Frame
 
     frame = _Frame(func.regions[0], None)
     op = next(o for o in func.walk() if o.result_names and o.result_names[0][0] == result)
@@ -285,7 +285,7 @@ def test_classes_group_exactly_the_processes_with_the_same_steps(seed):
 def test_class_events_over_the_limit_stop_the_trace():
     import sys
 
-    from shlo_lint.checker.spmd import TraceLimit
+    from shlo_lint.checker.analysis.tracer.tracer import TraceLimit
 
     sys.path.insert(0, str(CORPUS / "deadlock"))
     from generate_grids import all_distinct

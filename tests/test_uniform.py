@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.deadlock import analyze
+from shlo_lint.checker.analysis.process_model import analyze
 from shlo_lint.checker.engine import parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
-from shlo_lint.checker.semantics import grid_of
+from shlo_lint.checker.analysis.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile
-from shlo_lint.checker.spmd import Tracer, structure
-from shlo_lint.checker.uniform import Uni, combine, meet, per_process
+from shlo_lint.checker.analysis.tracer.tracer import Tracer, structure
+from shlo_lint.checker.analysis.uniform import Uni, combine, meet, per_process
 
 from conftest import CORPUS
 
@@ -317,7 +317,7 @@ def value_of(body: str, result: str, n: int = 8):
     t = Tracer(m, grid_of(m), structure(m))
     func = m.funcs["main"]
     t.enter(func)
-    from shlo_lint.checker.spmd import _Frame
+    from shlo_lint.checker.analysis.tracer.tracer import _Frame
 
     frame = _Frame(func.regions[0], None)
     op = next(o for o in func.walk() if o.result_names and o.result_names[0][0] == result)
@@ -437,8 +437,8 @@ def test_an_unreadable_shardy_sharding_is_per_device_data_never_a_proof(old, new
 
 
 def test_hlo_sharding_classes():
-    from shlo_lint.checker.semantics import Grid
-    from shlo_lint.checker.uniform import hlo_sharding_classes
+    from shlo_lint.checker.analysis.semantics import Grid
+    from shlo_lint.checker.analysis.uniform import hlo_sharding_classes
 
     grid = Grid(1, 8)
     assert hlo_sharding_classes("{replicated}", grid) is None
@@ -471,7 +471,7 @@ def _labels_reference(values: np.ndarray):
 def test_labels_numbers_classes_by_first_occurrence(values, dtype):
     """The dict path (up to 64 processes) and np.unique's give the same partition
     arrays: classes numbered by first occurrence, None when all are equal."""
-    from shlo_lint.checker.uniform import labels
+    from shlo_lint.checker.analysis.uniform import labels
 
     a = np.array(values).astype(dtype) if values else np.zeros(0, dtype=dtype)
     got, want = labels(a), _labels_reference(a)

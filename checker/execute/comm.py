@@ -38,9 +38,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Operation
-from ..semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
+from ..analysis.semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
-from ..deadlock.model import xla_participants
+from ..analysis.process_model.model import xla_participants
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ir.core import Operation
-from ..semantics import CROSS_REPLICA
+from ..analysis.semantics import CROSS_REPLICA
 from .runtime import Wait, _ranges, fmt_pid
 
 Pid = tuple[int, int]

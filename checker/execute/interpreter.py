@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..ir.core import Block, Module, Operation, Region, Value, func_type
-from ..semantics import Grid, grid_of
+from ..analysis.semantics import Grid, grid_of
 from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
@@ -256,7 +256,7 @@ class Interpreter:
         if not self.grid.known:
             raise ExecutionError("the process grid is unknown: the module has no mhlo.num_partitions / "
                                  "mhlo.num_replicas (pass --num-partitions / --num-replicas)")
-        from ..semantics import reachable_funcs
+        from ..analysis.semantics import reachable_funcs
 
         names = reachable_funcs(self.module, entry.symbol_name or "main")
         funcs = [f for f in (self.module.funcs.get(n) for n in names) if f is not None]

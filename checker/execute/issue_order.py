@@ -88,8 +88,8 @@ def scheduler_order(module, grid, analysis_options: dict | None = None) -> tuple
     `first`), or None. `analysis_options` are the lint's `-O` options. Only a
     program with communication under control flow can have one: others are not
     analysed (the check reads op names only)."""
-    from ..deadlock import analyze
-    from ..spmd import structure
+    from ..analysis.process_model import analyze
+    from ..analysis.tracer.tracer import structure
 
     opts = dict(analysis_options or {})
     if str(opts.get("deadlock-matching", "xla")).lower() != "xla":

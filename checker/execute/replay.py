@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..source.diagnostics import Diagnostic, Location
-from ..semantics import grid_of
+from ..analysis.semantics import grid_of
 from .interpreter import fmt_pid
 from .issue_order import scheduler_order
 from .run import RunOptions, RunReport, run_module

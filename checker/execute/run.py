@@ -28,7 +28,7 @@ import numpy as np
 from ..engine import parser, read_path
 from ..ir.core import Module
 from ..frontend.stablehlo.scan import scan
-from ..semantics import Grid, grid_of
+from ..analysis.semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits, fmt_pid
 from .values import ExecutionError, Inputs, summarize
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir.core import Module, func_type
-from ..semantics import Grid
+from ..analysis.semantics import Grid
 from .interpreter import Blocked, program_mode
 from .values import ExecutionError, Inputs, TOKEN
 

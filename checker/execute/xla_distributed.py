@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.core import Module
-from ..semantics import Grid
+from ..analysis.semantics import Grid
 from .interpreter import fmt_pid, program_mode
 from .values import ExecutionError, Inputs
 from .xla import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
@@ -309,7 +309,7 @@ def _devices(grid: Grid, i: int, L: int) -> list[tuple[int, int]]:
 
 
 def _outputs(tmp: str, results: dict, grid: Grid, mode: str, ids: list[int], L: int) -> dict:
-    from .sharding import hlo_tiling
+    from ..analysis.sharding import hlo_tiling
 
     shards: dict[str, dict[int, np.ndarray]] = {}
     for i in ids:

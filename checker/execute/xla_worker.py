@@ -117,7 +117,7 @@ def make_args(exe, inputs: dict, spec: dict, devices: list) -> list:
     from jax._src.lib import xla_client as xc
     from jax._src.sharding_impls import GSPMDSharding
 
-    from shlo_lint.checker.execute.sharding import hlo_tiling
+    from shlo_lint.checker.analysis.sharding import hlo_tiling
 
     N = len(devices)
     local = [(flat, d) for flat, d in enumerate(devices) if d.process_index == jax.process_index()]
@@ -151,7 +151,7 @@ def collect_outputs(exe, results, spec: dict, devices: list, assemble: bool = Tr
     import numpy as np
     from jax._src.lib import xla_client as xc
 
-    from shlo_lint.checker.execute.sharding import hlo_tiling
+    from shlo_lint.checker.analysis.sharding import hlo_tiling
 
     N = len(devices)
     flat_of = {d.id: flat for flat, d in enumerate(devices)}

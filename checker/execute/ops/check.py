@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.attributes import ArrayAttr, DenseElementsAttr, StringAttr
-from ...semantics import Grid
+from ...analysis.semantics import Grid
 from ...ir.types import TensorType
 from ..registry import impl, register
 from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type

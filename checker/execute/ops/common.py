@@ -7,7 +7,7 @@ import numpy as np
 from ...ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
                            StringAttr)
 from ...ir.core import Operation
-from ...semantics import int_list
+from ...analysis.semantics import int_list
 from ..registry import OpFunctions
 from ..values import ExecutionError, dtype_of
 

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from .ir.attributes import ArrayAttr, DictAttr, StringAttr
-from .ir.core import Module, Operation
+from ..ir.attributes import ArrayAttr, DictAttr, StringAttr
+from ..ir.core import Module, Operation
 from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
-from .source.text import in_line_comment
+from ..source.text import in_line_comment
 
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
@@ -250,8 +250,8 @@ def _process_device(grid: Grid, size: int) -> np.ndarray | None:
 def hlo_sharding_classes(text: str, grid: Grid) -> np.ndarray | None | str:
     """Processes holding the same shard under an HLO sharding string: None
     (replicated), a partition, or a string saying why it cannot be read."""
-    from .execute.sharding import hlo_tiling
-    from .execute.values import ExecutionError
+    from .sharding import hlo_tiling
+    from ..execute.values import ExecutionError
 
     body = text.strip().strip("{}").strip()
     if body.startswith("replicated") or body == "":
@@ -285,8 +285,8 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     """For operand `index` of an sdy.manual_computation: processes whose shard of it
     is the same (its in_sharding split along the manual axes), None when every
     device gets the whole value, or why it cannot be read."""
-    from .execute.sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
-    from .execute.values import ExecutionError
+    from .sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
+    from ..execute.values import ExecutionError
 
     shardings = _sdy_list(op.attr("in_shardings"))
     if shardings is None or len(shardings) != len(op.operands):

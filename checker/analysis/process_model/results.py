@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.core import Operation
-from ..spmd import Step, Trace
+from ...ir.core import Operation
+from ..tracer.tracer import Step, Trace
 
 @dataclass(frozen=True)
 class Wait:

@@ -15,7 +15,7 @@ from collections import deque
 
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ..spmd import Trace, TraceLimit
+from ..tracer.tracer import Trace, TraceLimit
 from .model import CommInfo, _Facts, _key_of, rendezvous
 
 def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float | None = None):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..ir.core import Module, Operation
+from ...ir.core import Module, Operation
 from ..semantics import Grid
-from ..spmd import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
+from ..tracer.tracer import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
 from .explain import _counterexamples, _plist
 from .model import MATCHING, UNRES, Model, _Facts, _line
 from .quotient import linear_classes

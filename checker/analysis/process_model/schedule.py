@@ -19,8 +19,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..ir.core import Operation
-from ..spmd import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
+from ...ir.core import Operation
+from ..tracer.tracer import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
 from .model import _Facts, _key_of
 
 ISSUES = ("collective", "start", "permute")

@@ -32,9 +32,9 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable
-from .ir.core import Block, Operation, Value, callee
+from ..ir.core import Block, Operation, Value, callee
 from .semantics import BlockFlow
-from .ir.types import FutureType
+from ..ir.types import FutureType
 
 KINDS = ("all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter")
 ASYNC_START = "stablehlo.async_start"

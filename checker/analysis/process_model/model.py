@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ..ir.attributes import DenseElementsAttr
-from ..ir.core import Operation
+from ...ir.attributes import DenseElementsAttr
+from ...ir.core import Operation
 from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag,
                          process_groups, replica_groups, source_target_pairs, strategy)
-from ..spmd import GROUP_KINDS, TESSERA_STARTS, Step, Structure, Trace, TraceLimit, collective_kind, collective_op
+from ..tracer.tracer import GROUP_KINDS, TESSERA_STARTS, Step, Structure, Trace, TraceLimit, collective_kind, collective_op
 
 MATCHING = ("xla", "spec")
 """How collective instances on different processes are matched:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir.core import Operation
-from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
-from .semantics import Grid
-from .uniform import Divergence, UniformDecision
+from ...ir.core import Operation
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
+from ..semantics import Grid
+from ..uniform import Divergence, UniformDecision
 
 
 # --------------------------------------------------------------------------- steps

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from . import uniform as U
-from .ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
-from .ir.core import Block, Operation, Region, Value
-from .ir.types import ScalarType, TensorType, Type
-from .uniform import Uni
+from .. import uniform as U
+from ...ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
+from ...ir.core import Block, Operation, Region, Value
+from ...ir.types import ScalarType, TensorType, Type
+from ..uniform import Uni
 
 class Unknown:
     """A value the tracer cannot compute per process (data, an unsupported op)."""

@@ -7,14 +7,14 @@ checker/spmd_values.py; the tracer (checker/spmd.py) mixes this class in.
 """
 from __future__ import annotations
 
-from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from . import uniform as U
-from .ir.core import Block, Operation, Value
-from .spmd_values import (_MISSING, _PER_PROCESS, NONCOMM_FUTURE, FutureVal, Table, Unknown, ValueFolding, _as_np,
+from .. import uniform as U
+from ...ir.core import Block, Operation, Value
+from .process_values import (_MISSING, _PER_PROCESS, NONCOMM_FUTURE, FutureVal, Table, Unknown, ValueFolding, _as_np,
                           _Frame, _join, _line, _merge, _norm, _region_of, _short, scalar_element, wrap)
-from .uniform import Uni
-from .spmd_structure import CALL_OPS, CASE_OPS, INLINE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
+from ..uniform import Uni
+from .structure import CALL_OPS, CASE_OPS, INLINE_OPS, WHILE_OPS, collective_kind, collective_op, comm_role
 
 
 _REDUCERS = {"stablehlo.add": "add", "stablehlo.maximum": "maximum", "stablehlo.minimum": "minimum",

@@ -7,9 +7,9 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
+from ..ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
                          IntegerAttr, UnitAttr)
-from .ir.core import Module, Operation
+from ..ir.core import Module, Operation
 
 CROSS_REPLICA = "cross_replica"
 CROSS_PARTITION = "cross_partition"
@@ -262,7 +262,7 @@ def call_graph(module: Module) -> dict[str, list[tuple[Operation, str]]]:
     """func name → the (func.call op, callee name) pairs in its body (nested regions
     included). JAX outlines loop bodies and shard_map bodies into private funcs
     (`@closed_call`, `@shmap_body`), so analyses follow these edges."""
-    from .ir.core import callee
+    from ..ir.core import callee
 
     graph: dict[str, list[tuple[Operation, str]]] = {}
     for name, func in module.funcs.items():

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .ir.attributes import DictAttr, StringAttr
-from .ir.core import Module, Operation
-from .semantics import COLLECTIVES
+from ...ir.attributes import DictAttr, StringAttr
+from ...ir.core import Module, Operation
+from ..semantics import COLLECTIVES
 
 # --------------------------------------------------------------------------- op names
 CUSTOM_COLLECTIVES = frozenset({"ragged_all_to_all"})
@@ -329,7 +329,7 @@ def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operati
     source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
     another program are declared with the `external-channels` option, which the
     deadlock model applies (checker/deadlock/model.py)."""
-    from .semantics import flag
+    from ..semantics import flag
 
     matched, external = [], []
     for op in p2p:

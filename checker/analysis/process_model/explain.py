@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..ir.core import Operation
-from ..spmd import Step, collective_kind, op_label
+from ...ir.core import Operation
+from ..tracer.tracer import Step, collective_kind, op_label
 from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, _line
 from .results import Blocked, Deadlock, Peer, Wait
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .values import ExecutionError
+from ..execute.values import ExecutionError
 
 # A device list of more than this is not a program anyone runs: refuse it before
 # building it (a mutated `devices=[...]` or mesh axis could ask for 2^64).

@@ -39,20 +39,20 @@ from __future__ import annotations
 
 import time
 
-from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
+from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from . import uniform as U
-from .ir.core import Block, Module, Operation, Region
-from .semantics import Grid
-from .spmd_fold import TracerValues
-from .spmd_trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)
+from .. import uniform as U
+from ...ir.core import Block, Module, Operation, Region
+from ..semantics import Grid
+from .fold import TracerValues
+from .trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)
 # The op-name facts and structure() live in spmd_structure.py; used here, or re-exported.
-from .spmd_structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN_OPS,  # noqa: F401
+from .structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN_OPS,  # noqa: F401
                              TESSERA_STARTS, WHILE_OPS, Structure, collective_kind, collective_op, comm_role, op_label,
                              structure)
-from .spmd_values import (NONCOMM_FUTURE, UNIFORM_WIDEN, FutureVal, Table, Unknown, _as_np, _Frame, _join, _line,
+from .process_values import (NONCOMM_FUTURE, UNIFORM_WIDEN, FutureVal, Table, Unknown, _as_np, _Frame, _join, _line,
                           _merge, _same, uniform_value)
-from .uniform import Divergence, Uni, UniformDecision
+from ..uniform import Divergence, Uni, UniformDecision
 
 # Memory the tracer may spend on process masks (one bool per process per distinct
 # set of processes that reaches a step) before it gives up with a TraceLimit.
