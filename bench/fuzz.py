@@ -225,9 +225,9 @@ def check_case(text: str, time_limit: float) -> dict:
     import traceback
 
     from shlo_lint import Config
-    from shlo_lint.checker import registry
+    from shlo_lint.checker.lint import registry
     from shlo_lint.checker.cli import _exit_code, _summary
-    from shlo_lint.checker.engine import lint_source
+    from shlo_lint.checker.lint.engine import lint_source
     from shlo_lint.checker.report import render
     from shlo_lint.checker.source.text import SourceFile
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
-from . import options as _options
-from . import registry
-from .config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
+from .lint import options as _options
+from .lint import registry
+from .lint.config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
 from .source.diagnostics import Severity
-from .engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
+from .lint.engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
 from .source.text import Span
@@ -72,7 +72,7 @@ class _DefaultToCheck(click.Group):
             if isinstance(e, _NotStdout):
                 e = e.__cause__
 
-            from .engine import REPORT_URL
+            from .lint.engine import REPORT_URL
 
             if isinstance(e, MemoryError):
                 traceback.clear_frames(e.__traceback__)  # what filled memory, before anything allocates
@@ -373,7 +373,7 @@ def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
 def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool,
          to_stdout: bool) -> tuple[list[FileResult], int]:
     """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
-    from .fixes import apply_fixes, unified_diff
+    from .lint.fixes import apply_fixes, unified_diff
     from .source.text import SourceFile
 
     out, fixed = [], 0

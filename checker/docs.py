@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import registry
+from .lint import registry
 
 CATEGORY_TITLES = {
     "syntax": "Syntax", "tool": "The tool itself", "constraint": "Constraints (the StableHLO spec)",

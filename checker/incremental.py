@@ -56,10 +56,10 @@ import gc
 import logging
 from typing import Any, Callable, Iterable, Iterator
 
-from .config import Config
-from .context import Context
+from .lint.config import Config
+from .lint.context import Context
 from .source.diagnostics import Diagnostic
-from .engine import FileResult, lint_source
+from .lint.engine import FileResult, lint_source
 from .incremental_block import BLOCK_RULES, block_call, decide
 from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
 from .incremental_match import match_copied, match_ops

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import Context
+from .lint.context import Context
 from .ir.core import Module, OpHeader, Operation
 
 MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})

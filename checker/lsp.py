@@ -40,11 +40,11 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from . import registry
-from .config import Config, ConfigError, find_pyproject, load_config
+from .lint import registry
+from .lint.config import Config, ConfigError, find_pyproject, load_config
 from .source.diagnostics import Diagnostic, Location, Severity
-from .engine import internal_error, lint_source, parser
-from .fixes import apply_fixes
+from .lint.engine import internal_error, lint_source, parser
+from .lint.fixes import apply_fixes
 from .incremental import Document
 from .lsp_text import index_lines
 from .source.text import SourceFile, Span

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,

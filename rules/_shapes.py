@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from shlo_lint.checker.ir.attributes import DenseElementsAttr, DenseResourceAttr, IntegerAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Block, Operation, Value
 from shlo_lint.checker.analysis.semantics import base_kind, flag

@@ -25,10 +25,10 @@ import sys
 
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Block, Module, Operation, func_type
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FunctionType, FutureType, TensorType
 
 from ._shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures

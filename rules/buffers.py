@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import MemRefType, TensorType, TupleType, Type
 
 from ._shapes import op_label

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import DenseElementsAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Block, Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import TensorType

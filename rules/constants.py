@@ -5,11 +5,11 @@ import re
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import DenseElementsAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.frontend.stablehlo.dense_literals import dense_literal_problem
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 
 
 @rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), local=True)

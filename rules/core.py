@@ -2,7 +2,7 @@
 run as rules, documented here like every other rule."""
 from __future__ import annotations
 
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 
 
 @rule("SHLO001", "syntax-error", category="syntax", status="builtin")

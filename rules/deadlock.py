@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Peer, Verdict, analyze
 from shlo_lint.checker.analysis.process_model.schedule import independent
 from shlo_lint.checker.source.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.tracer import Step, collective_kind, op_label, structure
 
 from .grid import grid_needed

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.analysis.pairing import BRANCH_OPS, Completion, Root, Witness, analysis, done_takes_misused
 from shlo_lint.checker.ir.core import Module, Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 
 from ._shapes import op_label
 

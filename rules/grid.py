@@ -12,10 +12,10 @@ import re
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import IntegerAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Module, Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import ScalarType
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import IntegerAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.analysis.pairing import (DONE_OPS, START_OPS, TESSERA_AWAITS, analysis, produces_future)
 from shlo_lint.checker.ir.core import Block, Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import BlockFlow
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import FutureType, TensorType, TokenType

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import int_attr
 
 from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)

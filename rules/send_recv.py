@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import DenseElementsAttr
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
 from shlo_lint.checker.ir.types import TensorType, TokenType, Type
 

@@ -15,10 +15,10 @@ from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import (Attribute, BoolAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
                                           OpaqueAttr, StringAttr)
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FutureType
 
 from ._shapes import attr_where, op_label

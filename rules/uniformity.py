@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from shlo_lint.checker.context import Context
+from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.analysis.process_model import Verdict
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.registry import rule
+from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.tracer import op_label
 
 from .deadlock import MODULE_OPS, verdict

@@ -6,15 +6,15 @@
 """
 from __future__ import annotations
 
-from shlo_lint.checker.config import Config, ConfigError
+from shlo_lint.checker.lint.config import Config, ConfigError
 from shlo_lint.checker.source.diagnostics import Diagnostic, Fix, Note, Severity
-from shlo_lint.checker.engine import FileResult, lint_paths, lint_text
+from shlo_lint.checker.lint.engine import FileResult, lint_paths, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
 
 
 def parse(text: str, path: str = "<string>"):
     """Parse StableHLO text into the IR (shlo_lint.checker.ir.core.Module), headers lazily."""
-    from shlo_lint.checker.engine import parser
+    from shlo_lint.checker.lint.engine import parser
     from shlo_lint.checker.frontend.stablehlo.scan import scan
     from shlo_lint.checker.source.text import SourceFile
 

@@ -29,9 +29,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from shlo_lint.checker.config import Config, find_pyproject, load_config
+from shlo_lint.checker.lint.config import Config, find_pyproject, load_config
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Note, Severity
-from shlo_lint.checker.engine import check_selectors, lint_source
+from shlo_lint.checker.lint.engine import check_selectors, lint_source
 from shlo_lint.checker.ir.core import FileLineColLoc, Module, Operation
 from shlo_lint.checker.source.text import SourceFile, Span
 
@@ -59,7 +59,7 @@ class Findings(list):
         self.path = path
 
     def report(self, *, color: bool = False) -> str:
-        from shlo_lint.checker import registry
+        from shlo_lint.checker.lint import registry
         from shlo_lint.checker.report import render
 
         sources = {self.path: SourceFile(self.path, self.text)}

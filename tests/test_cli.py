@@ -254,7 +254,7 @@ def test_good_option_values_are_converted_and_still_find_the_deadlock():
     code, out = run_json("-O", "z3-timeout-ms=4000", "-O", "deadlock-matching=SPEC", "-O", "external-channels=7,9",
                          str(RING))
     assert code == 1 and [d["code"] for d in out["diagnostics"]] == ["SHLO500"]
-    from shlo_lint.checker import options
+    from shlo_lint.checker.lint import options
 
     assert options.validate({"external-channels": "1,3", "z3-timeout-ms": "5000"}) == {
         "external-channels": [1, 3], "z3-timeout-ms": 5000}
@@ -264,7 +264,7 @@ def test_every_option_a_rule_reads_is_declared():
     import re
 
     from shlo_lint.checker.analysis import process_model as deadlock
-    from shlo_lint.checker import options
+    from shlo_lint.checker.lint import options
 
     used = set(deadlock.DEFAULTS)
     for path in (CORPUS.parent / "rules").glob("*.py"):
@@ -356,7 +356,7 @@ def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(mo
     assert t["process"] == [0, 0] and len(t["others"]) == 1023
     assert "processes (0, 0)\u2013(0, 1023) (1024" in run_cli("--no-source", str(ring)).stdout
 
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.engine import lint_text
     from shlo_lint.rules import deadlock as rules_deadlock
 
     monkeypatch.setattr(rules_deadlock, "MAX_TRACES", 0)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from shlo_lint import Config, lint_text, parse
-from shlo_lint.checker.fixes import apply_fixes
+from shlo_lint.checker.lint.fixes import apply_fixes
 
 from conftest import CORPUS, ROOT
 

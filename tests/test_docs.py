@@ -6,7 +6,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from shlo_lint.checker import docs, registry
+from shlo_lint.checker import docs
+from shlo_lint.checker.lint import registry
 from shlo_lint.checker.cli import main
 
 from conftest import ROOT, run_cli

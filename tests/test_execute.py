@@ -539,8 +539,8 @@ CONFIRMABLE = [p for p in DEADLOCK_CASES if not p.name.startswith("grid_") and p
 def test_confirm_replays_each_counterexample(path):
     """--confirm's replay (the counterexample's processes scheduled first, the
     blocked processes and lines compared) confirms every static deadlock."""
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.engine import lint_source
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_source
     from shlo_lint.checker.execute.replay import confirm
     from shlo_lint.checker.source.text import SourceFile
 

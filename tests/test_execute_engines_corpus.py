@@ -62,8 +62,8 @@ def _lines(report) -> dict:
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_engines_agree_and_xla_confirms(path):
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_text
     from shlo_lint.checker.execute.replay import confirm, run_key
     from shlo_lint.checker.execute.run import load
     from shlo_lint.checker.analysis.semantics import grid_of

@@ -83,8 +83,8 @@ def test_cross_check_compares_the_ops_too():
 def test_confirm_with_xla_confirms_a_real_deadlock():
     from shlo_lint.checker.execute.replay import confirm
     from shlo_lint.checker.execute.run import load
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_text
 
     path = CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir"
     diags = lint_text(path.read_text(), str(path), Config().merged(select=("deadlock",)))
@@ -171,8 +171,8 @@ def test_an_async_collective_blocks_at_its_async_start(tmp_path):
     must hold exactly the collective); the device is reported where the
     interpreter and the static analysis put it: at the async_start, where XLA
     issues the collective (issue_order.py)."""
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_text
     from shlo_lint.checker.execute.replay import confirm
     from shlo_lint.checker.execute.run import load
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix, Location, Severity
-from shlo_lint.checker.fixes import apply_fixes, applies, unified_diff
+from shlo_lint.checker.lint.fixes import apply_fixes, applies, unified_diff
 from shlo_lint.checker.source.text import Span
 
 TEXT = "abcdefghij\nklmnop\n"

@@ -103,8 +103,8 @@ def test_repeated_gathers_read_like_fresh_ones(pattern):
 
 
 def test_a_file_reads_the_same_after_another_file():
-    from shlo_lint.checker import engine
-    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.lint import engine
+    from shlo_lint.checker.lint.config import Config
 
     a = SourceFile("a.mlir", _gathers((3, 2, 2)))
     b = SourceFile("b.mlir", _gathers((2, 3, 3, 2)).replace("%arg0, %", "%arg0,  %"))
@@ -168,8 +168,8 @@ def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeyp
     # The engine checks a header whose layout already parsed without building it
     # (LarkParser.header_checked); every diagnostic must be what parsing every
     # header afresh gives. A broken repeat of a cached line still reports.
-    from shlo_lint.checker import engine
-    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.lint import engine
+    from shlo_lint.checker.lint.config import Config
 
     text = (CORPUS / "real" / name).read_text()
     lines = text.splitlines(keepends=True)
@@ -187,7 +187,7 @@ def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeyp
 
 
 def test_a_malformed_name_of_the_same_length_is_not_a_hit():
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.engine import lint_text
 
     text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
             '  %0:2 = "stablehlo.foo"(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)\n'
@@ -201,7 +201,7 @@ def test_a_malformed_name_of_the_same_length_is_not_a_hit():
 def test_a_parse_that_records_an_error_is_not_reused():
     # `[0:2] x [0]` is no list of dimension numbers: the dot_general handler records
     # a syntax error while still returning a header; a cache hit would not.
-    from shlo_lint.checker.engine import lint_text
+    from shlo_lint.checker.lint.engine import lint_text
 
     line = ("  %{n} = stablehlo.dot_general %a, %a, contracting_dims = [0:2] x [0] : "
             "(tensor<4xf32>, tensor<4xf32>) -> tensor<f32>\n")
@@ -271,8 +271,8 @@ def test_checking_every_header_parses_each_layout_once(monkeypatch):
 
 def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
     """The add headers the engine's whole-module check parses, and the diagnostics."""
-    from shlo_lint.checker import engine
-    from shlo_lint.checker.config import Config
+    from shlo_lint.checker.lint import engine
+    from shlo_lint.checker.lint.config import Config
     from shlo_lint.checker.frontend.stablehlo.parse.cache import clear_shared
 
     clear_shared()  # (an earlier test may have shared this very layout)

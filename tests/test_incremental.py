@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from shlo_lint.checker import incremental, incremental_root
-from shlo_lint.checker.config import Config
-from shlo_lint.checker.engine import lint_source
+from shlo_lint.checker.lint.config import Config
+from shlo_lint.checker.lint.engine import lint_source
 from shlo_lint.checker.incremental import Document, TextEdit
 from shlo_lint.checker.source.text import SourceFile, Span
 

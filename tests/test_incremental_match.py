@@ -9,8 +9,8 @@ import random
 import pytest
 
 from shlo_lint.checker import incremental, incremental_match
-from shlo_lint.checker.config import Config
-from shlo_lint.checker.engine import lint_source
+from shlo_lint.checker.lint.config import Config
+from shlo_lint.checker.lint.engine import lint_source
 from shlo_lint.checker.incremental import Document, Memo
 from shlo_lint.checker.source.text import SourceFile
 

@@ -17,7 +17,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from conftest import CORPUS
-from shlo_lint.checker import registry
+from shlo_lint.checker.lint import registry
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -323,8 +323,8 @@ async def test_a_deadlock_shows_each_process_and_offers_its_picture(client, tmp_
 async def test_incremental_relints_publish_what_a_full_lint_gives(client, tmp_path):
     """Partial edits through the server (reused header parses, local findings and
     the deadlock verdict, or not): each published set equals a full lint's."""
-    from shlo_lint.checker.config import Config
-    from shlo_lint.checker.engine import lint_source
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_source
     from shlo_lint.checker.lsp import UTF16, lsp_range
     from shlo_lint.checker.source.text import SourceFile
 

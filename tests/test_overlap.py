@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from shlo_lint import Config, lint_text
-from shlo_lint.checker.fixes import apply_fixes
+from shlo_lint.checker.lint.fixes import apply_fixes
 
 from conftest import CORPUS
 from test_futures import done, module, start

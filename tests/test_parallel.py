@@ -6,7 +6,7 @@ import shutil
 from conftest import CORPUS, run_cli
 
 import shlo_lint
-from shlo_lint.checker.config import Config
+from shlo_lint.checker.lint.config import Config
 from shlo_lint.checker.parallel import resolve_jobs
 
 

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from shlo_lint.checker import engine
+from shlo_lint.checker.lint import engine
 from shlo_lint.checker.frontend.stablehlo import parse as parse_mod
 from shlo_lint.checker.frontend.stablehlo.parse import cache
-from shlo_lint.checker.config import Config
+from shlo_lint.checker.lint.config import Config
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import CORPUS

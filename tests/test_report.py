@@ -12,7 +12,7 @@ from conftest import sarif_schema_validator
 from shlo_lint.checker import report
 from shlo_lint.checker.source.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
                                            TraceStep)
-from shlo_lint.checker.registry import RuleSpec
+from shlo_lint.checker.lint.registry import RuleSpec
 from shlo_lint.checker.report import github, json_, sarif, text
 from shlo_lint.checker.source.text import SourceFile, Span
 
@@ -383,7 +383,7 @@ def test_sarif_rules_results_and_related_locations(validator, src):
 
 
 def test_sarif_full_description_fits_github_for_every_rule(validator):
-    from shlo_lint.checker import registry
+    from shlo_lint.checker.lint import registry
 
     for spec in registry.all_rules():
         d = Diagnostic(spec.code, spec.name, spec.category, spec.severity, "m", Location("prog.mlir"))
@@ -516,7 +516,7 @@ def test_github_escaping():
 def test_formats_and_dispatch(src):
     assert set(report.FORMATS) == {"text", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab",
                                    "junit", "html"}
-    from shlo_lint.checker.config import FORMAT_NAMES
+    from shlo_lint.checker.lint.config import FORMAT_NAMES
 
     assert set(FORMAT_NAMES) == set(report.FORMATS)  # what -f and `output-format` accept
     for name in report.FORMATS:

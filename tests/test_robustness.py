@@ -57,9 +57,9 @@ import sys  # noqa: E402
 
 import pytest  # noqa: E402
 
-from shlo_lint.checker import engine, registry  # noqa: E402
+from shlo_lint.checker.lint import engine, registry  # noqa: E402
 from shlo_lint.checker.cli import _exit_code  # noqa: E402
-from shlo_lint.checker.engine import lint_paths  # noqa: E402
+from shlo_lint.checker.lint.engine import lint_paths  # noqa: E402
 
 from conftest import run_cli  # noqa: E402
 

@@ -328,7 +328,7 @@ def test_tessera_enum_values_accept_both_spellings():
 
 
 def test_every_new_rule_has_a_corpus_example():
-    from shlo_lint.checker import registry
+    from shlo_lint.checker.lint import registry
 
     modules = {"collectives", "all_gather", "all_reduce", "reduce_scatter", "all_to_all", "collective_broadcast",
                "collective_reduce", "async_ops", "seed_forms", "tessera", "buffers"}
@@ -369,7 +369,7 @@ CHANGED_FOR_1_20 = ["SHLO118", "SHLO140", "SHLO200", "SHLO205", "SHLO206", "SHLO
 
 @pytest.mark.parametrize("code", CHANGED_FOR_1_20)
 def test_changed_rules_cite_the_spec_version(code):
-    from shlo_lint.checker import registry
+    from shlo_lint.checker.lint import registry
 
     spec = next(r for r in registry.all_rules() if r.code == code)
     assert "1.20" in spec.doc, code

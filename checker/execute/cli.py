@@ -109,7 +109,7 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
 def _external_channels(paths, rule_options) -> frozenset:
     """`external-channels` from -O, else from the project's [tool.shlo-lint.options]."""
     from ..cli import _config, _parse_options
-    from ..config import ConfigError
+    from ..lint.config import ConfigError
     from .comm import parse_external_channels
 
     try:

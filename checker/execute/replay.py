@@ -58,8 +58,8 @@ def blocked_in_trace(d: Diagnostic, module=None) -> dict[tuple[int, int], int | 
 def static_verdicts(path: Path | str) -> tuple[list[set[tuple[int, int]]], bool]:
     """The static deadlock findings on one file: the blocked-process set of each
     counterexample, and whether the analysis left the question undecided."""
-    from .. import engine
-    from ..config import Config
+    from ..lint import engine
+    from ..lint.config import Config
 
     text = Path(path).read_text(encoding="utf-8")
     diags = engine.lint_text(text, str(path), Config().merged(select=("deadlock",)))

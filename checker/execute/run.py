@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import parser, read_path
+from ..lint.engine import parser, read_path
 from ..ir.core import Module
 from ..frontend.stablehlo.scan import scan
 from ..analysis.semantics import Grid, grid_of
@@ -239,7 +239,7 @@ def run_path(path: str, options: RunOptions | None = None) -> RunReport:
         return _error_report(path, options, "out of memory while preparing or running the program "
                                             "(a smaller grid, --memory-limit, or `shlo-lint check` first)")
     except Exception as e:  # noqa: BLE001 - the one guard per file of `run`
-        from ..engine import internal_error
+        from ..lint.engine import internal_error
         from ..source.text import SourceFile
 
         return _error_report(path, options, internal_error(SourceFile(path, ""), e, "running the program").message)

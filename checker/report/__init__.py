@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 
 

@@ -26,7 +26,7 @@ import re
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 from ._common import counts, plural, process_label, process_ranges, resolve, severity_of, sorted_diagnostics
 

@@ -22,7 +22,7 @@ from collections import Counter
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 from ._common import Position, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
 

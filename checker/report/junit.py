@@ -18,7 +18,7 @@ from itertools import groupby
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 from ._common import resolve, severity_of, sorted_diagnostics
 from .text import render_one

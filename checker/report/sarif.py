@@ -22,7 +22,7 @@ import attr
 import sarif_om as om
 
 from ..source.diagnostics import Diagnostic, Location
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 from ._common import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
                       tool_version, trace_label)

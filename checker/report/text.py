@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
-from ..registry import RuleSpec
+from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
 from ._common import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 

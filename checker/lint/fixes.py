@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from .source.diagnostics import Diagnostic, Edit, Fix
+from ..source.diagnostics import Diagnostic, Edit, Fix
 
 
 def _conflict(a: Edit, b: Edit) -> bool:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .source.diagnostics import CATEGORIES, Severity
+from ..source.diagnostics import CATEGORIES, Severity
 
 _CODE = re.compile(r"^[A-Z]{2,8}\d{3,4}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

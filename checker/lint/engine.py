@@ -16,15 +16,15 @@ from typing import Iterable, Iterator
 from . import registry
 from .config import Config
 from .context import Context
-from .source.diagnostics import Diagnostic, Location, Severity
-from .ir.core import Module, Operation
+from ..source.diagnostics import Diagnostic, Location, Severity
+from ..ir.core import Module, Operation
 from .paths import excluded
 from .registry import RuleSpec
-from .frontend.stablehlo.scan import scan
+from ..frontend.stablehlo.scan import scan
 from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
-from .analysis.semantics import grid_of
-from .source.text import SourceFile, Span
-from .suppress import find_suppressions
+from ..analysis.semantics import grid_of
+from ..source.text import SourceFile, Span
+from .suppressions import find_suppressions
 
 BYTECODE_MAGIC = b"ML\xefR"
 
@@ -90,9 +90,9 @@ def parser():
     """The Lark header parser, built once per process."""
     global _parser
     if _parser is None:
-        from .frontend.stablehlo import lark_lexer as lexer
-        from .frontend.stablehlo.parse import LarkParser
-        from .frontend.stablehlo.parse.runner import _lark
+        from ..frontend.stablehlo import lark_lexer as lexer
+        from ..frontend.stablehlo.parse import LarkParser
+        from ..frontend.stablehlo.parse.runner import _lark
 
         _parser = LarkParser()
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
@@ -197,7 +197,7 @@ def _origin(error: BaseException) -> str | None:
     """`checker/parse.py:999 (_angle_attr)`: the innermost frame in shlo-lint's own code."""
     tb = error.__traceback__
     found = None
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above checker/
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
         if os.path.abspath(filename).startswith(root) and "site-packages" not in filename:
@@ -539,7 +539,7 @@ def release_ir(result: FileResult) -> None:
     point at each other, so left alone only a cyclic collection (walking every live
     object) frees it, 3-5% of linting a sample of small files. Diagnostics hold no IR."""
     if result.module is not None:
-        from .incremental_edit import release
+        from ..incremental_edit import release
 
         release(result.module)
         result.module = None
@@ -549,7 +549,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | s
     """Lint files and directories; one FileResult per file, in walk order. `jobs`:
     worker processes (`"auto"`/None: every core; results from workers carry no IR,
     `module` is None — see checker/parallel.py)."""
-    from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
+    from ..parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 
     config = config or Config()
     check_selectors(config)

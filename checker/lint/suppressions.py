@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .source.text import SourceFile, Span
+from ..source.text import SourceFile, Span
 
 _COMMENT = re.compile(r"//[ \t]*shlo-lint:[ \t]*(ignore-file|ignore)[ \t]*(?:\[([^\]\n]*)\])?")
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ir.attributes import Attribute
-from .source.diagnostics import Diagnostic, Location, Note, Severity
-from .ir.core import Module, Operation, user_column
+from ..ir.attributes import Attribute
+from ..source.diagnostics import Diagnostic, Location, Note, Severity
+from ..ir.core import Module, Operation, user_column
 from .registry import RuleSpec
-from .analysis.semantics import Grid
-from .source.text import SourceFile, Span
+from ..analysis.semantics import Grid
+from ..source.text import SourceFile, Span
 
 
 class Context:
