@@ -472,7 +472,7 @@ def options_cmd(output_format) -> None:
               help="Quiet time after an edit before the document is re-linted.")
 def lsp_cmd(debounce_ms) -> None:
     """Run the language server on standard input/output (editors start it)."""
-    from .lsp import serve  # pygls is imported only for this command
+    from .editor.server import serve  # pygls is imported only for this command
 
     serve(debounce_ms=debounce_ms)
 

@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from shlo_lint.checker import incremental, incremental_root
+from shlo_lint.checker.editor.incremental import document as incremental, module_reuse as incremental_root
 from shlo_lint.checker.lint.config import Config
 from shlo_lint.checker.lint.engine import lint_source
-from shlo_lint.checker.incremental import Document, TextEdit
+from shlo_lint.checker.editor.incremental.document import Document, TextEdit
 from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import CORPUS, ROOT
@@ -382,7 +382,7 @@ def test_a_wrong_combiner_reuse_is_caught(monkeypatch, broken):
     changed, is seen."""
     import re as _re
 
-    from shlo_lint.checker import incremental_block
+    from shlo_lint.checker.editor.incremental import block_reuse as incremental_block
     if broken == "lines":
         monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
     else:
@@ -485,7 +485,7 @@ def test_enter_on_every_line(name):
 
 def test_reusing_line_naming_findings_after_an_enter_is_caught(monkeypatch):
     """...which fails when the findings are reused although the lines moved."""
-    from shlo_lint.checker import incremental_block
+    from shlo_lint.checker.editor.incremental import block_reuse as incremental_block
 
     monkeypatch.setattr(incremental_root, "lines_moved", lambda *a: False)
     monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
@@ -525,7 +525,7 @@ def test_same_presence_looks_only_around_the_edit():
     """incremental_edit.same_presence answers as two full searches would, for markers
     made, broken, moved or kept by random edits (the module op's rules read whether
     the file mentions `sdy.mesh` anywhere)."""
-    from shlo_lint.checker.incremental_edit import same_presence
+    from shlo_lint.checker.editor.incremental.edit import same_presence
 
     rng = random.Random(11)
     pieces = ["sdy.mesh", "sdy", ".mesh", "s", "h", "x", " ", "\n", "sdy.m", "esh"]

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from shlo_lint.checker import incremental, incremental_match
+from shlo_lint.checker.editor.incremental import document as incremental, match as incremental_match
 from shlo_lint.checker.lint.config import Config
 from shlo_lint.checker.lint.engine import lint_source
-from shlo_lint.checker.incremental import Document, Memo
+from shlo_lint.checker.editor.incremental.document import Document, Memo
 from shlo_lint.checker.source.text import SourceFile
 
 from test_incremental import BENCH, DIGIT_PROGRAMS, edit, flips, same, text_of

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from shlo_lint.checker import incremental_edit, incremental_scan
+from shlo_lint.checker.editor.incremental import edit as incremental_edit, skeleton as incremental_scan
 from shlo_lint.checker.lint.engine import parser
-from shlo_lint.checker.incremental import TextEdit
+from shlo_lint.checker.editor.incremental.document import TextEdit
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 

@@ -272,7 +272,7 @@ async def test_settings_from_pyproject_apply(client, tmp_path):
 
 
 async def test_an_internal_error_is_logged_and_the_server_survives(tmp_path):
-    sabotage = ("import shlo_lint.checker.lsp as m\n"
+    sabotage = ("import shlo_lint.checker.editor.server as m\n"
                 "def boom(*a, **k): raise RuntimeError('sabotaged linter')\n"
                 "m.lint = boom\n"
                 "m.serve()\n")
@@ -325,7 +325,7 @@ async def test_incremental_relints_publish_what_a_full_lint_gives(client, tmp_pa
     the deadlock verdict, or not): each published set equals a full lint's."""
     from shlo_lint.checker.lint.config import Config
     from shlo_lint.checker.lint.engine import lint_source
-    from shlo_lint.checker.lsp import UTF16, lsp_range
+    from shlo_lint.checker.editor.server import UTF16, lsp_range
     from shlo_lint.checker.source.text import SourceFile
 
     text = RING8

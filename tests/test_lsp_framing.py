@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from shlo_lint.checker.lsp_io import FramedStdin
+from shlo_lint.checker.editor.framing import FramedStdin
 
 SERVER = [sys.executable, "-m", "shlo_lint", "lsp", "--debounce-ms", "50"]
 TIMEOUT = 30
@@ -177,7 +177,7 @@ def test_end_of_input_exits_with_a_logged_reason(client):
 
 
 def test_an_internal_error_while_linting_is_a_published_shlo003_not_silence(tmp_path):
-    sabotage = ("import shlo_lint.checker.lsp as m\n"
+    sabotage = ("import shlo_lint.checker.editor.server as m\n"
                 "def boom(*a, **k): raise RuntimeError('sabotaged linter')\n"
                 "m.lint = boom\n"
                 "m.serve()\n")

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types as t
 from pygls.workspace import PositionCodec, TextDocument
 
-from shlo_lint.checker.lsp_text import LineIndexedDocument, _line_starts
+from shlo_lint.checker.editor.text_document import LineIndexedDocument, _line_starts
 
 PIECES = ["a", "bc", " ", "\n", "\n", "\n", "%x = op", "é", "😋", "\t", "\r\n", "\r", "\u2028", "\x0c", ""]
 
@@ -53,7 +53,7 @@ def test_changes_apply_as_in_pygls(encoding):
 
 
 def test_a_wrong_splice_is_caught(monkeypatch):
-    monkeypatch.setattr("shlo_lint.checker.lsp_text._line_starts", lambda text: _line_starts(text) + 1)
+    monkeypatch.setattr("shlo_lint.checker.editor.text_document._line_starts", lambda text: _line_starts(text) + 1)
     with pytest.raises(AssertionError):
         test_changes_apply_as_in_pygls(t.PositionEncodingKind.Utf16)
 
@@ -61,7 +61,7 @@ def test_a_wrong_splice_is_caught(monkeypatch):
 def test_the_servers_workspace_indexes_lines():
     from pygls.workspace import Workspace
 
-    from shlo_lint.checker.lsp_text import index_lines
+    from shlo_lint.checker.editor.text_document import index_lines
 
     ws = Workspace(None)
     index_lines(ws)
@@ -83,8 +83,8 @@ def test_a_re_lint_makes_no_reference_cycle():
 
     from conftest import ROOT
 
-    from shlo_lint.checker import lsp
-    from shlo_lint.checker.incremental import Document
+    from shlo_lint.checker.editor import server as lsp
+    from shlo_lint.checker.editor.incremental.document import Document
 
     sys.path.insert(0, str(ROOT / "bench"))
     import lsp_latency

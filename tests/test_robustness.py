@@ -241,7 +241,7 @@ def test_run_refuses_a_program_that_does_not_parse_with_its_located_error(tmp_pa
 
 
 def test_lsp_a_diagnostic_that_cannot_be_converted_becomes_shlo003(monkeypatch):
-    from shlo_lint.checker import lsp
+    from shlo_lint.checker.editor import server as lsp
 
     linted = lsp.lint(FINDING.read_text(), "/nowhere/f.mlir", 1)
     (d,) = [d for d in linted.diagnostics if d.code == "SHLO201"]

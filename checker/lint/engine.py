@@ -539,7 +539,7 @@ def release_ir(result: FileResult) -> None:
     point at each other, so left alone only a cyclic collection (walking every live
     object) frees it, 3-5% of linting a sample of small files. Diagnostics hold no IR."""
     if result.module is not None:
-        from ..incremental_edit import release
+        from ..editor.incremental.edit import release
 
         release(result.module)
         result.module = None

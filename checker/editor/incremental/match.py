@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .ir.core import Operation
-from .source.text import Span
+from ...ir.core import Operation
+from ...source.text import Span
 
 if TYPE_CHECKING:
-    from .incremental import Memo
-    from .incremental_scan import _Clone
+    from .document import Memo
+    from .skeleton import _Clone
 
 
 def match_ops(memo: "Memo", ops: list[Operation], labels: bool = True) -> None:

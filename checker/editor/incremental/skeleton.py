@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import logging
 
-from .incremental_edit import blank_edit, release
-from .ir.core import Block, Module, OpHeader, Operation, Region
-from .frontend.stablehlo.scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
+from .edit import blank_edit, release
+from ...ir.core import Block, Module, OpHeader, Operation, Region
+from ...frontend.stablehlo.scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
     _result_names
-from .source.text import SourceFile, Span
+from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)
 

@@ -56,19 +56,19 @@ import gc
 import logging
 from typing import Any, Callable, Iterable, Iterator
 
-from .lint.config import Config
-from .lint.context import Context
-from .source.diagnostics import Diagnostic
-from .lint.engine import FileResult, lint_source
-from .incremental_block import BLOCK_RULES, block_call, decide
-from .incremental_edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
-from .incremental_match import match_copied, match_ops
-from .incremental_parse import _Parser
-from .incremental_root import moved_reads, root_reusable
-from .incremental_scan import take_skeleton
-from .incremental_track import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
-from .ir.core import Block, Module, Operation
-from .source.text import SourceFile, Span
+from ...lint.config import Config
+from ...lint.context import Context
+from ...source.diagnostics import Diagnostic
+from ...lint.engine import FileResult, lint_source
+from .block_reuse import BLOCK_RULES, block_call, decide
+from .edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
+from .match import match_copied, match_ops
+from .header_parser import _Parser
+from .module_reuse import moved_reads, root_reusable
+from .skeleton import take_skeleton
+from .tracking import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
+from ...ir.core import Block, Module, Operation
+from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)
 

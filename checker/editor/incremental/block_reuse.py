@@ -29,8 +29,8 @@ from __future__ import annotations
 import logging
 import re
 
-from .source.diagnostics import Diagnostic
-from .incremental_edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic
+from ...source.diagnostics import Diagnostic
+from .edit import DIAG_SHAPE, TextEdit, Unmovable, blank_edit, move_diagnostic
 
 log = logging.getLogger(__name__)
 

@@ -40,14 +40,14 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from .lint import registry
-from .lint.config import Config, ConfigError, find_pyproject, load_config
-from .source.diagnostics import Diagnostic, Location, Severity
-from .lint.engine import internal_error, lint_source, parser
-from .lint.fixes import apply_fixes
-from .incremental import Document
-from .lsp_text import index_lines
-from .source.text import SourceFile, Span
+from ..lint import registry
+from ..lint.config import Config, ConfigError, find_pyproject, load_config
+from ..source.diagnostics import Diagnostic, Location, Severity
+from ..lint.engine import internal_error, lint_source, parser
+from ..lint.fixes import apply_fixes
+from .incremental.document import Document
+from .text_document import index_lines
+from ..source.text import SourceFile, Span
 
 SOURCE = "shlo-lint"
 FIX_ALL = f"{t.CodeActionKind.SourceFixAll.value}.shlo-lint"
@@ -190,7 +190,7 @@ class ShloLintServer(LanguageServer):
 
 
 def _version() -> str:
-    from .report._common import tool_version
+    from ..report._common import tool_version
 
     return tool_version()
 
@@ -320,7 +320,7 @@ def _internal_lsp(d: Diagnostic) -> t.Diagnostic:
 def _trace_related(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> list[t.DiagnosticRelatedInformation]:
     """One entry per process (or class of processes) of a deadlock's trace, at the op
     it is blocked at (or its last step): what it did and what it waits for."""
-    from .report._common import trace_label
+    from ..report._common import trace_label
 
     out = []
     for trace in d.trace:
@@ -464,7 +464,7 @@ def write_report(linted: Linted) -> Path:
     """The document's HTML report, in a new temporary directory."""
     import tempfile
 
-    from .report import render
+    from ..report import render
 
     page = render("html", linted.diagnostics, {linted.source.path: linted.source}, registry.get,
                   summary={"files": 1}, title=f"shlo-lint: {Path(linted.source.path).name}")
@@ -547,7 +547,7 @@ def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
     skipped, never a deaf server (checker/lsp_io.py)."""
     import sys
 
-    from .lsp_io import FramedStdin
+    from .framing import FramedStdin
 
     logging.basicConfig(level=logging.WARNING, format="shlo-lint lsp: %(levelname)s: %(message)s")
     server = create_server(debounce_ms)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from .source.diagnostics import Diagnostic
-from .incremental_block import lines_moved
-from .incremental_edit import DIAG_SHAPE, Unmovable, move_diagnostic, same_field, same_presence, shift_header
-from .ir.core import Operation
+from ...source.diagnostics import Diagnostic
+from .block_reuse import lines_moved
+from .edit import DIAG_SHAPE, Unmovable, move_diagnostic, same_field, same_presence, shift_header
+from ...ir.core import Operation
 
 _SSA_NAME = re.compile(r"%[\w$.\-]+")
 _CALL_OPS = frozenset({"func.call", "call", "func.call_indirect"})

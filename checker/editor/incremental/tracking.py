@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .lint.context import Context
-from .ir.core import Module, OpHeader, Operation
+from ...lint.context import Context
+from ...ir.core import Module, OpHeader, Operation
 
 MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})
 """ctx.cache entries the module op's rules may write and still be reused: the

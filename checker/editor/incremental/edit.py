@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import replace
 
-from .source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
-from .ir.core import Module, OpHeader
-from .frontend.stablehlo.parse.cache import _move_attr
-from .source.text import Span, line_state
+from ...source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
+from ...ir.core import Module, OpHeader
+from ...frontend.stablehlo.parse.cache import _move_attr
+from ...source.text import Span, line_state
 
 HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "result_types", "attributes",
                  "properties", "region_args", "successors", "loc")

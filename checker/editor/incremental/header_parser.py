@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .incremental_edit import shift_header
-from .incremental_track import ReadHeader
-from .ir.core import Block, Module, OpHeader, Operation
-from .source.text import Span
+from .edit import shift_header
+from .tracking import ReadHeader
+from ...ir.core import Block, Module, OpHeader, Operation
+from ...source.text import Span
 
 if TYPE_CHECKING:
-    from .incremental import Memo
+    from .document import Memo
 
 
 class _Parser:
