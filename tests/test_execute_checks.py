@@ -198,7 +198,7 @@ def test_op_modules_never_import_the_interpreter():
     import shlo_lint.checker.execute as ex
 
     root = Path(ex.__file__).parent
-    modules = [root / "comm.py", root / "registry.py", root / "runtime.py", root / "mesh_groups.py",
+    modules = [root / "comm.py", root / "op_registry.py", root / "runtime.py", root / "mesh_groups.py",
                *sorted((root / "ops").glob("*.py"))]
     for path in modules:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -207,7 +207,7 @@ def test_op_modules_never_import_the_interpreter():
                 assert not target.endswith("interpreter") and target != "run", (path.name, target)
                 assert not (node.level and target == "" and any(a.name == "interpreter" for a in node.names)), path
     from shlo_lint.checker.execute import comm, ops  # noqa: F401 - importing them registers their classes
-    from shlo_lint.checker.execute.registry import function_classes
+    from shlo_lint.checker.execute.op_registry import function_classes
 
     names = {c.__name__ for c in function_classes()}
     assert {"CommunicationFunctions", "IndexingFunctions", "CheckFunctions", "LapackFunctions"} <= names

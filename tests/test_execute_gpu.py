@@ -13,7 +13,7 @@ import pytest
 
 from shlo_lint.checker.execute.backends import gpu_available
 from shlo_lint.checker.execute.run import RunOptions, run_path
-from shlo_lint.checker.execute.xla import jax_available
+from shlo_lint.checker.execute.xla.local import jax_available
 
 from conftest import CORPUS, ROOT
 

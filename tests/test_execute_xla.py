@@ -9,7 +9,7 @@ import json
 import pytest
 
 from shlo_lint.checker.execute.run import RunOptions, run_path
-from shlo_lint.checker.execute.xla import jax_available
+from shlo_lint.checker.execute.xla.local import jax_available
 
 from conftest import CORPUS, run_cli
 
@@ -119,7 +119,7 @@ def test_markers_keep_the_data_layout():
 
 
 def test_progress_records_last_one_wins_and_torn_lines_are_ignored(tmp_path):
-    from shlo_lint.checker.execute.xla_markers import blocked_from_progress, read_progress
+    from shlo_lint.checker.execute.xla.markers import blocked_from_progress, read_progress
 
     path = tmp_path / "progress.txt"
     path.write_text("E 0 0 0\nX 0 0 0\nE 1 0 0\nE 0 0 1\nX 0 0 1\nE 1 0")  # the last line was cut by a kill

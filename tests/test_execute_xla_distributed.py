@@ -9,7 +9,7 @@ import os
 import pytest
 
 from shlo_lint.checker.execute.run import RunOptions, cross_check, run_path
-from shlo_lint.checker.execute.xla import jax_available
+from shlo_lint.checker.execute.xla.local import jax_available
 
 from conftest import CORPUS, run_cli
 
@@ -31,7 +31,7 @@ def _children_alive() -> list[int]:
                 ppid = int(f.read().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if b"xla_dist_worker" in cmd and ppid == me:
+        if b"xla.dist_worker" in cmd and ppid == me:
             alive.append(int(pid))
     return alive
 
@@ -99,7 +99,7 @@ def test_two_hosts_are_two_commands_with_the_same_coordinator():
     import subprocess
     import sys
 
-    from shlo_lint.checker.execute.xla_distributed import free_port
+    from shlo_lint.checker.execute.xla.distributed import free_port
 
     coordinator = f"127.0.0.1:{free_port()}"
     cmds = [[sys.executable, "-m", "shlo_lint", "run", "--engine", "xla-distributed", "-n", "2", "--coordinator",

@@ -46,7 +46,7 @@ from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
 from .ops.reduce import COMBINE as _COMBINE
 from .ops.reduce import binary_kind as _binary_kind
-from .registry import OpFunctions, impl, register
+from .op_registry import OpFunctions, impl, register
 from .runtime import Frame, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
 

@@ -28,7 +28,7 @@ from ..analysis.semantics import Grid, grid_of
 from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
-from .registry import bind_impls, function_classes
+from .op_registry import bind_impls, function_classes
 from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, Wait,  # noqa: F401
                       _compress, _ranges, custom_call_target, fmt_pid, program_mode)
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)

@@ -310,7 +310,7 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
 
 
 def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
-    from .xla import XlaOptions, run_xla
+    from .xla.local import XlaOptions, run_xla
 
     r = run_xla(module, grid, options.inputs,
                 XlaOptions(options.device, options.xla_timeout_s, options.xla_stuck_warn_s,
@@ -325,7 +325,7 @@ def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineRep
 
 
 def run_distributed_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
-    from .xla_distributed import DistOptions, run_distributed
+    from .xla.distributed import DistOptions, run_distributed
 
     r = run_distributed(module, grid, options.inputs, DistOptions(
         options.num_processes, options.device, options.xla_timeout_s, options.dist_stuck_s,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import impl, register
+from ..op_registry import impl, register
 from .common import ComputeFunctions, float_attr, int_attr
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, DenseElementsAttr, StringAttr
 from ...analysis.semantics import Grid
 from ...ir.types import TensorType
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type
 from .common import ComputeFunctions, float_attr, int_attr, symbol_list
 

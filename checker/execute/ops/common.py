@@ -8,7 +8,7 @@ from ...ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DialectAttr, 
                            StringAttr)
 from ...ir.core import Operation
 from ...analysis.semantics import int_list
-from ..registry import OpFunctions
+from ..op_registry import OpFunctions
 from ..values import ExecutionError, dtype_of
 
 # Integer types narrower than their numpy container: results wrap to their width.

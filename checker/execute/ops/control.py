@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.core import callee
-from ..registry import OpFunctions, impl, register
+from ..op_registry import OpFunctions, impl, register
 from ..values import ExecutionError
 
 

@@ -5,7 +5,7 @@ before the run starts (interpreter.preflight): the checker never calls native
 code it does not know."""
 from __future__ import annotations
 
-from ..registry import OpFunctions, impl, register
+from ..op_registry import OpFunctions, impl, register
 from ..runtime import custom_call_target
 from ..values import ExecutionError
 

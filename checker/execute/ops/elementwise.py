@@ -8,7 +8,7 @@ import numpy as np
 
 from ...ir.attributes import DenseElementsAttr
 from ...ir.core import Operation
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..runtime import Frame
 from ..values import TOKEN, ExecutionError, constant_array, dtype_of, is_float
 from .common import ComputeFunctions, enum, int_attr

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError
 from .common import ComputeFunctions, param_ints, struct
 from .reduce import COMBINE, binary_kind_region, returns_argument

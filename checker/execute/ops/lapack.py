@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from ...ir.attributes import DictAttr, IntegerAttr, StringAttr
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..runtime import custom_call_target
 from ..values import ExecutionError
 from .common import ComputeFunctions

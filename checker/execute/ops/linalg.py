@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError, dtype_of, is_float
 from .common import ComputeFunctions, enum, flag_attr, int_attr, ints, param_ints, struct
 from .shape import pad_array

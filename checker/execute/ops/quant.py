@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...ir.types import QuantizedType, ScalarType, TensorType
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError, dtype_of
 from .common import ComputeFunctions
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError, dtype_of
 from .common import ComputeFunctions, enum
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...ir.attributes import StringAttr
 from ...ir.core import Operation
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError
 from .common import ComputeFunctions, enum, int_attr, ints
 from .shape import pad_array

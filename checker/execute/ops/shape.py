@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import impl, register
+from ..op_registry import impl, register
 from ..values import ExecutionError
 from .common import ComputeFunctions, int_attr, ints
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...ir.attributes import ArrayAttr, DialectAttr, StringAttr
 from ...ir.core import Operation
-from ..registry import OpFunctions, impl, register
+from ..op_registry import OpFunctions, impl, register
 from ..runtime import Frame, Slot
 from ...analysis.sharding import Tiling, hlo_tiling, mesh_from_attr, sdy_dims, sdy_mesh_name, sdy_tiling
 from ..values import ExecutionError, PendingGlobal

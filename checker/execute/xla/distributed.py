@@ -42,12 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.core import Module
-from ..analysis.semantics import Grid
-from .interpreter import fmt_pid, program_mode
-from .values import ExecutionError, Inputs
-from .xla import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
-from .xla_markers import blocked_from_progress, comm_ops, read_progress
+from ...ir.core import Module
+from ...analysis.semantics import Grid
+from ..interpreter import fmt_pid, program_mode
+from ..values import ExecutionError, Inputs
+from .local import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
+from .markers import blocked_from_progress, comm_ops, read_progress
 
 
 @dataclass
@@ -159,7 +159,7 @@ def _start(tmp: str, ids: list[int], L: int, platform: str, options: DistOptions
     for i in ids:
         log = open(os.path.join(tmp, f"log_{i}.txt"), "wb")
         try:
-            procs[i] = subprocess.Popen([sys.executable, "-m", "shlo_lint.checker.execute.xla_dist_worker", tmp,
+            procs[i] = subprocess.Popen([sys.executable, "-m", "shlo_lint.checker.execute.xla.dist_worker", tmp,
                                          str(i)], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                         env=env, start_new_session=True)
         finally:
@@ -309,7 +309,7 @@ def _devices(grid: Grid, i: int, L: int) -> list[tuple[int, int]]:
 
 
 def _outputs(tmp: str, results: dict, grid: Grid, mode: str, ids: list[int], L: int) -> dict:
-    from ..analysis.sharding import hlo_tiling
+    from ...analysis.sharding import hlo_tiling
 
     shards: dict[str, dict[int, np.ndarray]] = {}
     for i in ids:

@@ -1,5 +1,5 @@
 """One OS process of the distributed XLA engine:
-`python -m shlo_lint.checker.execute.xla_dist_worker DIR PROCESS_ID`.
+`python -m shlo_lint.checker.execute.xla.dist_worker DIR PROCESS_ID`.
 
 DIR holds module.mlir, spec.json (grid, coordinator address, number of
 processes, devices per process) and inputs.npz. The process joins the job with
@@ -24,7 +24,7 @@ import sys
 import time
 import traceback
 
-from shlo_lint.checker.execute.xla_worker import collect_outputs, compile_with_markers, make_args
+from shlo_lint.checker.execute.xla.worker import collect_outputs, compile_with_markers, make_args
 
 
 def _phase(name: str) -> None:
@@ -63,7 +63,7 @@ def main(out_dir: str, pid: int) -> int:
     except ImportError as e:
         write({"status": "unsupported", "message": f"the XLA engine needs jax: {e}"})
         return 0
-    from shlo_lint.checker.execute.xla_markers import Recorder
+    from shlo_lint.checker.execute.xla.markers import Recorder
 
     N = spec["num_replicas"] * spec["num_partitions"]
     _phase("initialize")

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.core import Module, func_type
-from ..analysis.semantics import Grid
-from .interpreter import Blocked, program_mode
-from .values import ExecutionError, Inputs, TOKEN
+from ...ir.core import Module, func_type
+from ...analysis.semantics import Grid
+from ..interpreter import Blocked, program_mode
+from ..values import ExecutionError, Inputs, TOKEN
 
 
 @dataclass
@@ -149,7 +149,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
             json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
                        "num_args": len(ftype.inputs), "markers": True}, f)
         env = worker_env(platform, N, options.stuck_warn_s, options.stuck_terminate_s)
-        cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla_worker", tmp]
+        cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla.worker", tmp]
         if options.memory_bytes:
             env["SHLO_LINT_XLA_MEMORY_BYTES"] = str(int(options.memory_bytes))  # the worker limits itself
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
@@ -254,7 +254,7 @@ def _outputs(path: str, n: int, grid: Grid, mode: str) -> dict:
 
 def progress_of(tmp: str, module: Module, grid: Grid) -> tuple[list[Blocked], dict, list[str]]:
     """Blocked processes and states from the worker's progress markers (+ notes)."""
-    from .xla_markers import blocked_from_progress, comm_ops, read_progress
+    from .markers import blocked_from_progress, comm_ops, read_progress
 
     worker_ops, notes = None, []
     try:

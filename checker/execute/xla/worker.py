@@ -1,5 +1,5 @@
 """The XLA engine's subprocess: compile one module with jaxlib for the process
-grid and run it once. `python -m shlo_lint.checker.execute.xla_worker DIR`.
+grid and run it once. `python -m shlo_lint.checker.execute.xla.worker DIR`.
 
 DIR holds module.mlir (a copy of the user's text), spec.json and inputs.npz;
 the worker writes result.json (+ outputs.npz). It runs in its own process
@@ -44,7 +44,7 @@ def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
     from jax._src.interpreters import mlir as jm
     from jax._src.lib.mlir import ir
 
-    from shlo_lint.checker.execute.xla_markers import instrument
+    from shlo_lint.checker.execute.xla.markers import instrument
 
     ctx = jm.make_ir_context()
     with ctx, ir.Location.unknown():
@@ -220,7 +220,7 @@ def main(out_dir: str) -> int:
     except ImportError as e:
         _write(out_dir, {"status": "unsupported", "message": f"the XLA engine needs jax: {e}"})
         return 0
-    from shlo_lint.checker.execute.xla_markers import Recorder
+    from shlo_lint.checker.execute.xla.markers import Recorder
 
     try:
         devices = jax.devices(platform)
