@@ -226,7 +226,7 @@ def check_case(text: str, time_limit: float) -> dict:
 
     from shlo_lint import Config
     from shlo_lint.checker.lint import registry
-    from shlo_lint.checker.cli import _exit_code, _summary
+    from shlo_lint.checker.cli.commands import _exit_code, _summary
     from shlo_lint.checker.lint.engine import lint_source
     from shlo_lint.checker.report import render
     from shlo_lint.checker.source.text import SourceFile

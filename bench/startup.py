@@ -4,7 +4,7 @@
 
 Runs, interleaved so that machine load hits both alike, `python -c pass` and
 `python -m shlo_lint --isolated FILE` (the same as the `shlo-lint` console
-script: both import shlo_lint.checker.cli and call main), each `--repeat` times,
+script: both import shlo_lint.checker.cli.commands and call main), each `--repeat` times,
 and prints the best and the median of each and the difference (target: the
 best difference ≤ 0.25 s), in wall-clock time and in CPU time (user + system of
 the child): on a loaded machine the wall time is mostly waiting for a core, and

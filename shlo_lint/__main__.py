@@ -1,3 +1,3 @@
-from shlo_lint.checker.cli import main
+from shlo_lint.checker.cli.commands import main
 
 main()

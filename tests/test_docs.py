@@ -6,9 +6,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from shlo_lint.checker import docs
+from shlo_lint.checker.cli import rule_docs as docs
 from shlo_lint.checker.lint import registry
-from shlo_lint.checker.cli import main
+from shlo_lint.checker.cli.commands import main
 
 from conftest import ROOT, run_cli
 
@@ -17,7 +17,7 @@ RULES = registry.all_rules()
 
 def test_rules_md_is_generated_from_the_docstrings():
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == docs.render(), \
-        "docs/rules.md is stale: run `python -m shlo_lint.checker.docs`"
+        "docs/rules.md is stale: run `python -m shlo_lint.checker.cli.rule_docs`"
 
 
 @pytest.mark.parametrize("spec", RULES, ids=lambda r: r.code)

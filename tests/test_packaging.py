@@ -40,14 +40,14 @@ def test_wheel_and_sdist_hold_the_package(dist):
     (wheel,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("shlo_lint/__main__.py", "shlo_lint/checker/cli.py", "shlo_lint/checker/report/html.py",
+    for needed in ("shlo_lint/__main__.py", "shlo_lint/checker/cli/commands.py", "shlo_lint/checker/report/html.py",
                    "shlo_lint/rules/deadlock.py"):
         assert needed in names
     assert any(n.startswith("shlo_lint/grammar/") and n.endswith(".lark") for n in names)
     assert not any(n.startswith("tests/") for n in names)
     with tarfile.open(sdist) as tar:
         members = tar.getnames()
-    assert any(m.endswith("/pyproject.toml") for m in members) and any(m.endswith("/checker/cli.py")
+    assert any(m.endswith("/pyproject.toml") for m in members) and any(m.endswith("/checker/cli/commands.py")
                                                                           for m in members)
 
 

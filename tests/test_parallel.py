@@ -7,7 +7,7 @@ from conftest import CORPUS, run_cli
 
 import shlo_lint
 from shlo_lint.checker.lint.config import Config
-from shlo_lint.checker.parallel import resolve_jobs
+from shlo_lint.checker.cli.parallel import resolve_jobs
 
 
 def _tree(tmp_path):
@@ -51,7 +51,7 @@ def test_bad_jobs_is_exit_2():
 
 
 def test_auto_starts_a_pool_only_when_the_files_are_worth_it(tmp_path):
-    from shlo_lint.checker.parallel import auto_jobs
+    from shlo_lint.checker.cli.parallel import auto_jobs
 
     few = [str(p) for p in sorted((CORPUS / "real").glob("*.mlir"))[:4]]
     assert auto_jobs(few, 2) == 1  # a pre-commit run: a pool costs more than it saves
@@ -73,7 +73,7 @@ def test_a_child_that_dies_leaves_its_chunk_to_the_parent(tmp_path, monkeypatch)
     library) must not hang the run nor lose files: the parent lints what it left."""
     import os
 
-    from shlo_lint.checker import parallel
+    from shlo_lint.checker.cli import parallel
 
     tree = _tree(tmp_path / "tree")
     files = sorted(str(p) for p in tree.rglob("*.mlir"))

@@ -58,7 +58,7 @@ import sys  # noqa: E402
 import pytest  # noqa: E402
 
 from shlo_lint.checker.lint import engine, registry  # noqa: E402
-from shlo_lint.checker.cli import _exit_code  # noqa: E402
+from shlo_lint.checker.cli.commands import _exit_code  # noqa: E402
 from shlo_lint.checker.lint.engine import lint_paths  # noqa: E402
 
 from conftest import run_cli  # noqa: E402
@@ -167,7 +167,8 @@ def test_any_exception_after_the_rules_is_shlo003(tmp_path, monkeypatch, error):
 def test_a_reporter_crash_on_one_file_reports_shlo003_for_it_and_the_others(tmp_path, monkeypatch, fmt):
     from click.testing import CliRunner
 
-    from shlo_lint.checker import cli, report
+    from shlo_lint.checker.cli import commands as cli
+    from shlo_lint.checker import report
 
     a, b = _two_files(tmp_path)
     (tmp_path / "a.mlir").write_text(FINDING.read_text())  # both files have a finding
@@ -203,7 +204,7 @@ def test_cli_two_files_one_parser_crash_no_traceback_exit_2_both_reported(tmp_pa
 
 
 def test_the_last_resort_guard_is_one_line_and_exit_2():
-    code = ("import sys, shlo_lint.checker.cli as c\n"
+    code = ("import sys, shlo_lint.checker.cli.commands as c\n"
             "def boom(*a, **k): raise ValueError('injected failure')\n"
             "c.iter_files = boom\n"
             "sys.argv = ['shlo-lint', 'check', 'x.mlir']\n"

@@ -28,7 +28,7 @@ NOT_AT_STARTUP = ("z3", "jax", "jaxlib", "pygls", "lsprotocol", "sarif_om", "shl
 
 
 def _loaded_after(argv: list[str]) -> tuple[int, list[str], str]:
-    probe = ("import sys\nfrom shlo_lint.checker.cli import main\nsys.argv = %r\ncode = 0\n"
+    probe = ("import sys\nfrom shlo_lint.checker.cli.commands import main\nsys.argv = %r\ncode = 0\n"
              "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
              "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n") % (["shlo-lint", *argv],)
     out = subprocess.run([sys.executable, "-c", "import json\n" + probe], capture_output=True, text=True,
@@ -78,7 +78,7 @@ def test_the_formats_and_commands_that_need_them_still_load_them(tmp_path):
     code, modules, out = _loaded_after(["--version"])
     assert code == 0 and out.startswith("shlo-lint, version ")
     code, modules, out = _loaded_after(["run", "--help"])
-    assert code == 0 and "--engine" in out and "shlo_lint.checker.execute.cli" in modules
+    assert code == 0 and "--engine" in out and "shlo_lint.checker.cli.run_command" in modules
     code, modules, out = _loaded_after(["--help"])
     assert code == 0 and " run " in out  # (--help imports it, for its one-line help)
 

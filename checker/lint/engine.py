@@ -549,7 +549,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | s
     """Lint files and directories; one FileResult per file, in walk order. `jobs`:
     worker processes (`"auto"`/None: every core; results from workers carry no IR,
     `module` is None — see checker/parallel.py)."""
-    from ..parallel import auto_jobs, is_auto, lint_files, resolve_jobs
+    from ..cli.parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 
     config = config or Config()
     check_selectors(config)

@@ -11,19 +11,19 @@ from pathlib import Path
 
 import click
 
-from .lint import options as _options
-from .lint import registry
-from .lint.config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
-from .source.diagnostics import Severity
-from .lint.engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
+from ..lint import options as _options
+from ..lint import registry
+from ..lint.config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
+from ..source.diagnostics import Severity
+from ..lint.engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
-from .source.text import Span
+from ..source.text import Span
 
 _FORMATS = FORMAT_NAMES
 
 
-_LAZY_COMMANDS = {"run": ("shlo_lint.checker.execute.cli", "run_cmd")}
+_LAZY_COMMANDS = {"run": ("shlo_lint.checker.cli.run_command", "run_cmd")}
 """Subcommands imported only when named (or listed by --help): `run` pulls in the
 interpreter and numpy, which `shlo-lint FILE` must not pay for at start-up."""
 
@@ -72,7 +72,7 @@ class _DefaultToCheck(click.Group):
             if isinstance(e, _NotStdout):
                 e = e.__cause__
 
-            from .lint.engine import REPORT_URL
+            from ..lint.engine import REPORT_URL
 
             if isinstance(e, MemoryError):
                 traceback.clear_frames(e.__traceback__)  # what filled memory, before anything allocates
@@ -304,7 +304,7 @@ def _sarif_root(given: str | None) -> str:
 def _render(fmt: str, results: list[FileResult], quiet: bool, opts: dict, summary_extra: dict) -> str:
     """The report; a file whose diagnostics a reporter crashes on gets one SHLO003
     instead (found by rendering each file alone), and the others are reported."""
-    from .report import render
+    from ..report import render
 
     def attempt(rs: list[FileResult]) -> str:
         diagnostics = [d for r in rs for d in r.diagnostics]
@@ -373,8 +373,8 @@ def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
 def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool,
          to_stdout: bool) -> tuple[list[FileResult], int]:
     """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
-    from .lint.fixes import apply_fixes, unified_diff
-    from .source.text import SourceFile
+    from ..lint.fixes import apply_fixes, unified_diff
+    from ..source.text import SourceFile
 
     out, fixed = [], 0
     for r in results:
@@ -392,7 +392,7 @@ def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: boo
 def _fix_one(r: FileResult, config: Config, unsafe: bool, diff_only: bool, to_stdout: bool,
              apply_fixes, unified_diff) -> tuple[FileResult, int]:
     """Fix one file; (its result after fixing, how many diagnostics the fixes removed)."""
-    from .source.text import SourceFile
+    from ..source.text import SourceFile
 
     new_text = None
     if not r.failed and r.module is not None and any(d.fix for d in r.diagnostics):
@@ -472,17 +472,17 @@ def options_cmd(output_format) -> None:
               help="Quiet time after an edit before the document is re-linted.")
 def lsp_cmd(debounce_ms) -> None:
     """Run the language server on standard input/output (editors start it)."""
-    from .editor.server import serve  # pygls is imported only for this command
+    from ..editor.server import serve  # pygls is imported only for this command
 
     serve(debounce_ms=debounce_ms)
 
 
 def _confirm(results: list[FileResult], config: Config, engine: str) -> list[FileResult]:
     """--confirm: run each file with deadlock findings and note what execution showed."""
-    from .execute.replay import confirm
-    from .execute.run import RunOptions
+    from ..execute.replay import confirm
+    from ..execute.run import RunOptions
 
-    from .execute.comm import parse_external_channels
+    from ..execute.comm import parse_external_channels
 
     try:
         external = parse_external_channels(config.options.get("external-channels"))

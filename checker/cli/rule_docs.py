@@ -1,7 +1,7 @@
 """Generate docs/rules.md from the rule docstrings.
 
-    python -m shlo_lint.checker.docs            # rewrite docs/rules.md
-    python -m shlo_lint.checker.docs --check    # exit 1 if it is out of date
+    python -m shlo_lint.checker.cli.rule_docs            # rewrite docs/rules.md
+    python -m shlo_lint.checker.cli.rule_docs --check    # exit 1 if it is out of date
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from .lint import registry
+from ..lint import registry
 
 CATEGORY_TITLES = {
     "syntax": "Syntax", "tool": "The tool itself", "constraint": "Constraints (the StableHLO spec)",
@@ -21,7 +21,7 @@ CATEGORY_TITLES = {
 def render() -> str:
     rules = registry.all_rules()
     out = ["# Rules", "",
-           "Generated from the rules' docstrings by `python -m shlo_lint.checker.docs`; do not edit by hand.",
+           "Generated from the rules' docstrings by `python -m shlo_lint.checker.cli.rule_docs`; do not edit by hand.",
            "`shlo-lint rule CODE` prints one of these in the terminal.", "",
            "| code | name | category | severity | checks |", "|---|---|---|---|---|"]
     for r in rules:
@@ -56,13 +56,13 @@ def _demote(doc: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    path = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+    path = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
     if "--output" in argv:
         path = Path(argv[argv.index("--output") + 1])
     text = render()
     if "--check" in argv:
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            print(f"{path} is out of date: run `python -m shlo_lint.checker.docs`", file=sys.stderr)
+            print(f"{path} is out of date: run `python -m shlo_lint.checker.cli.rule_docs`", file=sys.stderr)
             return 1
         return 0
     path.write_text(text, encoding="utf-8")

@@ -81,8 +81,8 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     Exit status: 0 completed, 1 failed check / deadlock / aborted / engines disagree,
     2 otherwise.
     """
-    from .run import RunOptions, render_json, render_text, run_paths
-    from .values import ExecutionError, Inputs
+    from ..execute.run import RunOptions, render_json, render_text, run_paths
+    from ..execute.values import ExecutionError, Inputs
 
     try:
         inputs = Inputs.parse(inputs_spec, seed)
@@ -108,9 +108,9 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
 
 def _external_channels(paths, rule_options) -> frozenset:
     """`external-channels` from -O, else from the project's [tool.shlo-lint.options]."""
-    from ..cli import _config, _parse_options
+    from .commands import _config, _parse_options
     from ..lint.config import ConfigError
-    from .comm import parse_external_channels
+    from ..execute.comm import parse_external_channels
 
     try:
         options = {**_config(paths, None, False).options, **_parse_options(rule_options)}

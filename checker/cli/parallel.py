@@ -29,9 +29,9 @@ import gc
 import os
 from typing import Iterator
 
-from .lint import registry
-from .lint.config import Config
-from .lint.engine import FileResult, lint_released, lint_source, parser, read_path
+from ..lint import registry
+from ..lint.config import Config
+from ..lint.engine import FileResult, lint_released, lint_source, parser, read_path
 
 
 def resolve_jobs(jobs: int | str | None) -> int:
