@@ -13,8 +13,8 @@ from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
-from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
-from ._shapes import (check_computation, data_operand_types)
+from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
+from .support.shapes import (check_computation, data_operand_types)
 from .collectives import (ALL_REDUCE, element_is_e, same_shapes)
 
 

@@ -31,7 +31,7 @@ from shlo_lint.checker.ir.core import Block, Module, Operation, func_type
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FunctionType, FutureType, TensorType
 
-from ._shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures
+from .support.shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures
 
 ASYNC_START = "stablehlo.async_start"
 ASYNC_DONE = "stablehlo.async_done"

@@ -18,7 +18,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import MemRefType, TensorType, TupleType, Type
 
-from ._shapes import op_label
+from .support.shapes import op_label
 
 _OUTPUT_INDICES = re.compile(r"output_tuple_indices\s*=\s*\[([^\]]*)\]")
 _ALIAS = re.compile(r"output_operand_alias<\s*output_tuple_indices\s*=\s*\[([^\]]*)\]\s*,\s*"

@@ -13,7 +13,7 @@ from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
-from ._groups import (check_ids_in_range, check_unique_ids)
+from .support.groups import (check_ids_in_range, check_unique_ids)
 from .collectives import COLLECTIVE_BROADCAST, dynamic_root, needs_data_operand, same_types
 
 

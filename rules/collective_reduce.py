@@ -14,8 +14,8 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import flag
 
-from ._groups import (check_global_ids_channel, check_ids_in_range, check_unique_ids, replica_groups)
-from ._shapes import (check_computation, data_operand_types, has_dynamic_root, result_types)
+from .support.groups import (check_global_ids_channel, check_ids_in_range, check_unique_ids, replica_groups)
+from .support.shapes import (check_computation, data_operand_types, has_dynamic_root, result_types)
 from .collectives import COLLECTIVE_REDUCE, dynamic_root, element_is_e, needs_data_operand, same_shapes
 
 

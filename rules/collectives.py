@@ -31,8 +31,8 @@ from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import int_attr
 from shlo_lint.checker.ir.types import QuantizedType, ScalarType
 
-from ._groups import (check_groups_form, group_size)
-from ._shapes import (attr_where, check_arity, computation, data_operand_types, defining_constants, dim_out_of_range,
+from .support.groups import (check_groups_form, group_size)
+from .support.shapes import (attr_where, check_arity, computation, data_operand_types, defining_constants, dim_out_of_range,
                       fmt_dims, has_dynamic_root, op_label, pairs, result_types, tensor, which)
 
 

@@ -40,7 +40,7 @@ from shlo_lint.checker.analysis.semantics import BlockFlow, channel_id, flag, in
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import TensorType
 
-from ._shapes import op_label
+from .support.shapes import op_label
 
 ALL_REDUCE = "stablehlo.all_reduce"
 ALL_GATHER = "stablehlo.all_gather"

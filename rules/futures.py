@@ -17,7 +17,7 @@ from shlo_lint.checker.analysis.pairing import BRANCH_OPS, Completion, Root, Wit
 from shlo_lint.checker.ir.core import Module, Operation
 from shlo_lint.checker.lint.registry import rule
 
-from ._shapes import op_label
+from .support.shapes import op_label
 
 SPEC = "async pairing"
 

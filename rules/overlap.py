@@ -35,7 +35,7 @@ from shlo_lint.checker.analysis.semantics import BlockFlow
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import FutureType, TensorType, TokenType
 
-from ._shapes import op_label
+from .support.shapes import op_label
 
 FREE = frozenset({"stablehlo.constant", "arith.constant", "func.return", "return", "stablehlo.return",
                   "sdy.return", "mhlo.return", "scf.yield"})

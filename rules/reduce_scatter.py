@@ -14,8 +14,8 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import int_attr
 
-from ._groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
-from ._shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)
+from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
+from .support.shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)
 from .collectives import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
 
 

@@ -25,7 +25,7 @@ from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import CROSS_PARTITION, channel_id, channel_type, flag, strategy
 from shlo_lint.checker.ir.types import TensorType, TokenType, Type
 
-from ._shapes import elided
+from .support.shapes import elided
 from .grid import grid_needed, overflowing_integer
 
 SEND = "stablehlo.send"

@@ -21,7 +21,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FutureType
 
-from ._shapes import attr_where, op_label
+from .support.shapes import attr_where, op_label
 
 COLLECTIVE_OPS = tuple(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
 AWAIT_OPS = ("tessera.await", "tessera.collective.await")

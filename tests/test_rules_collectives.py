@@ -8,7 +8,7 @@ import pytest
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.source.diagnostics import Severity
 from shlo_lint.checker.ir.types import ComplexType, ScalarType
-from shlo_lint.rules._shapes import is_promotable
+from shlo_lint.rules.support.shapes import is_promotable
 
 from conftest import CORPUS
 

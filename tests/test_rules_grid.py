@@ -9,7 +9,7 @@ import pytest
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.analysis.semantics import Grid, iter_process_groups, process_groups
-from shlo_lint.rules._groups import first_missing
+from shlo_lint.rules.support.groups import first_missing
 
 CH = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
 ADD = """({
