@@ -190,7 +190,7 @@ class ShloLintServer(LanguageServer):
 
 
 def _version() -> str:
-    from ..report._common import tool_version
+    from ..report.shared import tool_version
 
     return tool_version()
 
@@ -320,7 +320,7 @@ def _internal_lsp(d: Diagnostic) -> t.Diagnostic:
 def _trace_related(d: Diagnostic, linted: Linted, uri: str, encoding: str) -> list[t.DiagnosticRelatedInformation]:
     """One entry per process (or class of processes) of a deadlock's trace, at the op
     it is blocked at (or its last step): what it did and what it waits for."""
-    from ..report._common import trace_label
+    from ..report.shared import trace_label
 
     out = []
     for trace in d.trace:

@@ -15,7 +15,7 @@ from typing import Callable
 from ..source.diagnostics import Diagnostic
 from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from ._common import resolve, severity_of, sorted_diagnostics
+from .shared import resolve, severity_of, sorted_diagnostics
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -17,7 +17,7 @@ from typing import Callable
 from ..source.diagnostics import Diagnostic
 from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from ._common import resolve, severity_of, sorted_diagnostics
+from .shared import resolve, severity_of, sorted_diagnostics
 
 SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 

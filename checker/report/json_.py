@@ -24,7 +24,7 @@ from typing import Callable
 from ..source.diagnostics import Diagnostic
 from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from ._common import Position, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
+from .shared import Position, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
 
 
 def _pos(pos: Position) -> dict:

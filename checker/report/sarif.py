@@ -24,7 +24,7 @@ import sarif_om as om
 from ..source.diagnostics import Diagnostic, Location
 from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from ._common import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
+from .shared import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
                       tool_version, trace_label)
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -22,7 +22,7 @@ from typing import Callable
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from ._common import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
+from .shared import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 
 TAB = "    "
 _SEV_COLOR = {"error": "31", "warning": "33", "info": "36"}
