@@ -13,14 +13,15 @@ import click
 
 from ..lint import options as _options
 from ..lint import registry
-from ..lint.config import FORMAT_NAMES, Config, ConfigError, find_pyproject, load_config
+from ..lint.config import Config, ConfigError, find_pyproject, load_config
 from ..source.diagnostics import Severity
+from ..report import FORMATS
 from ..lint.engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
 from ..source.text import Span
 
-_FORMATS = FORMAT_NAMES
+_FORMATS = tuple(FORMATS)
 
 
 _LAZY_COMMANDS = {"run": ("shlo_lint.checker.cli.run_command", "run_cmd")}

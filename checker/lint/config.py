@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..report import FORMATS
 from . import options as _options
 from .paths import matches
 
@@ -21,7 +22,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 TABLE = "tool.shlo-lint"
-FORMAT_NAMES = ("text", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html")
 
 
 class ConfigError(ValueError):
@@ -90,7 +90,7 @@ class Config:
 
 
 _KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "path"}
-_ENUMS = {"output-format": FORMAT_NAMES, "fail-on": ("error", "warning", "info")}
+_ENUMS = {"output-format": tuple(FORMATS), "fail-on": ("error", "warning", "info")}
 _LISTS = ("select", "ignore", "extend_select", "extend_ignore", "exclude")
 
 

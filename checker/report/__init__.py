@@ -5,15 +5,16 @@ Each format is a function
 `render(diagnostics, sources, rules, *, summary=None, **opts) -> str`; reporters
 read only Diagnostic/Note/Fix/Span/ProcessTrace values and SourceFile text, never
 the IR. `sources` maps a Location's path to its SourceFile; `rules` maps a code
-to its RuleSpec (or None for a code the registry does not know).
+to its documentation (`shared.RuleDoc`: the registry's RuleSpec, or None for a
+code the registry does not know).
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
+from .shared import RuleLookup
 
 
 def _lazy(module: str, attr: str) -> Callable[..., str]:
@@ -44,7 +45,7 @@ FORMATS: dict[str, Callable[..., str]] = {
 
 
 def render(format: str, diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, **opts) -> str:
+           rules: RuleLookup | None = None, **opts) -> str:
     """Render with the named format; opts (summary=, color=, ...) go to it, and a
     format ignores the options it does not know."""
     try:

@@ -15,12 +15,10 @@ Both end with the text format's summary line unless summary is None.
 from __future__ import annotations
 
 from itertools import groupby
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import resolve, severity_of, sorted_diagnostics
+from .shared import RuleLookup, resolve, severity_of, sorted_diagnostics
 from .text import summary_lines
 
 
@@ -30,7 +28,7 @@ def line(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     lines = [line(d, sources) for d in diags]
@@ -40,7 +38,7 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
 
 
 def render_grouped(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-                   rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+                   rules: RuleLookup | None = None, *, summary: dict | None = None,
                    **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     lines: list[str] = []

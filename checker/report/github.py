@@ -10,12 +10,10 @@ property values additionally : and ,.
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import resolve, severity_of, sorted_diagnostics
+from .shared import RuleLookup, resolve, severity_of, sorted_diagnostics
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -49,7 +47,7 @@ def command(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            **_opts) -> str:
     out = [command(d, sources) for d in sorted_diagnostics(diagnostics, sources)]
     return "".join(line + "\n" for line in out)

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import resolve, severity_of, sorted_diagnostics
+from .shared import RuleLookup, resolve, severity_of, sorted_diagnostics
 
 SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 
@@ -40,5 +38,5 @@ def issues(diagnostics: list[Diagnostic], sources: dict[str, SourceFile]) -> lis
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, indent: int | None = 2, **_opts) -> str:
+           rules: RuleLookup | None = None, *, indent: int | None = 2, **_opts) -> str:
     return json.dumps(issues(diagnostics, sources), indent=indent, ensure_ascii=False) + "\n"

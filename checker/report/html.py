@@ -26,9 +26,9 @@ import re
 from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import counts, plural, process_label, process_ranges, resolve, severity_of, sorted_diagnostics
+from .shared import (RuleLookup, counts, plural, process_label, process_ranges, resolve, severity_of,
+                     sorted_diagnostics)
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")
 """Lane backgrounds, in turn (a test looks for them in a screenshot)."""
@@ -241,7 +241,7 @@ def _finding(d: Diagnostic, sources: dict[str, SourceFile], rules, hl) -> str:
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            title: str = "shlo-lint report", **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     c = counts(diags, summary)

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import Position, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
+from .shared import (Position, RuleLookup, counts, resolve, resolve_span, severity_of, sorted_diagnostics,
+                     tool_version)
 
 
 def _pos(pos: Position) -> dict:
@@ -33,7 +32,7 @@ def _pos(pos: Position) -> dict:
 
 
 def diagnostic_dict(d: Diagnostic, sources: dict[str, SourceFile],
-                    rules: Callable[[str], RuleSpec | None] | None = None) -> dict:
+                    rules: RuleLookup | None = None) -> dict:
     pos = resolve(d.location, sources)
     fix = None
     if d.fix is not None:
@@ -80,7 +79,7 @@ def statistics_of(diagnostics: list[Diagnostic]) -> list[dict]:
 
 
 def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-            rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+            rules: RuleLookup | None = None, *, summary: dict | None = None,
             statistics: bool = False) -> dict:
     diags = sorted_diagnostics(diagnostics, sources)
     out = {
@@ -94,14 +93,14 @@ def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            indent: int | None = 2, statistics: bool = False, **_opts) -> str:
     return json.dumps(to_dict(diagnostics, sources, rules, summary=summary, statistics=statistics),
                       indent=indent, ensure_ascii=False) + "\n"
 
 
 def render_lines(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-                 rules: Callable[[str], RuleSpec | None] | None = None, **_opts) -> str:
+                 rules: RuleLookup | None = None, **_opts) -> str:
     """json-lines: one diagnostic object (as in `diagnostics` above) per line, no summary."""
     return "".join(json.dumps(diagnostic_dict(d, sources, rules), ensure_ascii=False) + "\n"
                    for d in sorted_diagnostics(diagnostics, sources))

@@ -15,12 +15,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from itertools import groupby
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import resolve, severity_of, sorted_diagnostics
+from .shared import RuleLookup, resolve, severity_of, sorted_diagnostics
 from .text import render_one
 
 
@@ -33,7 +31,7 @@ def _xml(text: str) -> str:
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, **_opts) -> str:
+           rules: RuleLookup | None = None, **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     by_path = {path: list(g) for path, g in groupby(diags, key=lambda d: d.path)}
     paths = sorted(set(sources) | set(by_path))

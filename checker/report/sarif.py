@@ -15,17 +15,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path, PurePosixPath
-from typing import Callable
 from urllib.parse import quote
 
 import attr
 import sarif_om as om
 
 from ..source.diagnostics import Diagnostic, Location
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import (INFORMATION_URI, TOOL_NAME, Position, resolve, resolve_span, severity_of, sorted_diagnostics,
-                      tool_version, trace_label)
+from .shared import (INFORMATION_URI, TOOL_NAME, Position, RuleDoc, RuleLookup, resolve, resolve_span, severity_of,
+                     sorted_diagnostics, tool_version, trace_label)
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -164,7 +162,7 @@ def short_description(doc: str) -> str:
     return out
 
 
-def _descriptor(code: str, spec: RuleSpec | None, example: Diagnostic) -> om.ReportingDescriptor:
+def _descriptor(code: str, spec: RuleDoc | None, example: Diagnostic) -> om.ReportingDescriptor:
     if spec is None:
         return om.ReportingDescriptor(
             id=code, name=example.name,
@@ -220,7 +218,7 @@ def _code_flow(d: Diagnostic, sources: dict[str, SourceFile], uris: _Uris) -> om
 
 
 def to_sarif(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-             rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+             rules: RuleLookup | None = None, *, summary: dict | None = None,
              root: str | None = None, execution_successful: bool = True) -> om.SarifLog:
     diags = sorted_diagnostics(diagnostics, sources)
     uris = _Uris(root)
@@ -271,13 +269,13 @@ def to_sarif(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
 
 
 def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-            rules: Callable[[str], RuleSpec | None] | None = None, **opts) -> dict:
+            rules: RuleLookup | None = None, **opts) -> dict:
     log = to_json(to_sarif(diagnostics, sources, rules, **opts))
     return {"$schema": log.pop("$schema"), "version": log.pop("version"), **log}
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            root: str | None = None, execution_successful: bool = True, indent: int | None = 2,
            **_opts) -> str:
     log = to_dict(diagnostics, sources, rules, summary=summary, root=root,

@@ -5,10 +5,32 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, Protocol
 
 from ..source.diagnostics import Diagnostic, Location, Severity
 from ..source.text import SourceFile, Span
+
+class RuleDoc(Protocol):
+    """What a reporter reads of a rule: its documentation, for SARIF's rule
+    descriptors and the links of JSON and HTML (the lint registry's RuleSpec is one)."""
+
+    code: str
+    name: str
+    category: str
+    severity: Severity
+
+    @property
+    def summary(self) -> str: ...
+
+    @property
+    def doc(self) -> str: ...
+
+    @property
+    def help_uri(self) -> str: ...
+
+
+RuleLookup = Callable[[str], "RuleDoc | None"]
+"""A code -> its rule's documentation (None for a code no rule has)."""
 
 TOOL_NAME = "shlo-lint"
 INFORMATION_URI = "https://github.com/shlo-lint/shlo-lint"

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
-from ..lint.registry import RuleSpec
 from ..source.text import SourceFile
-from .shared import Position, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
+from .shared import Position, RuleLookup, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
 
 TAB = "    "
 _SEV_COLOR = {"error": "31", "warning": "33", "info": "36"}
@@ -203,7 +201,7 @@ def statistics_lines(diagnostics: list[Diagnostic]) -> list[str]:
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
-           rules: Callable[[str], RuleSpec | None] | None = None, *, summary: dict | None = None,
+           rules: RuleLookup | None = None, *, summary: dict | None = None,
            color: bool = False, show_source: bool = True, statistics: bool = False,
            max_width: int = 160, **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
