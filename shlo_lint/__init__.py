@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from shlo_lint.checker.lint.config import Config, ConfigError
 from shlo_lint.checker.source.diagnostics import Diagnostic, Fix, Note, Severity
-from shlo_lint.checker.lint.engine import FileResult, lint_paths, lint_text
+from shlo_lint.checker.cli.files import lint_paths
+from shlo_lint.checker.lint.engine import FileResult, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
 
 

@@ -59,7 +59,7 @@ import pytest  # noqa: E402
 
 from shlo_lint.checker.lint import engine, registry  # noqa: E402
 from shlo_lint.checker.cli.commands import _exit_code  # noqa: E402
-from shlo_lint.checker.lint.engine import lint_paths  # noqa: E402
+from shlo_lint.checker.cli.files import lint_paths  # noqa: E402
 
 from conftest import run_cli  # noqa: E402
 

@@ -16,7 +16,8 @@ from ..lint import registry
 from ..lint.config import Config, ConfigError, find_pyproject, load_config
 from ..source.diagnostics import Severity
 from ..report import FORMATS
-from ..lint.engine import FileResult, check_selectors, internal_error, iter_files, lint_released, lint_source, read_path
+from ..lint.engine import FileResult, check_selectors, internal_error, lint_released, lint_source, read_path
+from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
 from ..source.text import Span

@@ -460,8 +460,31 @@ def callee(op: Operation) -> str | None:
     return a.root if isinstance(a, SymbolRefAttr) else None
 
 
+def release(module: Module, ops: list | None = None) -> None:
+    """Take a module's IR apart so that reference counting frees it at once: ops,
+    regions, blocks and values point at each other (parent, owner, module), so
+    without this only a cyclic collection, walking every live object, would.
+    `ops`: every op of the module, when the caller has the list (no walk)."""
+    for op in list(module.walk()) if ops is None else ops:
+        for region in op.regions:
+            for block in region.blocks:
+                block.operations = []
+                block.parent = None  # type: ignore[assignment]
+                block._args = None
+                block._symbols = None
+            region.blocks = []
+            region.parent = None
+            region.module = None  # type: ignore[assignment]
+            region._symbols = None
+        op.regions = ()  # type: ignore[assignment]
+        op.parent = None
+        op.module = None  # type: ignore[assignment]
+        op._results = None
+    module.__dict__.clear()  # root, caches (the header cache's contexts point back at it), aliases
+
+
 __all__ = [
     "Block", "CallSiteLoc", "DictAttr", "FileLineColLoc", "FusedLoc", "LocAlias", "Location", "Module",
     "NameLoc", "OpHeader", "Operation", "Region", "UnknownLoc", "Value", "callee", "func_type", "python_frames",
-    "user_column",
+    "release", "user_column",
 ]

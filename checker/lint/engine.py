@@ -11,14 +11,12 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from . import registry
 from .config import Config
 from .context import Context
 from ..source.diagnostics import Diagnostic, Location, Severity
-from ..ir.core import Module, Operation
-from .paths import excluded
+from ..ir.core import Module, Operation, release
 from .registry import RuleSpec
 from ..frontend.stablehlo.scan import scan
 from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
@@ -486,29 +484,6 @@ def _sort_key(source: SourceFile):
     return key
 
 
-# ----------------------------------------------------------------------------- many files
-def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude: bool = False) -> Iterator[str]:
-    """Explicit files as given (skipped too when force_exclude and they match an
-    `exclude` glob); directories walked for *.mlir, skipping `exclude` globs."""
-    patterns = list(exclude)
-
-    def skipped(p: str) -> bool:
-        return excluded(p, patterns)
-
-    for p in paths:
-        if p != "-" and os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not skipped(os.path.join(root, d)))
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    if f.endswith(".mlir") and not skipped(full):
-                        yield os.path.normpath(full)  # `shlo-lint .` reports model/x.mlir, not ./model/x.mlir
-        elif p == "-":
-            yield p
-        elif not (force_exclude and skipped(p)):
-            yield os.path.normpath(p)
-
-
 def lint_text(text: str, path: str = "<string>", config: Config | None = None) -> list[Diagnostic]:
     """Lint one program given as text. ConfigError (a ValueError) for a selector
     that matches no rule (options and enums are checked when the Config is made)."""
@@ -539,20 +514,5 @@ def release_ir(result: FileResult) -> None:
     point at each other, so left alone only a cyclic collection (walking every live
     object) frees it, 3-5% of linting a sample of small files. Diagnostics hold no IR."""
     if result.module is not None:
-        from ..editor.incremental.edit import release
-
         release(result.module)
         result.module = None
-
-
-def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | str | None = 1) -> list[FileResult]:
-    """Lint files and directories; one FileResult per file, in walk order. `jobs`:
-    worker processes (`"auto"`/None: every core; results from workers carry no IR,
-    `module` is None — see checker/parallel.py)."""
-    from ..cli.parallel import auto_jobs, is_auto, lint_files, resolve_jobs
-
-    config = config or Config()
-    check_selectors(config)
-    files = list(iter_files(paths, config.exclude, config.force_exclude))
-    n = resolve_jobs(jobs)
-    return list(lint_files(files, config, auto_jobs(files, n) if is_auto(jobs) else n))

@@ -61,13 +61,13 @@ from ...lint.context import Context
 from ...source.diagnostics import Diagnostic
 from ...lint.engine import FileResult, lint_source
 from .block_reuse import BLOCK_RULES, block_call, decide
-from .edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, release, same_labels
+from .edit import DIAG_SHAPE, SHIFTABLE, TextEdit, Unmovable, move_diagnostic, same_labels
 from .match import match_copied, match_ops
 from .header_parser import _Parser
 from .module_reuse import moved_reads, root_reusable
 from .skeleton import take_skeleton
 from .tracking import MODULE_OP_CACHE_KEYS, PURE_CACHE_KEYS, TrackedCache, TrackedContext, self_contained
-from ...ir.core import Block, Module, Operation
+from ...ir.core import Block, Module, Operation, release
 from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 An edit is one replaced range (`TextEdit`); a span outside it moves by the edit's
 length change, a span touching it cannot be moved (`Unmovable`: whatever holds
 it is recomputed). Headers, diagnostics and header fields are moved or compared
-through it; `release` takes a finished version's IR apart.
+through it.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import replace
 
 from ...source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
-from ...ir.core import Module, OpHeader
+from ...ir.core import OpHeader
 from ...frontend.stablehlo.parse.cache import _move_attr
 from ...source.text import Span, line_state
 
@@ -204,26 +204,3 @@ def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool
     except Exception:  # noqa: BLE001 - Unmovable, or values that do not compare (arrays)
         return False
     return False
-
-
-def release(module: Module, ops: list | None = None) -> None:
-    """Take a module's IR apart so that reference counting frees it at once: ops,
-    regions, blocks and values point at each other (parent, owner, module), so
-    without this only a cyclic collection, walking every live object, would.
-    `ops`: every op of the module, when the caller has the list (no walk)."""
-    for op in list(module.walk()) if ops is None else ops:
-        for region in op.regions:
-            for block in region.blocks:
-                block.operations = []
-                block.parent = None  # type: ignore[assignment]
-                block._args = None  # noqa: SLF001
-                block._symbols = None  # noqa: SLF001
-            region.blocks = []
-            region.parent = None
-            region.module = None  # type: ignore[assignment]
-            region._symbols = None  # noqa: SLF001
-        op.regions = ()  # type: ignore[assignment]
-        op.parent = None
-        op.module = None  # type: ignore[assignment]
-        op._results = None  # noqa: SLF001
-    module.__dict__.clear()  # root, caches (the header cache's contexts point back at it), aliases

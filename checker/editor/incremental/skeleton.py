@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import logging
 
-from .edit import blank_edit, release
-from ...ir.core import Block, Module, OpHeader, Operation, Region
+from .edit import blank_edit
+from ...ir.core import Block, Module, OpHeader, Operation, Region, release
 from ...frontend.stablehlo.scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
     _result_names
 from ...source.text import SourceFile, Span
