@@ -6,7 +6,8 @@ sdy.manual_computation) and HLO sharding strings (`{devices=[8,1]<=[8]}`,
 Both become a `Tiling`: per device, a tuple of slices into the global shape.
 The interpreter slices shards with it and assembles results; the XLA engine
 splits inputs and joins outputs with the same code, so both engines agree on
-what "the global array" means.
+what "the global array" means; the uniformity analysis reads which devices hold
+the same shard.
 """
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..execute.values import ExecutionError
+
+class ShardingError(Exception):
+    """A sharding that is not read or that does not fit the array it is applied to
+    (the message says which). The analyses report it as a reason; the execution
+    checker as a program it cannot run (execute.values.sharding_errors)."""
+
 
 # A device list of more than this is not a program anyone runs: refuse it before
 # building it (a mutated `devices=[...]` or mesh axis could ask for 2^64).
@@ -41,16 +47,16 @@ class Tiling:
 
     def _check(self, shape: tuple[int, ...]) -> None:
         if len(shape) != len(self.tiles):
-            raise ExecutionError(f"sharding has {len(self.tiles)} dims, the array has rank {len(shape)}")
+            raise ShardingError(f"sharding has {len(self.tiles)} dims, the array has rank {len(shape)}")
         for s, t in zip(shape, self.tiles):
             if s % t:
-                raise ExecutionError(f"dimension {s} is not divisible into {t} shards (uneven shards are not run)")
+                raise ShardingError(f"dimension {s} is not divisible into {t} shards (uneven shards are not run)")
 
     def index(self, device: int, shape: tuple[int, ...]) -> tuple[slice, ...]:
         local = self.local_shape(shape)
         coords = self.device_coords.get(device)
         if coords is None:
-            raise ExecutionError(f"device {device} is not in the sharding's device list")
+            raise ShardingError(f"device {device} is not in the sharding's device list")
         return tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, local))
 
     def shard(self, array, device: int):
@@ -70,7 +76,7 @@ class Tiling:
             done.add(coords)
             out[self.index(dev, shape)] = np.asarray(shards[dev])
         if len(done) != math.prod(self.tiles):
-            raise ExecutionError("not every shard of the result was produced")
+            raise ShardingError("not every shard of the result was produced")
         return out
 
 
@@ -122,7 +128,7 @@ def mesh_from_attr(attr) -> Mesh:
             device_ids = tuple(int(x) for x in d.group(1).split(",") if x.strip())
     size = math.prod(n for _, n in axes) if axes else 1
     if size > MAX_DEVICES or any(n < 1 for _, n in axes):
-        raise ExecutionError(f"a mesh of {size} devices is not read (axis sizes {[n for _, n in axes]})")
+        raise ShardingError(f"a mesh of {size} devices is not read (axis sizes {[n for _, n in axes]})")
     return Mesh(tuple(axes), device_ids or tuple(range(size)))
 
 
@@ -156,7 +162,7 @@ def sdy_tiling(dims: list[list[str]], mesh: Mesh) -> Tiling:
     for axes in dims:
         for a in axes:
             if a not in sizes:
-                raise ExecutionError(f"sharding names axis {a!r}, which the mesh does not have")
+                raise ShardingError(f"sharding names axis {a!r}, which the mesh does not have")
         tiles.append(math.prod(sizes[a] for a in axes) if axes else 1)
     coords: dict[int, tuple[int, ...]] = {}
     for dev in mesh.device_ids:
@@ -180,20 +186,20 @@ def hlo_tiling(text: str, rank: int, num_devices: int) -> Tiling | str:
     forms the checker does not run (maximal, partially manual, subgroups)."""
     s = text.strip()
     if s.startswith("{{"):
-        raise ExecutionError(f"tuple sharding {text} is not run")
+        raise ShardingError(f"tuple sharding {text} is not run")
     body = s.strip("{}").strip()
     if body == "manual":
         return "manual"
     if body in ("replicated", "") or body.startswith("replicated"):
         return replicated(rank, list(range(num_devices)))
     if body.startswith("maximal"):
-        raise ExecutionError(f"sharding {text} (one device holds the value) is not run")
+        raise ShardingError(f"sharding {text} (one device holds the value) is not run")
     m = _DEVICES.search(body)
     if not m:
-        raise ExecutionError(f"cannot read sharding {text}")
+        raise ShardingError(f"cannot read sharding {text}")
     dims = [int(x) for x in m.group(1).split(",")]
     if math.prod(dims) > MAX_DEVICES or (m.group(3) and math.prod(int(x) for x in m.group(3).split(",")) > MAX_DEVICES):
-        raise ExecutionError(f"sharding {text} names more than {MAX_DEVICES} devices")
+        raise ShardingError(f"sharding {text} names more than {MAX_DEVICES} devices")
     if m.group(3):
         reshape = [int(x) for x in m.group(3).split(",")]
         perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else list(range(len(reshape)))
@@ -201,13 +207,13 @@ def hlo_tiling(text: str, rank: int, num_devices: int) -> Tiling | str:
     else:
         devs = np.array([int(x) for x in m.group(2).split(",")])
     if "last_tile_dims" in body and "manual" in body:
-        raise ExecutionError(f"partially manual sharding {text} is not run")
+        raise ShardingError(f"partially manual sharding {text} is not run")
     if "last_tile_dims" in body:
-        raise ExecutionError(f"sharding with subgroups {text} is not run")
+        raise ShardingError(f"sharding with subgroups {text} is not run")
     assignment = devs.reshape(dims)
     data_rank = len(dims) - (1 if "last_tile_dim_replicate" in body else 0)
     if data_rank != rank:
-        raise ExecutionError(f"sharding {text} has {data_rank} tiled dims, the array has rank {rank}")
+        raise ShardingError(f"sharding {text} has {data_rank} tiled dims, the array has rank {rank}")
     coords = {}
     for idx in np.ndindex(*dims):
         coords[int(assignment[idx])] = tuple(int(i) for i in idx[:data_rank])

@@ -250,8 +250,7 @@ def _process_device(grid: Grid, size: int) -> np.ndarray | None:
 def hlo_sharding_classes(text: str, grid: Grid) -> np.ndarray | None | str:
     """Processes holding the same shard under an HLO sharding string: None
     (replicated), a partition, or a string saying why it cannot be read."""
-    from .sharding import hlo_tiling
-    from ..execute.values import ExecutionError
+    from .sharding import ShardingError, hlo_tiling
 
     body = text.strip().strip("{}").strip()
     if body.startswith("replicated") or body == "":
@@ -265,7 +264,7 @@ def hlo_sharding_classes(text: str, grid: Grid) -> np.ndarray | None | str:
     rank = len(dims) - (1 if "last_tile_dim_replicate" in body else 0)
     try:
         tiling = hlo_tiling(text, rank, grid.num_partitions)
-    except ExecutionError as e:
+    except ShardingError as e:
         return str(e)
     except (ValueError, IndexError, TypeError):  # a device list that does not fit its tile shape
         return f"sharding {text} not read"
@@ -285,8 +284,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     """For operand `index` of an sdy.manual_computation: processes whose shard of it
     is the same (its in_sharding split along the manual axes), None when every
     device gets the whole value, or why it cannot be read."""
-    from .sharding import mesh_from_attr, sdy_dims, sdy_mesh_name
-    from ..execute.values import ExecutionError
+    from .sharding import ShardingError, mesh_from_attr, sdy_dims, sdy_mesh_name
 
     shardings = _sdy_list(op.attr("in_shardings"))
     if shardings is None or len(shardings) != len(op.operands):
@@ -306,7 +304,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
         if m.name == "sdy.mesh" and m.symbol_name == name:
             try:
                 mesh = mesh_from_attr(m.attr("mesh"))
-            except ExecutionError as e:
+            except ShardingError as e:
                 return str(e)
             break
     if mesh is None:

@@ -10,6 +10,7 @@ from typing import Iterator
 import numpy as np
 
 from ..ir.core import Module, Operation
+from .values import sharding_errors
 
 TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
 
@@ -76,7 +77,8 @@ class Slot:
             self.assembled = [None] * len(self.tilings)
         if self.assembled[index] is None:
             parts = {d: np.asarray(vals[index]) for d, vals in self.shards.items()}
-            self.assembled[index] = self.tilings[index].assemble(parts)
+            with sharding_errors():
+                self.assembled[index] = self.tilings[index].assemble(parts)
         return self.assembled[index]
 
 

@@ -7,10 +7,13 @@ Arrays are numpy on the host; the GPU backend converts at its boundary
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
+from ..analysis.sharding import ShardingError
 from ..ir.types import ComplexType, QuantizedType, ScalarType, TensorType, TokenType, Type
 
 
@@ -23,6 +26,16 @@ class ExecutionError(Exception):
         super().__init__(message)
         self.message = message
         self.op = op
+
+
+@contextmanager
+def sharding_errors() -> Iterator[None]:
+    """A sharding the engines cannot run is an ExecutionError here (the analyses
+    read the same shardings: analysis.sharding raises its own ShardingError)."""
+    try:
+        yield
+    except ShardingError as e:
+        raise ExecutionError(str(e)) from None
 
 
 class LimitExceeded(Exception):

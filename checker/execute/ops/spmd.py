@@ -9,7 +9,7 @@ from ...ir.core import Operation
 from ..op_registry import OpFunctions, impl, register
 from ..runtime import Frame, Slot
 from ...analysis.sharding import Tiling, hlo_tiling, mesh_from_attr, sdy_dims, sdy_mesh_name, sdy_tiling
-from ..values import ExecutionError, PendingGlobal
+from ..values import ExecutionError, PendingGlobal, sharding_errors
 
 
 # ----------------------------------------------------------------------------- sdy and GSPMD
@@ -29,7 +29,8 @@ class ShardingFunctions(OpFunctions):
         if not meshes:
             for m in self.interp.module.walk():
                 if m.name == "sdy.mesh" and m.symbol_name:
-                    meshes[m.symbol_name] = mesh_from_attr(m.attr("mesh"))
+                    with sharding_errors():
+                        meshes[m.symbol_name] = mesh_from_attr(m.attr("mesh"))
         if name is None and len(meshes) == 1:
             name = next(iter(meshes))  # a sharding whose mesh was not read; there is one
         if name not in meshes:
@@ -61,7 +62,8 @@ class ShardingFunctions(OpFunctions):
         dims = sdy_dims(sharding)
         if dims is None:
             raise ExecutionError(f"cannot execute: cannot read sharding {getattr(sharding, 'text', sharding)}", op)
-        return sdy_tiling(dims, mesh), mesh
+        with sharding_errors():
+            return sdy_tiling(dims, mesh), mesh
 
     @impl("sdy.manual_computation", blocking=True)
     def manual_computation(self, frame, op, args):
@@ -91,7 +93,8 @@ class ShardingFunctions(OpFunctions):
             if not hasattr(a, "shape"):  # a token (JAX's ordered effects): nothing to shard
                 local.append(a)
                 continue
-            local.append(a[tiling.index(device, tuple(a.shape))])
+            with sharding_errors():
+                local.append(a[tiling.index(device, tuple(a.shape))])
         if mesh is None and outs:
             _t, mesh = self._tiling(outs[0], op)
             device, members = self.devices(frame, mesh.size, op)
@@ -134,7 +137,8 @@ class ShardingFunctions(OpFunctions):
             raise ExecutionError("cannot execute: @SPMDFullToShardShape whose operand has no mhlo.sharding", op)
         tiling = self._hlo(text, a.ndim, frame, op)
         device, _members = self.devices(frame, self._num_devices(), op)
-        return [a[tiling.index(device, tuple(a.shape))]]
+        with sharding_errors():
+            return [a[tiling.index(device, tuple(a.shape))]]
 
     @impl("custom_call@SPMDShardToFullShape")
     def cc_shard_to_full(self, frame, op, args):
@@ -151,7 +155,8 @@ class ShardingFunctions(OpFunctions):
 
     def _hlo(self, text: str, rank: int, frame, op) -> Tiling:
         n = self._num_devices()
-        t = hlo_tiling(text, rank, n)
+        with sharding_errors():
+            t = hlo_tiling(text, rank, n)
         if t == "manual":
             raise ExecutionError(f"cannot execute: {op.name} with a {{manual}} global sharding", op)
         return t  # type: ignore[return-value]

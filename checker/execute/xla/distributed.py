@@ -45,7 +45,7 @@ import numpy as np
 from ...ir.core import Module
 from ...analysis.semantics import Grid
 from ..interpreter import fmt_pid, program_mode
-from ..values import ExecutionError, Inputs
+from ..values import ExecutionError, Inputs, sharding_errors
 from .local import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
 from .markers import blocked_from_progress, comm_ops, read_progress
 
@@ -325,10 +325,13 @@ def _outputs(tmp: str, results: dict, grid: Grid, mode: str, ids: list[int], L: 
     for k in range(n):
         host = shards.get(f"out{k}", {})
         first = next(iter(host.values()), None)
-        t = "manual" if mode == "per_device" or first is None or not complete else hlo_tiling(texts[k], first.ndim, N)
+        with sharding_errors():
+            t = "manual" if mode == "per_device" or first is None or not complete else \
+                hlo_tiling(texts[k], first.ndim, N)
         tilings.append(t)
     if all(t != "manual" for t in tilings):
-        return {None: [tilings[k].assemble(shards[f"out{k}"]) for k in range(n)]}
+        with sharding_errors():
+            return {None: [tilings[k].assemble(shards[f"out{k}"]) for k in range(n)]}
     out: dict = {}
     for i in ids:
         for f in range(i * L, (i + 1) * L):

@@ -118,6 +118,7 @@ def make_args(exe, inputs: dict, spec: dict, devices: list) -> list:
     from jax._src.sharding_impls import GSPMDSharding
 
     from shlo_lint.checker.analysis.sharding import hlo_tiling
+    from shlo_lint.checker.execute.values import sharding_errors
 
     N = len(devices)
     local = [(flat, d) for flat, d in enumerate(devices) if d.process_index == jax.process_index()]
@@ -128,10 +129,12 @@ def make_args(exe, inputs: dict, spec: dict, devices: list) -> list:
             x = inputs[f"arg{i}"]
             proto = param_shardings[i] if i < len(param_shardings) else None
             text_sh = str(xc.HloSharding.from_proto(proto)) if proto is not None else "{replicated}"
-            tiling = hlo_tiling(text_sh, x.ndim, N)
+            with sharding_errors():
+                tiling = hlo_tiling(text_sh, x.ndim, N)
             if tiling == "manual":
                 raise ValueError(f"argument {i} has a {{manual}} sharding in a global program")
-            shards = [jax.device_put(np.ascontiguousarray(tiling.shard(x, flat)), d) for flat, d in local]
+            with sharding_errors():
+                shards = [jax.device_put(np.ascontiguousarray(tiling.shard(x, flat)), d) for flat, d in local]
             sharding = GSPMDSharding(tuple(devices), proto) if proto is not None else \
                 GSPMDSharding.get_replicated(tuple(devices))
             args.append(jax.make_array_from_single_device_arrays(x.shape, sharding, shards))
@@ -152,6 +155,7 @@ def collect_outputs(exe, results, spec: dict, devices: list, assemble: bool = Tr
     from jax._src.lib import xla_client as xc
 
     from shlo_lint.checker.analysis.sharding import hlo_tiling
+    from shlo_lint.checker.execute.values import sharding_errors
 
     N = len(devices)
     flat_of = {d.id: flat for flat, d in enumerate(devices)}
@@ -162,12 +166,15 @@ def collect_outputs(exe, results, spec: dict, devices: list, assemble: bool = Tr
         host = {flat_of[list(a.devices())[0].id]: np.asarray(a) for a in arrays}
         text_sh = str(xc.HloSharding.from_proto(out_shardings[i])) if i < len(out_shardings) else "{manual}"
         texts.append("{manual}" if spec["mode"] == "per_device" else text_sh)
-        tiling = "manual" if spec["mode"] == "per_device" else hlo_tiling(text_sh, next(iter(host.values())).ndim, N)
+        with sharding_errors():
+            tiling = "manual" if spec["mode"] == "per_device" else \
+                hlo_tiling(text_sh, next(iter(host.values())).ndim, N)
         if tiling == "manual" or not assemble:
             for d, a in host.items():
                 outs[f"out{i}_{d}"] = a
         else:
-            outs[f"out{i}"] = tiling.assemble(host)
+            with sharding_errors():
+                outs[f"out{i}"] = tiling.assemble(host)
     return outs, texts
 
 
