@@ -1,7 +1,7 @@
 """Rules for `all_gather` (and seed 004's all_gather_start): SHLO201-206.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
-from .collectives import (ALL_GATHER, gather_like_result, dim_in_range)
+from .support.collective_checks import (ALL_GATHER, gather_like_result, dim_in_range)
 
 
 @rule("SHLO201", "all-gather-dim-out-of-range", on=ALL_GATHER, spec="all_gather C1", local=True)

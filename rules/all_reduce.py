@@ -1,7 +1,7 @@
 """Rules for `all_reduce` (and all_reduce_start): SHLO211-217.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from shlo_lint.checker.lint.registry import rule
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
 from .support.shapes import (check_computation, data_operand_types)
-from .collectives import (ALL_REDUCE, element_is_e, same_shapes)
+from .support.collective_checks import (ALL_REDUCE, element_is_e, same_shapes)
 
 
 @rule("SHLO211", "all-reduce-duplicate-replica-id", on=ALL_REDUCE, spec="all_reduce C1", local=True)

@@ -1,7 +1,7 @@
 """Rules for `all_to_all` (and all_to_all_start): SHLO231-239.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from shlo_lint.checker.analysis.semantics import int_attr
 from .support.groups import (check_groups_cover, check_ids_in_range, check_unique_ids, group_size, replica_groups)
 from .support.shapes import (attr_where, check_arity, data_operand_types, dim_out_of_range, fmt_dims, op_label, pairs,
                       result_types, tensor, which)
-from .collectives import (ALL_TO_ALL, dim_in_range, compatible)
+from .support.collective_checks import (ALL_TO_ALL, dim_in_range, compatible)
 
 
 @rule("SHLO231", "all-to-all-split-dim-out-of-range", on=ALL_TO_ALL, spec="all_to_all C1", local=True)

@@ -27,50 +27,13 @@ from typing import Iterator
 
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
-from shlo_lint.checker.ir.core import Block, Module, Operation, func_type
+from shlo_lint.checker.ir.core import Module, Operation, func_type
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FunctionType, FutureType, TensorType
 
-from .support.shapes import RETURN_OPS, body_argument_mismatches, fmt_types, op_label, unwrap_futures
-
-ASYNC_START = "stablehlo.async_start"
-ASYNC_DONE = "stablehlo.async_done"
-
-# The spec's C2 lists six collectives and three slices; the StableHLO 1.20
-# verifier also accepts collective_reduce (AsyncStartOp::inferReturnTypes).
-ALLOWED_INNER = frozenset(f"stablehlo.{k}" for k in (
-    "all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter",
-    "collective_reduce", "slice", "dynamic_slice", "dynamic_update_slice"))
-
-
-def is_seed002(op: Operation) -> bool:
-    """An async op written in seed 002's generic form (`async<T>` types)."""
-    types = list(op.result_types) + list(op.operand_types if op.name == ASYNC_DONE else [])
-    return any(isinstance(t, FutureType) and t.flavor == "async" for t in types)
-
-
-def body(op: Operation) -> Block | None:
-    if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
-        return None
-    return op.regions[0].blocks[0]
-
-
-def body_ops(op: Operation) -> tuple[list[Operation], Operation | None]:
-    """(the body's operations before its return, the return op or None)."""
-    if not op.regions:
-        return [], None
-    ops = [o for b in op.regions[0].blocks for o in b.operations]
-    if ops and ops[-1].name in RETURN_OPS:
-        return ops[:-1], ops[-1]
-    return ops, None
-
-
-def inner_op(op: Operation) -> Operation | None:
-    """The one operation an async_start runs (None unless the body is well formed)."""
-    ops, ret = body_ops(op)
-    if body(op) is None or ret is None or len(ops) != 1:
-        return None
-    return ops[0]
+from .support.shapes import body_argument_mismatches, fmt_types, op_label, unwrap_futures
+from .support.async_forms import (ALLOWED_INNER, ASYNC_DONE, ASYNC_START, body, body_ops, done_type_diags, inner_op,
+                                  is_seed002)
 
 
 # =========================================================================== async_start
@@ -304,25 +267,6 @@ def async_start_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Di
                             f"expected !stablehlo.future<{', '.join(map(str, want))}>")
 
 
-# =========================================================================== async_done
-def done_type_diags(op: Operation, ctx: Context, flavor: str) -> Iterator[Diagnostic]:
-    """Operands are futures of `flavor`; their payloads, in order, are the result types."""
-    name = op_label(op)
-    operands = list(op.operand_types)
-    for i, t in enumerate(operands):
-        if t is not None and not (isinstance(t, FutureType) and t.flavor == flavor):
-            want = "async<T>" if flavor == "async" else "!stablehlo.future<T>"
-            yield ctx.error(op, f"{name}: operand {i} has type {t}, expected a future ({want})")
-            return
-    want = unwrap_futures(operands)
-    got = list(op.result_types)
-    if None in want or None in got or not operands:
-        return
-    if want != got:
-        yield ctx.error(op, f"{name}: results {fmt_types(got)} do not match the future's payload "
-                            f"{fmt_types(want)}")
-
-
 @rule("SHLO305", "async-done-type-mismatch", on=ASYNC_DONE, spec="async_done C1")
 def async_done_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """async_done does not return exactly the payload of the futures it takes.
@@ -385,9 +329,6 @@ def future_in_control_flow(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
                                     f"tensors, quantized tensors and tokens as {name} operands and results, so "
                                     f"a future cannot cross a {name} (StableHLO type rules)")
                 return
-
-
-__all__ = ["ALLOWED_INNER", "ASYNC_DONE", "ASYNC_START", "body_ops", "done_type_diags", "inner_op", "is_seed002"]
 
 
 # =========================================================================== the future type

@@ -15,8 +15,8 @@ from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
                                          iter_process_groups, replica_groups)
 
-from .grid import grid_needed
-from .send_recv import read_pairs
+from .support.grid_checks import grid_needed
+from .support.pairs import read_pairs
 
 _AR_LIKE = ("all_reduce", "all_gather", "reduce_scatter")
 _CHANNEL_ONLY = ("all_to_all", "collective_permute", "collective_broadcast", "collective_reduce")

@@ -1,7 +1,7 @@
 """Rules for `collective_broadcast` (and collective_broadcast_start): SHLO241-244.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
 from .support.groups import (check_ids_in_range, check_unique_ids)
-from .collectives import COLLECTIVE_BROADCAST, dynamic_root, needs_data_operand, same_types
+from .support.collective_checks import COLLECTIVE_BROADCAST, dynamic_root, needs_data_operand, same_types
 
 
 @rule("SHLO241", "collective-broadcast-duplicate-replica-id", on=COLLECTIVE_BROADCAST,

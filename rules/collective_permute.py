@@ -13,7 +13,7 @@ from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
-from .send_recv import compatible, pairs_range_diags, pairs_shape_diags, pairs_unique_diags
+from .support.pairs import compatible, pairs_range_diags, pairs_shape_diags, pairs_unique_diags
 
 PERMUTE = "stablehlo.collective_permute"
 PERMUTE_OPS = (PERMUTE, "stablehlo.collective_permute_start")

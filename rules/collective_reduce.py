@@ -1,7 +1,7 @@
 """Rules for `collective_reduce` (and collective_reduce_start): SHLO251-256.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from shlo_lint.checker.analysis.semantics import flag
 
 from .support.groups import (check_global_ids_channel, check_ids_in_range, check_unique_ids, replica_groups)
 from .support.shapes import (check_computation, data_operand_types, has_dynamic_root, result_types)
-from .collectives import COLLECTIVE_REDUCE, dynamic_root, element_is_e, needs_data_operand, same_shapes
+from .support.collective_checks import COLLECTIVE_REDUCE, dynamic_root, element_is_e, needs_data_operand, same_shapes
 
 
 @rule("SHLO251", "collective-reduce-duplicate-replica-id", on=COLLECTIVE_REDUCE, spec="collective_reduce C1")

@@ -1,13 +1,22 @@
 """Deadlocks (SPEC-NOTES §5): can every process run the program to completion?
 
-One analysis per module (checker/deadlock.py, memoised in `ctx.cache`), four
-rules reading its verdict:
+One analysis per module (checker/analysis/process_model/, its verdict memoised
+by rules/support/verdict.py), five rules reading it:
 
 * SHLO500: processes wait for each other in a cycle;
 * SHLO501: a process waits for a peer that never arrives;
 * SHLO502: a collective completes only because XLA matches collectives by kind
   and channel (the spec would hang);
-* SHLO503: the analysis could not decide (a value it could not resolve, a limit).
+* SHLO503: the analysis could not decide (a value it could not resolve, a limit);
+* SHLO505: a deadlock that depends on the issue order XLA's scheduler chooses.
+  The analysis decides the order written and the orders XLA's scheduler may
+  choose for collectives that do not depend on each other inside a branch
+  (process_model/schedule.py). When some of those orders hang and others
+  complete, which one runs is the scheduler's heuristics' call: XLA:CPU (jaxlib
+  0.10) issued two independent collectives in the order their results are
+  *used*, not the order written (docs/deadlock.md, "Measured against XLA:CPU").
+  Such a program is reported as a warning; SHLO500 / SHLO501 keep the deadlocks
+  of every order.
 
 Options (`-O key=value` or `[tool.shlo-lint.options]`): `deadlock-matching`
 (`xla`, the default, or `spec`), `external-channels`, `z3-timeout-ms`,
@@ -21,41 +30,20 @@ from dataclasses import replace
 from typing import Iterator
 
 from shlo_lint.checker.lint.context import Context
-from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Peer, Verdict, analyze
+from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Peer, Verdict
 from shlo_lint.checker.analysis.process_model.schedule import independent
 from shlo_lint.checker.source.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.analysis.tracer.tracer import Step, collective_kind, op_label, structure
+from shlo_lint.checker.analysis.tracer.tracer import Step, collective_kind, op_label
+from .support.verdict import MODULE_OPS, VERDICT_KEY, verdict
 
-from .grid import grid_needed
 
-_CACHE = "deadlock.verdict"
-MODULE_OPS = ("builtin.module",)
-"""The rules run on the module op, during the op walk (before the module-level
-rules: the grid note, SHLO190, then knows the analysis was skipped)."""
 MAX_TRACES = 8
 """Processes (beyond that: classes of processes with the same story) shown per
 deadlock; the ones left out are counted in a note ("and N more processes")."""
 MAX_STEPS = 6
 """Completed steps shown before the blocked one, per process."""
-
-
-def verdict(ctx: Context, op: Operation | None = None) -> Verdict | str | None:
-    """The module's verdict (computed once), or the text of an option error; None
-    when `op` is a nested module (the analysis runs once, on the outermost)."""
-    if op is not None and op is not ctx.module.root:
-        return None
-    if _CACHE not in ctx.cache:
-        module = ctx.module
-        struct = structure(module)
-        try:
-            if not struct.uniform and not ctx.grid.known:
-                grid_needed(ctx, None, "the deadlock analysis")
-            ctx.cache[_CACHE] = analyze(module, ctx.grid, ctx.options, struct=struct)
-        except ValueError as e:
-            ctx.cache[_CACHE] = str(e)
-    return ctx.cache[_CACHE]
 
 
 def _issue(step: Step) -> str:
@@ -186,7 +174,7 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
 
 def _branch_note(ctx: Context, primary: Blocked):
     """Where the processes split: the innermost case/if around the blocked op."""
-    v = ctx.cache.get(_CACHE)
+    v = ctx.cache.get(VERDICT_KEY)
     if not isinstance(v, Verdict) or v.trace is None or primary.step is None:
         return None
     P = v.trace.grid.num_partitions
@@ -548,3 +536,50 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         return
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
 
+
+@rule("SHLO505", "deadlock-depends-on-schedule", category="deadlock", severity="warning", on=MODULE_OPS)
+def deadlock_depends_on_schedule(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
+    """Processes hang in some issue orders XLA's scheduler may choose, and complete in others.
+
+    ## What it does
+    Reports a deadlock (a cycle of waits, or a peer that never arrives) that
+    depends on the order in which processes issue two collectives that do not
+    depend on each other, inside a branch that only some processes take. XLA
+    schedules each branch of a conditional on its own, and its scheduler, not
+    the order written, decides which of two independent collectives goes
+    first. When one order hangs and another completes, the message names both:
+    "in the order written; it completes when the all_reduce at line 18 is
+    issued before the all_gather at line 16", or "in an issue order XLA's
+    scheduler may choose: the all_gather at line 17 does not depend on the
+    all_reduce at line 13 ...". A deadlock in every order is SHLO500 /
+    SHLO501 (errors). Only with `deadlock-matching = "xla"` (the default).
+
+    ## Why is this bad?
+    Whether the job hangs is up to the compiler's heuristics: XLA:CPU issued
+    two independent collectives in the order a later op *uses* their results,
+    so swapping the operands of an `add` turned a completing program into a
+    hang (docs/deadlock.md). A new XLA release, another backend or an
+    unrelated edit can flip it.
+
+    ## Example
+    ```mlir
+    %r = "stablehlo.if"(%first_half) ({
+      %g = "stablehlo.all_gather"(%x) {...}      // independent of %a
+      %a = "stablehlo.all_reduce"(%x) ({...}) {...}
+      ...
+    }, {
+      %a = "stablehlo.all_reduce"(%x) ({...}) {...}
+      %g = "stablehlo.all_gather"(%a) {...}      // needs %a: always second
+      ...
+    }) : (tensor<i1>) -> tensor<4xf32>
+    ```
+
+    ## Use instead
+    Make every process issue the collectives in one order: run them outside
+    the branch, or make the order a data dependence in every branch (the
+    second collective takes a value computed from the first).
+    """
+    v = verdict(ctx, op)
+    if isinstance(v, Verdict) and v.schedule_dependent:
+        for kind in ("cycle", "missing-peer"):
+            yield from _deadlock_diags(ctx, v, kind, warn=True)

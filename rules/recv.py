@@ -14,7 +14,7 @@ from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import flag
 from shlo_lint.checker.ir.types import TensorType
 
-from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
+from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, RECV, RECV_READING, DEVICE_TO_DEVICE,
                         HOST_TO_DEVICE)
 

@@ -1,7 +1,7 @@
 """Rules for `reduce_scatter` (and reduce_scatter_start): SHLO221-229.
 
-Shared helpers and the op-name tuples live in rules/collectives.py; replica-group
-checks in rules/_groups.py. Labels are the current StableHLO spec's (see
+Shared helpers and the op-name tuples live in rules/support/collective_checks.py; replica-group
+checks in rules/support/groups.py. Labels are the current StableHLO spec's (see
 docs/conformance.md).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from shlo_lint.checker.analysis.semantics import int_attr
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
 from .support.shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)
-from .collectives import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
+from .support.collective_checks import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
 
 
 @rule("SHLO221", "reduce-scatter-dim-not-divisible", on=REDUCE_SCATTER, spec="reduce_scatter C1", local=True)

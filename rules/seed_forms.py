@@ -22,7 +22,7 @@ from shlo_lint.checker.analysis.semantics import COLLECTIVES, base_kind
 from shlo_lint.checker.ir.types import FutureType
 
 from .support.shapes import body_argument_mismatches, fmt_types, op_label
-from .async_ops import ASYNC_DONE, ASYNC_START, body_ops, done_type_diags, inner_op, is_seed002
+from .support.async_forms import ASYNC_DONE, ASYNC_START, body_ops, done_type_diags, inner_op, is_seed002
 
 _KINDS = ("all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter")
 DONE_OPS = tuple(f"stablehlo.{k}_done" for k in _KINDS)

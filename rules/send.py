@@ -13,7 +13,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import flag
 
-from .send_recv import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
+from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, SEND, DEVICE_TO_DEVICE, DEVICE_TO_HOST)
 
 

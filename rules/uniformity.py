@@ -16,7 +16,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.tracer import op_label
 
-from .deadlock import MODULE_OPS, verdict
+from .support.verdict import MODULE_OPS, verdict
 
 MAX_REPORTS = 16
 """Findings per module (one per branch / loop op)."""

@@ -105,16 +105,22 @@ def register(spec: RuleSpec) -> None:
         _MODULE_RULES.append(spec)
 
 
+RULE_PACKAGE = "shlo_lint.rules"
+"""The built-in rule modules: found by name, as plugins are found through their
+entry point. The rules import this module; it does not import them
+(checker.STAGES: lint lies below the rules)."""
+
+
 def load() -> None:
     """Import every rule module once (built-in, then entry-point plugins)."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    from shlo_lint import rules as pkg
-
+    pkg = importlib.import_module(RULE_PACKAGE)
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{pkg.__name__}.{info.name}")
+        if not info.ispkg:  # (rules/support/ holds no rule)
+            importlib.import_module(f"{RULE_PACKAGE}.{info.name}")
     try:
         if _plugins_may_exist():
             from importlib.metadata import entry_points

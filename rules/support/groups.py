@@ -20,8 +20,8 @@ from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA
 from shlo_lint.checker.source.text import Span, in_line_comment
 from shlo_lint.checker.ir.types import ScalarType, TensorType
 
-from .shapes import attr_where, elided, grid_needed, op_label
-from ..grid import overflowing_integer
+from .grid_checks import grid_needed, overflowing_integer
+from .shapes import attr_where, elided, op_label
 
 
 # --------------------------------------------------------------------------- replica groups

@@ -1,6 +1,6 @@
 """Helpers shared by the collective, async and seed-form rules: naming, types,
 promotability, reduction regions, result shapes (replica groups and process-group
-sizes are in rules/_groups.py).
+sizes are in rules/support/groups.py).
 
 Each check is a generator over one op that yields diagnostics through `ctx`, so a
 rule is a docstring plus one call, and the rule being run labels what it yields
@@ -15,14 +15,9 @@ from shlo_lint.checker.ir.attributes import DenseElementsAttr, DenseResourceAttr
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Block, Operation, Value
-from shlo_lint.checker.analysis.semantics import base_kind, flag
+from shlo_lint.checker.analysis.semantics import flag
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
-
-GRID_SKIPPED = "grid_skipped"
-"""ctx.cache key shared with rules/grid.py: labels of checks skipped for want of a grid."""
-GRID_SKIPPED_AT = "grid_skipped_at"
-"""ctx.cache key: the first op whose check was skipped."""
 
 RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 
@@ -47,16 +42,6 @@ def op_label(op: Operation) -> str:
         if name.startswith(prefix):
             return name[len(prefix):]
     return name
-
-
-def grid_needed(ctx: Context, op: Operation, check: str) -> bool:
-    """True when the process grid is known; else record `check` as skipped (one
-    note for the whole file is reported by the grid rule)."""
-    if ctx.grid.known:
-        return True
-    ctx.cache.setdefault(GRID_SKIPPED, set()).add(check)
-    ctx.cache.setdefault(GRID_SKIPPED_AT, op)
-    return False
 
 
 POINT_AT_ATTRIBUTE = True
@@ -291,9 +276,9 @@ def defining_constants(v: Value | None) -> list[int] | None:
 
 
 __all__ = [
-    "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "GRID_SKIPPED", "base_kind", "check_arity",
+    "POINT_AT_ATTRIBUTE", "attr_where", "Computation", "check_arity",
     "check_computation", "computation", "data_operand_types", "defining_constant", "defining_constants",
-    "dim_out_of_range", "elided", "fmt_dims", "fmt_types", "grid_needed", "has_dynamic_root", "is_promotable",
+    "dim_out_of_range", "elided", "fmt_dims", "fmt_types", "has_dynamic_root", "is_promotable",
     "op_label", "pairs", "result_types", "tensor", "unwrap_futures", "which",
 ]
 
