@@ -31,7 +31,8 @@ from typing import Any
 
 from shlo_lint.checker.lint.config import Config, find_pyproject, load_config
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Note, Severity
-from shlo_lint.checker.lint.engine import check_selectors, lint_source
+from shlo_lint.checker.lint.engine import lint_source
+from shlo_lint.checker.lint.selection import check_selectors
 from shlo_lint.checker.ir.core import FileLineColLoc, Module, Operation
 from shlo_lint.checker.source.text import SourceFile, Span
 

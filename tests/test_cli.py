@@ -200,9 +200,9 @@ def test_suppressing_a_real_finding(write, text, exit_code):
 
 
 def test_option_flag_is_parsed_into_config_options():
-    from shlo_lint.checker.cli.commands import _parse_options
+    from shlo_lint.checker.cli.settings import parse_options
 
-    assert _parse_options(("z3-timeout-ms=5000", "matching=xla", 'name="a b"', "flag=true")) == {
+    assert parse_options(("z3-timeout-ms=5000", "matching=xla", 'name="a b"', "flag=true")) == {
         "z3-timeout-ms": 5000, "matching": "xla", "name": "a b", "flag": True}
     assert run_cli("-O", "novalue", str(CORPUS / "real" / "psum.mlir")).returncode == 2
 

@@ -176,7 +176,9 @@ QUOTIENT_CASES = sorted((CORPUS / "deadlock").glob("*.mlir")) + REAL
 def test_class_quotient_never_proves_what_propagation_refutes(path):
     """The quotient is sound: whenever Z3 finds a class-level schedule, the exact
     per-process check completes too (both matchings)."""
-    from shlo_lint.checker.analysis.process_model import Model, _Facts, _z3_classes
+    from shlo_lint.checker.analysis.process_model import Model
+    from shlo_lint.checker.analysis.process_model.model import Facts
+    from shlo_lint.checker.analysis.process_model.quotient import z3_classes
     from shlo_lint.checker.analysis.process_model.quotient import linear_classes
     from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
@@ -185,9 +187,9 @@ def test_class_quotient_never_proves_what_propagation_refutes(path):
     if s.uniform:
         return
     tr = trace(m, grid_of(m), s)
-    facts = _Facts(tr.grid, s)
+    facts = Facts(tr.grid, s)
     for matching in ("spec", "xla"):
-        q = _z3_classes(tr, facts, matching, 5000, {})
+        q = z3_classes(tr, facts, matching, 5000, {})
         assert linear_classes(tr, facts, matching, {}) == q  # the linear check decides what Z3 decides
         model = Model(tr, facts, matching, max_events=10 ** 7, deadline=None)
         final = model.propagate()
@@ -299,7 +301,7 @@ def test_scheduler_order_is_named():
 def test_one_schedule_per_computation():
     """The scheduler's order applies to every run of a block, and only inside
     branches (where processes run different computations)."""
-    from shlo_lint.checker.analysis.process_model import _Facts
+    from shlo_lint.checker.analysis.process_model.model import Facts
     from shlo_lint.checker.analysis.process_model.schedule import candidates, variant
     from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
@@ -307,7 +309,7 @@ def test_one_schedule_per_computation():
              parser())
     s = structure(m)
     tr = trace(m, grid_of(m), s)
-    r, = candidates(tr, _Facts(tr.grid, s))
+    r, = candidates(tr, Facts(tr.grid, s))
     assert (r.first.op.name, r.second.op.name) == ("stablehlo.all_reduce", "stablehlo.all_gather")
     vt = variant(tr, r)
     assert [st.op.name for st in vt.steps_of((0, 0))] == ["stablehlo.all_gather", "stablehlo.all_reduce"]
@@ -316,7 +318,7 @@ def test_one_schedule_per_computation():
     m = scan(SourceFile("t.mlir", (CORPUS / "real" / "async_two_overlapping.mlir").read_text()), parser())
     s = structure(m)
     tr = trace(m, grid_of(m), s)
-    assert candidates(tr, _Facts(tr.grid, s)) == []
+    assert candidates(tr, Facts(tr.grid, s)) == []
 
 
 def _xla_outcome(path):
@@ -516,14 +518,16 @@ def _render(n, ops):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(uniform_p2p_programs())
 def test_quotient_sound_on_random_uniform_programs(prog):
-    from shlo_lint.checker.analysis.process_model import Model, _Facts, _z3_classes
+    from shlo_lint.checker.analysis.process_model import Model
+    from shlo_lint.checker.analysis.process_model.model import Facts
+    from shlo_lint.checker.analysis.process_model.quotient import z3_classes
     from shlo_lint.checker.analysis.tracer.tracer import structure, trace
 
     m = scan(SourceFile("t.mlir", _render(*prog)), parser())
     s = structure(m)
     tr = trace(m, grid_of(m), s)
-    facts = _Facts(tr.grid, s)
-    q = _z3_classes(tr, facts, "xla", 5000, {})
+    facts = Facts(tr.grid, s)
+    q = z3_classes(tr, facts, "xla", 5000, {})
     from shlo_lint.checker.analysis.process_model.quotient import linear_classes
     assert linear_classes(tr, facts, "xla", {}) == q
     model = Model(tr, facts, "xla", max_events=10 ** 6, deadline=None)

@@ -13,14 +13,16 @@ import click
 
 from ..lint import options as _options
 from ..lint import registry
-from ..lint.config import Config, ConfigError, find_pyproject, load_config
+from ..lint.config import Config, ConfigError
 from ..source.diagnostics import Severity
 from ..report import FORMATS
-from ..lint.engine import FileResult, check_selectors, internal_error, lint_released, lint_source, read_path
+from ..lint.engine import FileResult, internal_error, lint_released, lint_source, read_path
+from ..lint.selection import check_selectors
 from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
 from ..source.text import Span
+from .settings import parse_options, project_config
 
 _FORMATS = tuple(FORMATS)
 
@@ -212,10 +214,10 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
     try:
-        config = _config(paths, config_path, isolated)
+        config = project_config(paths, config_path, isolated)
         if rule_options:
             config = config.merged(options={**config.options,
-                                            **_options.validate(_parse_options(rule_options), "-O")})
+                                            **_options.validate(parse_options(rule_options), "-O")})
         config = config.merged(
             select=_split(select) or None, ignore=(config.ignore + _split(ignore)) if ignore else None,
             extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
@@ -326,34 +328,6 @@ def _render(fmt: str, results: list[FileResult], quiet: bool, opts: dict, summar
     return attempt(results)  # a crash left here is not one file's: the last-resort guard reports it
 
 
-def _parse_options(pairs: tuple[str, ...]) -> dict:
-    """`-O key=value`: values read as TOML values when they parse (5000, true, "x", [1, 3]), else
-    strings; checker/options.py then checks and converts them."""
-    import tomllib
-
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"`{pair}` is not KEY=VALUE", param_hint="--option")
-        try:
-            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key.strip()] = value.strip()
-    return out
-
-
-def _config(paths, config_path, isolated) -> Config:
-    if isolated:
-        return Config()
-    if config_path:
-        return load_config(Path(config_path))
-    first = next((p for p in paths if p != "-"), None)
-    start = Path(first) if first and os.path.exists(first) else Path.cwd()
-    found = find_pyproject(start) or find_pyproject(Path.cwd())
-    return load_config(found) if found else Config()
-
-
 def _summary(results: list[FileResult]) -> dict:
     counts = {s.value: 0 for s in Severity}
     for r in results:
@@ -376,7 +350,6 @@ def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: boo
          to_stdout: bool) -> tuple[list[FileResult], int]:
     """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
     from ..lint.fixes import apply_fixes, unified_diff
-    from ..source.text import SourceFile
 
     out, fixed = [], 0
     for r in results:

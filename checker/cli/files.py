@@ -8,7 +8,8 @@ import os
 from typing import Iterable, Iterator
 
 from ..lint.config import Config
-from ..lint.engine import FileResult, check_selectors
+from ..lint.engine import FileResult
+from ..lint.selection import check_selectors
 from ..lint.paths import excluded
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 

@@ -108,12 +108,12 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
 
 def _external_channels(paths, rule_options) -> frozenset:
     """`external-channels` from -O, else from the project's [tool.shlo-lint.options]."""
-    from .commands import _config, _parse_options
+    from .settings import parse_options, project_config
     from ..lint.config import ConfigError
     from ..execute.comm import parse_external_channels
 
     try:
-        options = {**_config(paths, None, False).options, **_parse_options(rule_options)}
+        options = {**project_config(paths, None, False).options, **parse_options(rule_options)}
     except ConfigError as e:
         raise click.UsageError(str(e)) from None
     try:

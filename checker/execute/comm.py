@@ -93,7 +93,7 @@ def result_tensor_types(op: Operation) -> list:
     return out
 
 
-from .comm_state import HostQueueWait, Message, MessageWait, Pid, Rendezvous, RendezvousWait, _axis_id, _peer
+from .comm_state import HostQueueWait, Message, MessageWait, Pid, Rendezvous, RendezvousWait, axis_id_of, peer_on_axis
 
 
 # ----------------------------------------------------------------------------- ops
@@ -278,11 +278,11 @@ class CommunicationFunctions(OpFunctions):
                 mine = rv.ops[m]
                 strat = strategy(mine)
                 _targets, sources_of = self.pair_maps(mine)
-                src = sources_of.get(_axis_id(m, strat))
+                src = sources_of.get(axis_id_of(m, strat))
                 if src is None:
                     res[m] = self.zeros(mine)
                     continue
-                peer = _peer(m, src, strat)
+                peer = peer_on_axis(m, src, strat)
                 if peer not in arr:
                     raise ExecutionError(f"cannot execute: collective_permute from process {fmt_pid(peer)}, "
                                          "outside its process group", mine)
@@ -331,10 +331,10 @@ class CommunicationFunctions(OpFunctions):
                           get=lambda: rv.results[me])
         key = self.match_key(op, "collective_permute")
         n = self.instance(me, key)
-        mine = _axis_id(me, strat)
+        mine = axis_id_of(me, strat)
         world = self.world
         for t in targets.get(mine, ()):
-            target = _peer(me, t, strat)
+            target = peer_on_axis(me, t, strat)
             if target not in world.procs:
                 raise ExecutionError(f"cannot execute: collective_permute to process {fmt_pid(target)}, "
                                      "outside the grid", op)
@@ -344,7 +344,7 @@ class CommunicationFunctions(OpFunctions):
             frame.proc.obligations.append(msg)
         if mine not in sources_of:
             return Future(op, values=self.zeros(op))
-        source = _peer(me, sources_of[mine], strat)
+        source = peer_on_axis(me, sources_of[mine], strat)
         mkey = ("perm", key, n, source, me)
 
         def get():
@@ -469,8 +469,8 @@ class CommunicationFunctions(OpFunctions):
         strat = strategy(op)
         me = frame.proc.pid
         world = self.world
-        for t in pairs[0].get(_axis_id(me, strat), ()):
-            target = _peer(me, t, strat)
+        for t in pairs[0].get(axis_id_of(me, strat), ()):
+            target = peer_on_axis(me, t, strat)
             if target not in world.procs:
                 raise ExecutionError(f"cannot execute: send to process {fmt_pid(target)}, outside the grid", op)
             n = self.instance(me, ("send", target, ch))
@@ -497,10 +497,10 @@ class CommunicationFunctions(OpFunctions):
         me = frame.proc.pid
         world = self.world
         types = op.result_types
-        src_id = pairs[1].get(_axis_id(me, strat))
+        src_id = pairs[1].get(axis_id_of(me, strat))
         if src_id is None:
             return [self.interp.zeros_like_type(tensor_type(t, "recv result")) for t in types[:-1]] + [TOKEN]
-        source = _peer(me, src_id, strat)
+        source = peer_on_axis(me, src_id, strat)
         n = self.instance(me, ("recv", source, ch))
         key = ("p2p", ch, source, me, n)
         if key not in world.sent:

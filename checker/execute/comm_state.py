@@ -7,16 +7,16 @@ from dataclasses import dataclass, field
 
 from ..ir.core import Operation
 from ..analysis.semantics import CROSS_REPLICA
-from .runtime import Wait, _ranges, fmt_pid
+from .runtime import Wait, pid_ranges, fmt_pid
 
 Pid = tuple[int, int]
 
 
-def _axis_id(pid: Pid, strat: str) -> int:
+def axis_id_of(pid: Pid, strat: str) -> int:
     return pid[0] if strat == CROSS_REPLICA else pid[1]
 
 
-def _peer(me: Pid, axis_id: int, strat: str) -> Pid:
+def peer_on_axis(me: Pid, axis_id: int, strat: str) -> Pid:
     return (axis_id, me[1]) if strat == CROSS_REPLICA else (me[0], axis_id)
 
 
@@ -70,7 +70,7 @@ class RendezvousWait(Wait):
         key = ("rv", id(rv), verb, id(mine))  # every blocked member of a big group shares this text
         text = world.text_cache.get(key)
         if text is None:
-            group = _ranges([fmt_pid(p) for p in rv.members])
+            group = pid_ranges([fmt_pid(p) for p in rv.members])
             text = world.text_cache[key] = (f"{world.describe_peers(self.peers(me))} to {verb} this {rv.kind} "
                                             f"({world.interp.where(mine)}; process group [{group}])")
         return text

@@ -29,8 +29,8 @@ from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
 from .op_registry import bind_impls, function_classes
-from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, Wait,  # noqa: F401
-                      _compress, _ranges, custom_call_target, fmt_pid, program_mode)
+from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid,
+                      program_mode)
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
 
 
@@ -85,7 +85,7 @@ class World:
                 parts.append(f"process {fmt_pid(p)} (blocked at {proc.op.name}, {self.interp.where(proc.op)})")
             else:
                 parts.append(f"process {fmt_pid(p)} ({proc.state})")
-        return _compress(parts)
+        return compress_states(parts)
 
 
 # ----------------------------------------------------------------------------- results

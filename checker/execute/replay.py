@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..source.diagnostics import Diagnostic, Location
 from ..analysis.semantics import grid_of
-from .interpreter import fmt_pid
+from .runtime import fmt_pid
 from .issue_order import scheduler_order
 from .run import RunOptions, RunReport, run_module
 

@@ -29,7 +29,8 @@ from ..lint.engine import parser, read_path
 from ..ir.core import Module
 from ..frontend.stablehlo.scan import scan
 from ..analysis.semantics import Grid, grid_of
-from .interpreter import Blocked, Interpreter, Limits, fmt_pid
+from .interpreter import Blocked, Interpreter, Limits
+from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
 ENGINES = ("interp", "xla", "both", "xla-distributed")
@@ -252,7 +253,7 @@ def _error_report(path: str, options: RunOptions, message: str) -> RunReport:
 
 
 def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
-    from .interpreter import program_mode
+    from .runtime import program_mode
 
     options = options or RunOptions()
     if options.engine not in ENGINES:

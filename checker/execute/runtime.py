@@ -131,7 +131,7 @@ def fmt_pid(p: tuple[int, int]) -> str:
     return f"({p[0]},{p[1]})"
 
 
-def _compress(parts: list[str]) -> str:
+def compress_states(parts: list[str]) -> str:
     """Join peer descriptions, folding neighbours that share a state:
     "processes (0,1)..(0,3), (0,5) (finished)"."""
     groups: list[tuple[str, list[str]]] = []
@@ -143,11 +143,11 @@ def _compress(parts: list[str]) -> str:
             groups.append((rest, [pid]))
     out = []
     for state, pids in groups:
-        out.append(f"process{'es' if len(pids) > 1 else ''} {_ranges(pids)} {state}")
+        out.append(f"process{'es' if len(pids) > 1 else ''} {pid_ranges(pids)} {state}")
     return "; ".join(out)
 
 
-def _ranges(pids: list[str]) -> str:
+def pid_ranges(pids: list[str]) -> str:
     """"(0,1)", "(0,2)", "(0,3)", "(0,5)" → "(0,1)..(0,3), (0,5)" (runs of consecutive partitions)."""
     tuples = [tuple(int(x) for x in p.strip("()").split(",")) for p in pids]
     runs: list[list[tuple[int, int]]] = []

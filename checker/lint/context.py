@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.attributes import Attribute
 from ..source.diagnostics import Diagnostic, Location, Note, Severity
 from ..ir.core import Module, Operation, user_column
 from .registry import RuleSpec

@@ -19,7 +19,7 @@ from ..source.diagnostics import Diagnostic, Location, Severity
 from ..ir.core import Module, Operation, release
 from .registry import RuleSpec
 from ..frontend.stablehlo.scan import scan
-from .selection import check_selectors, enabled  # noqa: F401 - check_selectors: part of this module's API
+from .selection import check_selectors, enabled
 from ..analysis.semantics import grid_of
 from ..source.text import SourceFile, Span
 from .suppressions import find_suppressions

@@ -47,9 +47,9 @@ the deadline in every one):
 docs/deadlock.md.
 """
 from .decide import DEFAULTS, analyze, options_of
-from .model import MATCHING, CommInfo, Model, _Facts
-from .quotient import _z3_classes, class_constraints
+from .model import MATCHING, CommInfo, Model
+from .quotient import class_constraints
 from .results import Blocked, Deadlock, Peer, Verdict, Wait, XlaMatch
 
 __all__ = ["DEFAULTS", "MATCHING", "Blocked", "CommInfo", "Deadlock", "Model", "Peer", "Verdict", "Wait", "XlaMatch",
-           "analyze", "class_constraints", "options_of", "_Facts", "_z3_classes"]
+           "analyze", "class_constraints", "options_of"]

@@ -8,8 +8,8 @@ from typing import Any
 from ...ir.core import Module, Operation
 from ..semantics import Grid
 from ..tracer.tracer import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
-from .explain import _counterexamples, _plist
-from .model import MATCHING, UNRES, Model, _Facts, _line
+from .explain import counterexamples, process_list
+from .model import MATCHING, UNRES, Model, Facts, line_of
 from .quotient import linear_classes
 from .results import Verdict, XlaMatch
 from .schedule import candidates, variant
@@ -100,7 +100,7 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        f"the grid has {grid.size} processes, more than max-processes = "
                        f"{opts['max-processes']} (the per-process trace holds a value per process; raise the "
                        f"option to run it)", skipped=True, stats=_stats(t0))
-    facts = _Facts(grid, struct, opts["external-channels"])
+    facts = Facts(grid, struct, opts["external-channels"])
     try:
         tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
                    max_steps=opts["deadlock-max-steps"], deadline=deadline, skip=facts.silent,
@@ -133,7 +133,7 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     return verdict
 
 
-def _reorder_with(status: str, tr: Trace, facts: _Facts, opts: dict, deadline: float) -> tuple | None:
+def _reorder_with(status: str, tr: Trace, facts: Facts, opts: dict, deadline: float) -> tuple | None:
     """The first issue order XLA's scheduler may choose (schedule.py) whose
     verdict has `status`: (that reorder, its trace, its verdict), or None."""
     for r in candidates(tr, facts):
@@ -146,19 +146,19 @@ def _reorder_with(status: str, tr: Trace, facts: _Facts, opts: dict, deadline: f
     return None
 
 
-def _scheduler_choice(tr: Trace, facts: _Facts, opts: dict, deadline: float) -> Verdict | None:
+def _scheduler_choice(tr: Trace, facts: Facts, opts: dict, deadline: float) -> Verdict | None:
     """A deadlock for an issue order XLA's scheduler may choose (schedule.py), or None."""
     found = _reorder_with("deadlock", tr, facts, opts, deadline)
     if found is None:
         return None
     r, vt, v = found
     v.schedule, v.trace = r, vt
-    v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {_line(r.second.op)} before the "
-                f"{_kind(r.first)} at line {_line(r.first.op)} (neither depends on the other)")
+    v.reason = (f"XLA's scheduler may issue the {_kind(r.second)} at line {line_of(r.second.op)} before the "
+                f"{_kind(r.first)} at line {line_of(r.first.op)} (neither depends on the other)")
     return v
 
 
-def _completing_order(tr: Trace, facts: _Facts, opts: dict, deadline: float):
+def _completing_order(tr: Trace, facts: Facts, opts: dict, deadline: float):
     """An issue order XLA's scheduler may choose (schedule.py) in which the
     program completes although the order written deadlocks, or None. XLA:CPU
     does not keep the order written: it issued the all_reduce first in both
@@ -176,7 +176,7 @@ def _stats(t0: float) -> dict[str, Any]:
     return {"seconds": round(time.monotonic() - t0, 4)}
 
 
-def _decide(tr: Trace, facts: _Facts, matching: str, opts: dict, deadline: float) -> Verdict:
+def _decide(tr: Trace, facts: Facts, matching: str, opts: dict, deadline: float) -> Verdict:
     stats: dict[str, Any] = {}
     q = linear_classes(tr, facts, matching, stats, deadline)
     stats["classes_check"] = q
@@ -263,7 +263,7 @@ def _verdict_from(model: Model, final: list[int], matching: str, opts: dict, dea
                        unresolved=unresolved_steps, invalid_only=invalid_only, stats=stats)
     # processes blocked at one collective instance belong to one group (their
     # needs are cut at NEEDS_SHOWN, so they may not name each other)
-    deadlocks, groups = _counterexamples(model, final, stuck, needs, opts, deadline, list(waiting_at.values()))
+    deadlocks, groups = counterexamples(model, final, stuck, needs, opts, deadline, list(waiting_at.values()))
     stats["deadlock_groups"] = groups
     return Verdict("deadlock", matching, "propagation", None, deadlocks, unresolved=unresolved_steps, stats=stats)
 
@@ -326,9 +326,9 @@ def _unres_reason(model: Model, unres: list[int]) -> str:
     for p in unres:
         e = model.events[p][[k for k, ev in enumerate(model.events[p]) if ev[0] == UNRES][0]]
         step = tr.steps[e[1]]
-        where = f"{step.op.name.rsplit('.', 1)[-1]} at line {_line(step.op)}"
+        where = f"{step.op.name.rsplit('.', 1)[-1]} at line {line_of(step.op)}"
         reasons.setdefault(f"{where}: {e[2]}", []).append(p)
-    parts = [f"{text} ({_plist([divmod(p, model.grid.num_partitions) for p in ps])})"
+    parts = [f"{text} ({process_list([divmod(p, model.grid.num_partitions) for p in ps])})"
              for text, ps in reasons.items()]
     return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
 

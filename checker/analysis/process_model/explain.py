@@ -8,7 +8,7 @@ from typing import Any
 
 from ...ir.core import Operation
 from ..tracer.tracer import Step, collective_kind, op_label
-from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, _line
+from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, line_of
 from .results import Blocked, Deadlock, Peer, Wait
 
 def _z3_core(model: Model, cycle: list[int], final: list[int], timeout_ms: int) -> list[tuple[int, int]] | None:
@@ -50,7 +50,7 @@ def _z3_core(model: Model, cycle: list[int], final: list[int], timeout_ms: int) 
 
 
 # =========================================================================== counterexamples
-def _counterexamples(model: Model, final: list[int], stuck: list[int], needs, opts,
+def counterexamples(model: Model, final: list[int], stuck: list[int], needs, opts,
                      deadline, together: list[list[int]] = ()) -> tuple[list[Deadlock], int]:
     """The deadlock groups explained (at most MAX_DEADLOCKS, and the first one
     whatever the time), and how many groups there are in all."""
@@ -142,7 +142,7 @@ def _issue_orders(model: Model, final: list[int], members: list[int], shown: int
         for i, e in issued[lo:lo + shown]:
             step = tr.steps[e[1]]
             mark = " (blocked here)" if i == final[p] else ""
-            items.append((step, f"{_event_kind(step)} at line {_line(step.op)}{mark}"))
+            items.append((step, f"{_event_kind(step)} at line {line_of(step.op)}{mark}"))
         out.append((divmod(p, model.grid.num_partitions), tuple(items)))
     return out
 
@@ -197,7 +197,7 @@ def _pl(model: Model, p: int) -> str:
     return f"({r}, {q})"
 
 
-def _plist(procs: list[tuple[int, int]], limit: int = 4) -> str:
+def process_list(procs: list[tuple[int, int]], limit: int = 4) -> str:
     """"(0, 1), (0, 2), (0, 3) and 4 more"."""
     names = [f"({r}, {p})" for r, p in procs]
     if len(names) <= limit:
@@ -301,7 +301,7 @@ def _event_text(model: Model, p: int, e: tuple) -> str:
         return f"{kind} (channel {inst.info.channel}, group of {inst.size})"
     if t == DONE:
         start = tr.steps[e[2][1]]
-        return f"{kind} of the {start.op.name.rsplit('.', 1)[-1]} at line {_line(start.op)}"
+        return f"{kind} of the {start.op.name.rsplit('.', 1)[-1]} at line {line_of(start.op)}"
     if t == COLL:
         inst = e[2]
         return f"{kind} (channel {inst.info.channel}, group of {inst.size})"
@@ -328,7 +328,7 @@ def _wait_text(model: Model, p: int, e: tuple, q: int, j: int | None, state: str
     if state == "never":
         return f"{goal}; it never executes a matching op"
     if state == "unresolved" and at is not None:
-        return f"{goal}; it stopped being followed at line {_line(at.op)}"
+        return f"{goal}; it stopped being followed at line {line_of(at.op)}"
     if at is not None:
-        return f"{goal}; it is blocked at {at.op.name.rsplit('.', 1)[-1]} (line {_line(at.op)})"
+        return f"{goal}; it is blocked at {at.op.name.rsplit('.', 1)[-1]} (line {line_of(at.op)})"
     return goal

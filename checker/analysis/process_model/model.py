@@ -87,7 +87,7 @@ class CommInfo:
     model does not guess what it would do."""
 
 
-class _Facts:
+class Facts:
     def __init__(self, grid: Grid, struct: Structure, external_channels: frozenset[int] = frozenset()):
         self.grid = grid
         self.n = grid.size
@@ -139,7 +139,7 @@ class _Facts:
 
     def _pairs(self, op: Operation, info: CommInfo) -> None:
         pairs = source_target_pairs(op)
-        where = f"{op.name.rsplit('.', 1)[-1]} at line {_line(op)}"
+        where = f"{op.name.rsplit('.', 1)[-1]} at line {line_of(op)}"
         if pairs is None:
             info.invalid = f"the source_target_pairs of the {where} are malformed"
             return
@@ -177,7 +177,7 @@ class _Facts:
             strat, rows = FLATTENED_IDS, []
         else:
             if flag(inner, "use_global_device_ids") and not ((info.channel or 0) > 0):
-                info.invalid = (f"{inner.name} at line {_line(inner)} has use_global_device_ids without a "
+                info.invalid = (f"{inner.name} at line {line_of(inner)} has use_global_device_ids without a "
                                 f"positive channel_id: the spec defines no process groups")
                 return
             strat = strategy(inner)
@@ -187,16 +187,16 @@ class _Facts:
             elif isinstance(attr, DenseElementsAttr):
                 rows = replica_groups(inner)
                 if rows is None:
-                    info.problem = f"the replica_groups of {inner.name} at line {_line(inner)} could not be read"
+                    info.problem = f"the replica_groups of {inner.name} at line {line_of(inner)} could not be read"
                     return
             else:
-                info.problem = (f"the replica_groups of {inner.name} at line {_line(inner)} are in a form the "
+                info.problem = (f"the replica_groups of {inner.name} at line {line_of(inner)} are in a form the "
                                 f"deadlock analysis does not read")
                 return
         axis = grid.axis_size(strat) or 0
         ids = [i for row in rows for i in row]
         if len(set(ids)) != len(ids) or any(not (0 <= i < axis) for i in ids) or (ids and len(ids) != axis):
-            info.invalid = (f"the replica_groups of the {inner.name.rsplit('.', 1)[-1]} at line {_line(inner)} "
+            info.invalid = (f"the replica_groups of the {inner.name.rsplit('.', 1)[-1]} at line {line_of(inner)} "
                             f"repeat, miss or exceed process ids")
             return
         # The groups in a canonical order (by their first member), so that two ops
@@ -213,7 +213,7 @@ class _Facts:
         info.partition_key = self.partitions.setdefault(tuple(ordered), len(self.partitions))
 
 
-def _line(op: Operation) -> int:
+def line_of(op: Operation) -> int:
     return op.module.source.line_col(op.span.start)[0]
 
 
@@ -252,7 +252,7 @@ class Model:
     """Per-process events for one trace under one matching semantics, and their
     exact decision by propagation."""
 
-    def __init__(self, tr: Trace, facts: _Facts, matching: str, *, max_events: int, deadline: float | None):
+    def __init__(self, tr: Trace, facts: Facts, matching: str, *, max_events: int, deadline: float | None):
         self.trace = tr
         self.grid = tr.grid
         self.n = tr.grid.size
@@ -272,7 +272,7 @@ class Model:
 
     # -- events ---------------------------------------------------------------------
     def _key(self, info: CommInfo) -> tuple:
-        return _key_of(info, self.matching)
+        return key_of(info, self.matching)
 
     def _build(self, max_events: int) -> None:
         tr, facts = self.trace, self.facts
@@ -500,7 +500,7 @@ class Model:
         return None if pos[src] >= j else (src, j)
 
 
-def _key_of(info: CommInfo, matching: str) -> tuple:
+def key_of(info: CommInfo, matching: str) -> tuple:
     """The matching key of a collective or permute (see MATCHING)."""
     if matching == "xla":
         return (info.kind, xla_channel(info.channel), info.partition_key)

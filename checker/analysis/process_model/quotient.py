@@ -5,7 +5,7 @@ completion, with one check whose size does not depend on the grid.
 The constraints X(c, i) > X(c2, j) plus program order X(c, i) > X(c, i-1) form
 a difference system whose edges all weigh 1: it is satisfiable iff its graph
 has no cycle. `acyclic` decides that in time linear in the constraints (Kahn's
-algorithm over the events that constraints name); `_z3_classes` asks Z3 the
+algorithm over the events that constraints name); `z3_classes` asks Z3 the
 same question and is kept to cross-check the linear check in the tests.
 """
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections import deque
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ..tracer.tracer import Trace, TraceLimit
-from .model import CommInfo, _Facts, _key_of, rendezvous
+from .model import CommInfo, Facts, key_of, rendezvous
 
-def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float | None = None):
+def class_constraints(tr: Trace, facts: "Facts", matching: str, deadline: float | None = None):
     """The model's constraints on the class quotient, computed per class step with
     numpy over the class's processes (no per-process event list is built).
 
@@ -48,7 +48,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float
         nth = []
         for i, info in enumerate(infos):
             if info is not None and (info.grouped or info.kind == "collective_permute"):
-                lst = occ.setdefault(_key_of(info, matching), [])
+                lst = occ.setdefault(key_of(info, matching), [])
                 nth.append(len(lst))
                 lst.append(i)
             else:
@@ -124,7 +124,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float
                         return None
                     sinfo = infos[spos]
                     who = procs[fut[procs] == sid] if isinstance(fut, np.ndarray) else procs
-                    key = _key_of(sinfo, matching)  # type: ignore[arg-type]
+                    key = key_of(sinfo, matching)  # type: ignore[arg-type]
                     if rendezvous(sinfo, matching):  # type: ignore[arg-type]
                         why = need(c, i, group_classes(sinfo, who), key, nth[spos])  # type: ignore[arg-type]
                     else:
@@ -135,7 +135,7 @@ def class_constraints(tr: Trace, facts: "_Facts", matching: str, deadline: float
                 continue
             if info is None or info.external:
                 continue
-            key = _key_of(info, matching) if nth[i] >= 0 else None
+            key = key_of(info, matching) if nth[i] >= 0 else None
             if rendezvous(info, matching):
                 if st.role in ("collective", "permute") or matching == "xla":
                     why = need(c, i, group_classes(info, procs), key, nth[i])  # type: ignore[arg-type]
@@ -252,7 +252,7 @@ def acyclic(cons, deadline: float | None = None) -> bool:
     return seen == len(indeg)
 
 
-def linear_classes(tr: Trace, facts: "_Facts", matching: str, stats: dict, deadline: float | None = None) -> str:
+def linear_classes(tr: Trace, facts: "Facts", matching: str, stats: dict, deadline: float | None = None) -> str:
     """The class quotient decided by `acyclic`: "sat" (deadlock-free for every
     process), "unsat" (inconclusive: decide per process) or "n/a"."""
     got = class_constraints(tr, facts, matching, deadline)
@@ -266,7 +266,7 @@ def linear_classes(tr: Trace, facts: "_Facts", matching: str, stats: dict, deadl
     return "sat" if acyclic(cons, deadline) else "unsat"
 
 
-def _z3_classes(tr: Trace, facts: "_Facts", matching: str, timeout_ms: int, stats: dict) -> str:
+def z3_classes(tr: Trace, facts: "Facts", matching: str, timeout_ms: int, stats: dict) -> str:
     """The class quotient in Z3: one variable per (class, event). Returns "sat"
     (deadlock-free for every process), "unsat" (inconclusive: decide per process),
     "unknown" (time limit) or "n/a" (the quotient does not apply)."""

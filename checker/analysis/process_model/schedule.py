@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ...ir.core import Operation
 from ..tracer.tracer import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
-from .model import _Facts, _key_of
+from .model import Facts, key_of
 
 ISSUES = ("collective", "start", "permute")
 MAX_VARIANTS = 16
@@ -71,7 +71,7 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     return True
 
 
-def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reorder]:
+def candidates(tr: Trace, facts: Facts, limit: int = MAX_VARIANTS) -> list[Reorder]:
     """Pairs of collectives (different XLA matching keys) issued in one run of a
     block that only some processes run, which the scheduler may swap."""
     by_block: dict[int, list[Step]] = {}
@@ -93,7 +93,7 @@ def candidates(tr: Trace, facts: _Facts, limit: int = MAX_VARIANTS) -> list[Reor
             for i in range(max(0, j - WINDOW), j):
                 a = steps[i]
                 ia = facts.info(a.op)
-                if ia.problem or ia.invalid or ia.external or _key_of(ia, "xla") == _key_of(ib, "xla"):
+                if ia.problem or ia.invalid or ia.external or key_of(ia, "xla") == key_of(ib, "xla"):
                     continue
                 if independent(a.op, b.op, positions):
                     out.append(Reorder(a, b))

@@ -44,9 +44,9 @@ import numpy as np
 
 from ...ir.core import Module
 from ...analysis.semantics import Grid
-from ..interpreter import fmt_pid, program_mode
+from ..runtime import fmt_pid, program_mode
 from ..values import ExecutionError, Inputs, sharding_errors
-from .local import XlaResult, _inputs, _last_phase, _tail, preflight, worker_env
+from .local import XlaResult, worker_inputs, last_phase, log_tail, preflight, worker_env
 from .markers import blocked_from_progress, comm_ops, read_progress
 
 
@@ -113,7 +113,7 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xladist-") as tmp:
         try:
-            arrays = _inputs(inputs, list(ftype.inputs), grid, mode)
+            arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
         np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
@@ -227,7 +227,7 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
     here = f"{len(procs)} processes" if len(procs) == n else f"{len(procs)} of {n} processes here"
     device = f"xla-distributed:{options.device} ({here} x {L} device{'s' if L > 1 else ''}, " \
              f"coordinator {coordinator})"
-    tail = "\n".join(f"--- process {i}\n{_tail(logs[i], 1500)}" for i in ids)
+    tail = "\n".join(f"--- process {i}\n{log_tail(logs[i], 1500)}" for i in ids)
     marker_notes = []
     worker_ops = None
     for i in ids:
@@ -280,7 +280,7 @@ def _classify(tmp: str, module: Module, grid: Grid, mode: str, ids: list[int], L
             notes.append(f"{who}: {r['status']}: {r.get('message')}")
         else:
             code = procs[i].returncode
-            phase = _last_phase(logs[i])
+            phase = last_phase(logs[i])
             notes.append(f"{who}: " + (f"did not return (last phase: {phase})" if ending != "done"
                                        else f"died in phase {phase} (exit status {code})"))
     aborted = any(("may be stuck" in log or "Termination timeout" in log) for log in logs.values())

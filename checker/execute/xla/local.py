@@ -33,7 +33,8 @@ import numpy as np
 
 from ...ir.core import Module, func_type
 from ...analysis.semantics import Grid
-from ..interpreter import Blocked, program_mode
+from ..interpreter import Blocked
+from ..runtime import program_mode
 from ..values import ExecutionError, Inputs, TOKEN
 
 
@@ -138,7 +139,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
                          f"{CPU_DEVICES_PER_PROCESS} + local id); try --engine xla-distributed", 0.0, device)
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-") as tmp:
         try:
-            arrays = _inputs(inputs, list(ftype.inputs), grid, mode)
+            arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
         np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
@@ -168,10 +169,10 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
         if os.path.exists(result_path):
             with open(result_path, encoding="utf-8") as f:
                 result = json.load(f)
-        tail = _tail(log)
+        tail = log_tail(log)
         blocked, states, notes = progress_of(tmp, module, grid)
         if timed_out:
-            phase = _last_phase(log)
+            phase = last_phase(log)
             return XlaResult("timeout", {}, blocked,
                              f"watchdog: no result after {options.timeout_s:g} s (last phase: {phase})",
                              elapsed, device, tail, states, notes=notes)
@@ -188,7 +189,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
             code = proc.returncode
             how = f"signal {signal.Signals(-code).name}" if code and code < 0 and -code in signal.valid_signals() \
                 else f"exit status {code}"
-            return XlaResult("error", {}, [], f"the XLA subprocess died ({how}) while in phase {_last_phase(log)}",
+            return XlaResult("error", {}, [], f"the XLA subprocess died ({how}) while in phase {last_phase(log)}",
                              elapsed, device, tail, notes=notes)
         status = result["status"]
         if status == "completed":
@@ -208,17 +209,17 @@ def _kill(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-def _tail(log: str, n: int = 4000) -> str:
+def log_tail(log: str, n: int = 4000) -> str:
     lines = [ln for ln in log.splitlines() if not ln.lstrip().startswith("@ ")]
     return "\n".join(lines)[-n:]
 
 
-def _last_phase(log: str) -> str:
+def last_phase(log: str) -> str:
     phases = re.findall(r"shlo-lint-xla: (\w+)", log)
     return phases[-1] if phases else "start"
 
 
-def _inputs(inputs: Inputs, types, grid: Grid, mode: str) -> dict:
+def worker_inputs(inputs: Inputs, types, grid: Grid, mode: str) -> dict:
     """The same values the interpreter binds (same seeds), keyed for the worker."""
     out = {}
     if mode == "global":

@@ -86,7 +86,8 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
     blocked: one Blocked per process whose last record is an enter marker, at that
     op (with its line when the worker's op list matches ours); states: "blocked",
     or "finished" for a process with no collective pending."""
-    from ..interpreter import Blocked, fmt_pid
+    from ..interpreter import Blocked
+    from ..runtime import fmt_pid
 
     trusted = worker_ops is not None and [o[0] for o in ops] == list(worker_ops)
     at: dict[int, list] = {}
