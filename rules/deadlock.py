@@ -35,7 +35,8 @@ from shlo_lint.checker.analysis.process_model.schedule import independent
 from shlo_lint.checker.source.diagnostics import Diagnostic, ProcessTrace, TraceStep
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.analysis.tracer.tracer import Step, collective_kind, op_label
+from shlo_lint.checker.analysis.tracer.trace import Step
+from shlo_lint.checker.analysis.tracer.structure import collective_kind, op_label
 from .support.verdict import MODULE_OPS, VERDICT_KEY, verdict
 
 

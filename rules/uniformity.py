@@ -14,7 +14,7 @@ from shlo_lint.checker.analysis.process_model import Verdict
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.analysis.tracer.tracer import op_label
+from shlo_lint.checker.analysis.tracer.structure import op_label
 
 from .support.verdict import MODULE_OPS, verdict
 

@@ -180,7 +180,8 @@ def test_class_quotient_never_proves_what_propagation_refutes(path):
     from shlo_lint.checker.analysis.process_model.model import Facts
     from shlo_lint.checker.analysis.process_model.quotient import z3_classes
     from shlo_lint.checker.analysis.process_model.quotient import linear_classes
-    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
+    from shlo_lint.checker.analysis.tracer.structure import structure
+    from shlo_lint.checker.analysis.tracer.tracer import trace
 
     m = scan(SourceFile("t.mlir", path.read_text()), parser())
     s = structure(m)
@@ -303,7 +304,8 @@ def test_one_schedule_per_computation():
     branches (where processes run different computations)."""
     from shlo_lint.checker.analysis.process_model.model import Facts
     from shlo_lint.checker.analysis.process_model.schedule import candidates, variant
-    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
+    from shlo_lint.checker.analysis.tracer.structure import structure
+    from shlo_lint.checker.analysis.tracer.tracer import trace
 
     m = scan(SourceFile("t.mlir", (CORPUS / "deadlock" / "sync_collectives_scheduler_order.mlir").read_text()),
              parser())
@@ -521,7 +523,8 @@ def test_quotient_sound_on_random_uniform_programs(prog):
     from shlo_lint.checker.analysis.process_model import Model
     from shlo_lint.checker.analysis.process_model.model import Facts
     from shlo_lint.checker.analysis.process_model.quotient import z3_classes
-    from shlo_lint.checker.analysis.tracer.tracer import structure, trace
+    from shlo_lint.checker.analysis.tracer.structure import structure
+    from shlo_lint.checker.analysis.tracer.tracer import trace
 
     m = scan(SourceFile("t.mlir", _render(*prog)), parser())
     s = structure(m)

@@ -10,7 +10,8 @@ from shlo_lint.checker.lint.engine import parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.analysis.semantics import Grid, grid_of
 from shlo_lint.checker.source.text import SourceFile
-from shlo_lint.checker.analysis.tracer.tracer import Tracer, comm_role, structure, trace
+from shlo_lint.checker.analysis.tracer.tracer import Tracer, trace
+from shlo_lint.checker.analysis.tracer.structure import comm_role, structure
 
 from conftest import CORPUS
 
@@ -44,7 +45,7 @@ def value_of(body: str, result: str, n: int = 8, replicas: int = 1):
     t = Tracer(m, grid, structure(m))
     func = m.funcs["main"]
     t.enter(func)
-    from shlo_lint.checker.analysis.tracer.tracer import _Frame
+    from shlo_lint.checker.analysis.tracer.process_values import Frame as _Frame
 
     frame = _Frame(func.regions[0], None)
     op = next(o for o in func.walk() if o.result_names and o.result_names[0][0] == result)

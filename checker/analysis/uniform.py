@@ -286,7 +286,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     device gets the whole value, or why it cannot be read."""
     from .sharding import ShardingError, mesh_from_attr, sdy_dims, sdy_mesh_name
 
-    shardings = _sdy_list(op.attr("in_shardings"))
+    shardings = sdy_list(op.attr("in_shardings"))
     if shardings is None or len(shardings) != len(op.operands):
         return "in_shardings not read (not one per operand)"
     sh = shardings[index]
@@ -333,7 +333,7 @@ def manual_arg_classes(op: Operation, index: int, module: Module, grid: Grid) ->
     return labels(lab)
 
 
-def _sdy_list(attr) -> list | None:
+def sdy_list(attr) -> list | None:
     for p in getattr(attr, "positional", ()):
         if isinstance(p, ArrayAttr):
             return list(p.elements)

@@ -89,7 +89,7 @@ def scheduler_order(module, grid, analysis_options: dict | None = None) -> tuple
     program with communication under control flow can have one: others are not
     analysed (the check reads op names only)."""
     from ..analysis.process_model import analyze
-    from ..analysis.tracer.tracer import structure
+    from ..analysis.tracer.structure import structure
 
     opts = dict(analysis_options or {})
     if str(opts.get("deadlock-matching", "xla")).lower() != "xla":

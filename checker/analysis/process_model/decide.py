@@ -7,7 +7,9 @@ from typing import Any
 
 from ...ir.core import Module, Operation
 from ..semantics import Grid
-from ..tracer.tracer import Step, Structure, Trace, TraceLimit, collective_kind, structure, trace
+from ..tracer.trace import Step, Trace
+from ..tracer.structure import Structure, collective_kind, structure
+from ..tracer.tracer import TraceLimit, trace
 from .explain import counterexamples, process_list
 from .model import MATCHING, UNRES, Model, Facts, line_of
 from .quotient import linear_classes

@@ -7,7 +7,8 @@ import time
 from typing import Any
 
 from ...ir.core import Operation
-from ..tracer.tracer import Step, collective_kind, op_label
+from ..tracer.trace import Step
+from ..tracer.structure import collective_kind, op_label
 from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, line_of
 from .results import Blocked, Deadlock, Peer, Wait
 

@@ -12,7 +12,9 @@ from ...ir.attributes import DenseElementsAttr
 from ...ir.core import Operation
 from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag,
                          process_groups, replica_groups, source_target_pairs, strategy)
-from ..tracer.tracer import GROUP_KINDS, TESSERA_STARTS, Step, Structure, Trace, TraceLimit, collective_kind, collective_op
+from ..tracer.structure import GROUP_KINDS, Structure, TESSERA_STARTS, collective_kind, collective_op
+from ..tracer.trace import Step, Trace
+from ..tracer.tracer import TraceLimit
 
 MATCHING = ("xla", "spec")
 """How collective instances on different processes are matched:

@@ -15,7 +15,9 @@ from collections import deque
 
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ..tracer.tracer import Trace, TraceLimit
+from ..tracer.trace import Trace
+
+from ..tracer.tracer import TraceLimit
 from .model import CommInfo, Facts, key_of, rendezvous
 
 def class_constraints(tr: Trace, facts: "Facts", matching: str, deadline: float | None = None):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.core import Operation
-from ..tracer.tracer import Step, Trace
+from ..tracer.trace import Step, Trace
 
 @dataclass(frozen=True)
 class Wait:

@@ -20,7 +20,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...ir.core import Operation
-from ..tracer.tracer import CASE_OPS as BRANCH_OPS, ProcessClass, Step, Trace, comm_role
+from ..tracer.structure import CASE_OPS as BRANCH_OPS, comm_role
+from ..tracer.trace import ProcessClass, Step, Trace
 from .model import Facts, key_of
 
 ISSUES = ("collective", "start", "permute")

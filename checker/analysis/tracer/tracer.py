@@ -25,15 +25,13 @@ Two levels, cheapest first:
   step, with the reason, after which those processes are not followed.
 
 A value that cannot be computed per process may still be the same on every
-member of a group (checker/uniform.py): a branch or loop decided by such a value
+member of a group (analysis/uniform.py): a branch or loop decided by such a value
 is followed for every value of it (each branch, a representative trip count),
 and one decided by per-device data that can split a communicator it guards is
-recorded in `Trace.divergent` (SHLO504). The value kinds and the folds that need
-no communication facts are in checker/spmd_values.py.
-
-The op-name facts and `structure()` are in checker/spmd_structure.py (re-exported
-here). The deadlock model (checker/deadlock/) reads the classes; the execution
-checker can replay `Trace.steps_of(process)`.
+recorded in `Trace.divergent` (SHLO504). The value kinds are in
+process_values.py; the op-name facts and `structure()` in structure.py; the
+trace's data in trace.py. The process model (analysis/process_model/) reads the
+classes; the execution checker can replay `Trace.steps_of(process)`.
 """
 from __future__ import annotations
 
@@ -42,28 +40,54 @@ import time
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from .. import uniform as U
-from ...ir.core import Block, Module, Operation, Region
+from ...ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
+from ...ir.core import Block, Module, Operation, Region, Value
+from ...ir.types import ScalarType, TensorType
 from ..semantics import Grid
-from .fold import TracerValues
-from .trace import ProcessClass, Step, Trace  # noqa: F401  (re-exported)
-# The op-name facts and structure() live in spmd_structure.py; used here, or re-exported.
-from .structure import (CALL_OPS, CASE_OPS, GROUP_KINDS, INLINE_OPS, RETURN_OPS,  # noqa: F401
-                             TESSERA_STARTS, WHILE_OPS, Structure, collective_kind, collective_op, comm_role, op_label,
-                             structure)
-from .process_values import (NONCOMM_FUTURE, UNIFORM_WIDEN, FutureVal, Table, Unknown, _as_np, _Frame, _join, _line,
-                          _merge, _same, uniform_value)
 from ..uniform import Divergence, Uni, UniformDecision
+from .process_values import (BINARY_FOLDS, COMPARE_UFUNCS, MISSING, NONCOMM_FUTURE, PASS_THROUGH_OPS, PER_PROCESS_OPS,
+                             TABLE_LIMIT, UNIFORM_WIDEN, Frame, FutureVal, Table, Unknown, as_np, join, line_of, merge,
+                             name_of, norm, region_of, same_value, scalar_element, short_name, truncating_divide,
+                             uniform_value, wrap)
+from .structure import (CALL_OPS, CASE_OPS, INLINE_OPS, RETURN_OPS, WHILE_OPS, Structure, collective_kind,
+                        collective_op, comm_role, structure)
+from .trace import ProcessClass, Step, Trace
 
 # Memory the tracer may spend on process masks (one bool per process per distinct
 # set of processes that reaches a step) before it gives up with a TraceLimit.
 MAX_MASK_BYTES = 512 << 20
 
 
+_REDUCERS = {"stablehlo.add": "add", "stablehlo.maximum": "maximum", "stablehlo.minimum": "minimum",
+             "stablehlo.multiply": "multiply", "stablehlo.and": "bitwise_and", "stablehlo.or": "bitwise_or",
+             "stablehlo.xor": "bitwise_xor"}
+"""The all_reduce bodies folded per process (one binary op on the two block
+arguments) → the numpy ufunc that reduces a group, by name: numpy is imported
+on first use (lazy_numpy.py), not when this module is."""
+
+
+def _region_op(op: Operation) -> str | None:
+    """The name of an all_reduce body's one computing op (`%s = add %a, %b;
+    return %s`), else None."""
+    if not op.regions or not op.regions[0].blocks:
+        return None
+    block = op.regions[0].blocks[0]
+    ops = block.operations
+    if len(ops) != 2 or len(block.arguments) != 2:
+        return None
+    body, ret = ops
+    if len(body.operands) != 2 or {id(v) for v in body.operands} != {id(a) for a in block.arguments}:
+        return None
+    if len(ret.operands) != 1 or not body.results or ret.operands[0] is not body.results[0]:
+        return None
+    return body.name
+
+
 class TraceLimit(Exception):
     """The trace grew past its step budget or deadline."""
 
 
-class Tracer(TracerValues):
+class Tracer:
     """Runs one entry function over every process at once (see the module docstring)."""
 
     def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
@@ -98,11 +122,11 @@ class Tracer(TracerValues):
         self.block = -1
         self.uniform: list[UniformDecision] = []
         self._received_cache: dict[tuple[int, str], object] = {}
-        self._facts: dict[int, tuple] = {}      # id(op) -> (name, results, role): spmd_fold._op_facts
-        self._resolved: dict[int, list] = {}    # id(op) -> op.operands: spmd_fold._operands
-        self._elems: dict[int, object] = {}     # id(op) -> scalar element or None: spmd_fold._elem
-        self._constants: dict[int, object] = {}  # id(op) -> a constant's int (or UNIFORM): spmd_fold._fold
-        self._int_folds: dict[tuple, int] = {}   # (id(op), *int args) -> int result: spmd_fold._fold
+        self._facts: dict[int, tuple] = {}      # id(op) -> (name, results, role): _op_facts
+        self._resolved: dict[int, list] = {}    # id(op) -> op.operands: _operands
+        self._elems: dict[int, object] = {}     # id(op) -> scalar element or None: _elem
+        self._constants: dict[int, object] = {}  # id(op) -> a constant's int (or UNIFORM): _fold
+        self._int_folds: dict[tuple, int] = {}   # (id(op), *int args) -> int result: _fold
         self.divergent: list[Divergence] = []
         self._guarded: dict[int, list] = {}
         self._recorded: set = set()
@@ -159,7 +183,7 @@ class Tracer(TracerValues):
         everyone = np.ones(self.n, dtype=bool)
         self.enter(func)
         if func.regions and func.regions[0].blocks:
-            frame = _Frame(func.regions[0], None)
+            frame = Frame(func.regions[0], None)
             self._exec_region(func.regions[0], frame, everyone)
         return self._finish(entry)
 
@@ -209,7 +233,7 @@ class Tracer(TracerValues):
         return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops,
                      self.uniform, self.divergent)
 
-    def _exec_region(self, region: Region, frame: _Frame, mask: np.ndarray) -> None:
+    def _exec_region(self, region: Region, frame: Frame, mask: np.ndarray) -> None:
         if len(region.blocks) != 1:
             if any(True for b in region.blocks for _ in b.operations):
                 self._unresolved(region.parent or self.module.root, mask,
@@ -224,7 +248,7 @@ class Tracer(TracerValues):
         finally:
             self.block = saved_block
 
-    def _exec_block(self, block: Block, frame: _Frame, mask: np.ndarray, relevant: set[int]) -> None:
+    def _exec_block(self, block: Block, frame: Frame, mask: np.ndarray, relevant: set[int]) -> None:
         facts = self._op_facts
         for op in block.operations:
             role = facts(op)[2]  # comm_role(op), read once per trace
@@ -248,7 +272,7 @@ class Tracer(TracerValues):
                 if not mask.any():
                     return
 
-    def _comm(self, op: Operation, role: str, frame: _Frame, mask: np.ndarray) -> None:
+    def _comm(self, op: Operation, role: str, frame: Frame, mask: np.ndarray) -> None:
         if role == "done":
             operands = op.operands
             fut = self.value(operands[0], frame) if operands and operands[0] is not None else \
@@ -276,18 +300,18 @@ class Tracer(TracerValues):
             for v in op.results:
                 frame.values[v] = FutureVal(ids)
 
-    def _bind(self, block: Block, frame: _Frame, vals: list) -> None:
+    def _bind(self, block: Block, frame: Frame, vals: list) -> None:
         for arg, val in zip(block.arguments, vals):
             frame.values[arg] = val
 
-    def _returned(self, region: Region, frame: _Frame) -> list:
+    def _returned(self, region: Region, frame: Frame) -> list:
         block = region.blocks[0] if region.blocks else None
         if block is None or not block.operations or block.operations[-1].name not in RETURN_OPS:
             return []
         return [self.value(v, frame) if v is not None else Unknown("undefined value")
                 for v in block.operations[-1].operands]
 
-    def _case(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+    def _case(self, op: Operation, frame: Frame, mask: np.ndarray) -> None:
         idx = self._branch_index(op, frame)
         results: list[list] = []
         if isinstance(idx, Uni):
@@ -315,7 +339,7 @@ class Tracer(TracerValues):
             taken.append((mb, b))
             saved = self.context
             self.context = saved + ((op, f"branch {b}"),)
-            inner = _Frame(region, frame)
+            inner = Frame(region, frame)
             try:
                 self._exec_region(region, inner, mb)
                 results.append(self._returned(region, inner))
@@ -324,10 +348,10 @@ class Tracer(TracerValues):
         merged = []
         for i in range(op.num_results):
             vals = [(mb, r[i] if i < len(r) else Unknown("no value returned")) for (mb, _b), r in zip(taken, results)]
-            merged.append(_merge(vals))
+            merged.append(merge(vals))
         self._bind_results(op, frame, merged)
 
-    def _case_uniform(self, op: Operation, frame: _Frame, mask: np.ndarray, idx: Uni) -> None:
+    def _case_uniform(self, op: Operation, frame: Frame, mask: np.ndarray, idx: Uni) -> None:
         """Every member of each guarded communicator takes the same branch, whichever
         it is: each branch is followed by all of them, one after the other (a
         branch's communication stays inside the classes that take it)."""
@@ -339,13 +363,13 @@ class Tracer(TracerValues):
                 break
             saved = self.context
             self.context = saved + ((op, f"branch {b} (if taken: every process takes the same branch)"),)
-            inner = _Frame(region, frame)
+            inner = Frame(region, frame)
             try:
                 self._exec_region(region, inner, live)
                 results.append(self._returned(region, inner))
             finally:
                 self.context = saved
-        self._bind_results(op, frame, [_join([r[i] if i < len(r) else Unknown("no value returned") for r in results],
+        self._bind_results(op, frame, [join([r[i] if i < len(r) else Unknown("no value returned") for r in results],
                                              idx) for i in range(op.num_results)])
 
     def _decided(self, d: UniformDecision) -> None:
@@ -366,7 +390,7 @@ class Tracer(TracerValues):
                 self.divergent.append(got)
             comm = got.guarded
             reason = (f"its {what} depends on {got.text()}, which can differ between the processes of the "
-                      f"{collective_kind(comm)} at line {_line(comm)} it guards (SHLO504)")
+                      f"{collective_kind(comm)} at line {line_of(comm)} it guards (SHLO504)")
         else:
             reason = f"its {what} is the same only within some processes, and {got}"
         self._unresolved(op, mask, reason)
@@ -400,7 +424,7 @@ class Tracer(TracerValues):
         self._guarded[id(op)] = out
         return out
 
-    def _branch_index(self, op: Operation, frame: _Frame):
+    def _branch_index(self, op: Operation, frame: Frame):
         """Per process, which region of a case/if runs (clamped as the spec says)."""
         operands = op.operands
         if not operands or operands[0] is None:
@@ -414,18 +438,18 @@ class Tracer(TracerValues):
             return raw if isinstance(raw, Unknown) else Unknown("a future")
         n = len(op.regions)
         if op.name == "stablehlo.if":
-            idx = np.where(_as_np(raw) != 0, 0, 1)
+            idx = np.where(as_np(raw) != 0, 0, 1)
         else:
-            a = _as_np(raw)
+            a = as_np(raw)
             idx = np.where((a < 0) | (a >= n), n - 1, a)
         u = uniform_value(idx)
         return u if u is not None else idx
 
-    def _bind_results(self, op: Operation, frame: _Frame, vals: list) -> None:
+    def _bind_results(self, op: Operation, frame: Frame, vals: list) -> None:
         for v, val in zip(op.results, vals):
             frame.values[v] = val
 
-    def _while(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+    def _while(self, op: Operation, frame: Frame, mask: np.ndarray) -> None:
         if len(op.regions) != 2:
             self._unresolved(op, mask, "a while without cond and body regions")
             return
@@ -438,7 +462,7 @@ class Tracer(TracerValues):
         seen: list[list] = []
         widened: list | None = None
         while active is not None:
-            cframe = _Frame(cond, frame)
+            cframe = Frame(cond, frame)
             if cond.blocks:
                 self._bind(cond.blocks[0], cframe, carried)
             if cond.blocks and id(op) in self.struct.relevant:
@@ -458,8 +482,8 @@ class Tracer(TracerValues):
                     self._decided(UniformDecision(op, "trip count", pred))
                 seen.append(carried)
                 if uniform_trips:
-                    wide = [_join([w, c], uniform) for w, c in zip(widened or seen[-2], carried)]
-                    if widened is not None and all(_same(a, b) for a, b in zip(wide, widened)):
+                    wide = [join([w, c], uniform) for w, c in zip(widened or seen[-2], carried)]
+                    if widened is not None and all(same_value(a, b) for a, b in zip(wide, widened)):
                         break
                     if uniform_trips >= UNIFORM_WIDEN:
                         self._unresolved(op, active, f"its carried values do not settle in {UNIFORM_WIDEN} "
@@ -472,7 +496,7 @@ class Tracer(TracerValues):
                 reason = pred.reason if isinstance(pred, Unknown) else "a future or a table"
                 self._unresolved(op, active, f"its trip count depends on {reason}")
                 break
-            go = active & (_as_np(pred) != 0) if isinstance(pred, np.ndarray) else (active if pred else None)
+            go = active & (as_np(pred) != 0) if isinstance(pred, np.ndarray) else (active if pred else None)
             if go is None or not go.any():
                 break
             live = self._live(go)
@@ -486,7 +510,7 @@ class Tracer(TracerValues):
             counts += live
             saved = self.context
             self.context = saved + ((op, f"iteration {trips}"),)
-            bframe = _Frame(body, frame)
+            bframe = Frame(body, frame)
             try:
                 if body.blocks:
                     self._bind(body.blocks[0], bframe, carried)
@@ -496,14 +520,14 @@ class Tracer(TracerValues):
                 self.context = saved
             if len(new) != len(carried):
                 new = (new + [Unknown("no value returned")] * len(carried))[:len(carried)]
-            carried = [_merge([(live, n), (~live, c)]) for n, c in zip(new, carried)]
+            carried = [merge([(live, n), (~live, c)]) for n, c in zip(new, carried)]
             active = live
             self._check_budget()
         if uniform is not None and seen:
-            carried = [_join([s[i] for s in seen] + [carried[i]], uniform) for i in range(len(carried))]
+            carried = [join([s[i] for s in seen] + [carried[i]], uniform) for i in range(len(carried))]
         self._bind_results(op, frame, carried)
 
-    def _call(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+    def _call(self, op: Operation, frame: Frame, mask: np.ndarray) -> None:
         name = self.struct.callees.get(id(op))
         func = self.struct.funcs.get(name) if name else None
         if func is None or not func.regions:
@@ -514,7 +538,7 @@ class Tracer(TracerValues):
             return
         args = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
         region = func.regions[0]
-        inner = _Frame(region, None)
+        inner = Frame(region, None)
         if region.blocks:
             self._bind(region.blocks[0], inner, args)
         self.depth += 1
@@ -524,15 +548,472 @@ class Tracer(TracerValues):
             self.depth -= 1
         self._bind_results(op, frame, self._returned(region, inner))
 
-    def _inline(self, op: Operation, frame: _Frame, mask: np.ndarray) -> None:
+    def _inline(self, op: Operation, frame: Frame, mask: np.ndarray) -> None:
         if not op.regions:
             return
         region = op.regions[0]
-        inner = _Frame(region, frame)
+        inner = Frame(region, frame)
         if region.blocks:
             self._bind(region.blocks[0], inner, self._inline_args(op, frame))
         self._exec_region(region, inner, mask)
         self._bind_results(op, frame, self._returned(region, inner))
+
+
+    # -- values (on demand) ---------------------------------------------------------------
+    def _received(self, op: Operation, role: str):
+        """What a communication op's result is: the same on every member of its
+        group (all_reduce, all_gather, collective_broadcast, also when done
+        asynchronously: a done whose future comes straight from its start), else
+        per-device data."""
+        if role == "done" and op.operands and op.operands[0] is not None:
+            start = op.operands[0].owner
+            if isinstance(start, Operation) and comm_role(start) == "start":
+                op, role = start, "collective"
+        key = (id(op), role)
+        cached = self._received_cache.get(key)
+        if cached is None:
+            cached = self._received_cache[key] = self._received_uncached(op, role)
+        return cached
+
+    def _received_uncached(self, op: Operation, role: str):
+        # Depends on the op and the grid only; a loop runs the same op once per trip,
+        # and its groups cost O(processes) to read (see _received's cache).
+        kind = collective_kind(op)
+        where = f"the {kind} at line {line_of(op)}"
+        if role == "collective" and kind in U.SAME_VALUE_KINDS:
+            groups = U.communicators(op, collective_op(op), kind, self.grid)
+            if groups is not None:
+                lab = U.group_labels(groups, self.n)
+                if lab is None:
+                    return U.UNIFORM
+                return Uni(lab, (U.Origin(f"{where} (the same only within each of its process groups)", op, lab),))
+        return U.per_process(self.n, f"data received by {where}", op)
+
+    def _fold_all_reduce(self, op: Operation, frame: Frame, depth: int):
+        """An all_reduce of one integer scalar known on every process (a function of
+        the process id: `lax.pmax(axis_index("x") % 2, "y")`), folded per process
+        over its group, so a branch or trip count decided by it is followed
+        exactly; None when it is not that (the result is then only uniform within
+        each group, `_received`). Groups are read as the deadlock model reads
+        them; a malformed op is left to the constraint rules."""
+        ufunc = _REDUCERS.get(_region_op(op))
+        reduce = getattr(np, ufunc).reduce if ufunc is not None else None
+        elem = self._elem(op, 1)
+        if reduce is None or elem is None or len(op.operands) != 1 or op.operands[0] is None:
+            return None
+        x = self.value(op.operands[0], frame, depth + 1)
+        if type(x) is int:
+            x = np.full(self.n, x, dtype=np.int64)
+        elif not isinstance(x, np.ndarray):
+            return None
+        groups = U.communicators(op, op, "all_reduce", self.grid)
+        if not groups:
+            return None
+        out = np.full(self.n, -1, dtype=np.int64)
+        seen = np.zeros(self.n, dtype=bool)
+        for g in groups:
+            if len(g) == 0 or g.min() < 0 or g.max() >= self.n or seen[g].any():
+                return None
+            seen[g] = True
+            out[g] = int(reduce(x[g]))
+        if not seen.all():
+            return None
+        return norm(wrap(out, elem))
+
+    def value(self, v: Value, frame: Frame, _depth: int = 0):
+        region = region_of(v)
+        f: Frame | None = frame
+        while f is not None and f.region is not region:
+            f = f.parent
+        if f is None:
+            f = frame  # a scope we did not enter as a frame: memoise locally
+        got = f.values.get(v, MISSING)
+        if got is not MISSING:
+            return got
+        owner = v.owner
+        if isinstance(owner, Block):
+            if owner is self.entry_block and self.entry_block is not None:
+                got = f.values[v] = self._entry_arg(v)
+                return got
+            return Unknown(f"the block argument {v.name} (data)")
+        if _depth > 120:
+            return Unknown("a computation too deep to follow")
+        vals = self._fold(owner, f, _depth)
+        for r, val in zip(owner.results, vals):
+            f.values[r] = val
+        return f.values.get(v, Unknown(f"{owner.name} result"))
+
+    def _op_facts(self, op: Operation) -> tuple:
+        """(name, number of results, communication role) of an op: read once per
+        trace (a loop folds the same ops once per trip, and a call's body once per
+        call; these were most of a pipelined program's folding time)."""
+        facts = self._facts.get(id(op))
+        if facts is None:
+            facts = self._facts[id(op)] = (op.name, op.num_results, comm_role(op))
+        return facts
+
+    def _operands(self, op: Operation) -> list:
+        """op.operands, resolved once per trace (the module does not change under it)."""
+        got = self._resolved.get(id(op))
+        if got is None:
+            got = self._resolved[id(op)] = op.operands
+        return got
+
+    def _elem(self, op: Operation, n: int):
+        """The integer scalar element type of the op's one result (else None), once per trace."""
+        got = self._elems.get(id(op), MISSING)
+        if got is MISSING:
+            got = self._elems[id(op)] = scalar_element(op.result_types[0]) if n == 1 and op.result_types else None
+        return got
+
+    def _fold(self, op: Operation, frame: Frame, depth: int) -> list:
+        name, n, role = self._op_facts(op)
+        if name == "stablehlo.async_start" or role == "start":
+            return [NONCOMM_FUTURE] * n if role is None else [Unknown("a future not started here")] * n
+        if role is not None:
+            if role == "collective" and n == 1 and name == "stablehlo.all_reduce":
+                folded = self._fold_all_reduce(op, frame, depth)
+                if folded is not None:
+                    return [folded]
+            return [self._received(op, role)] * max(n, 1)
+        if name in CASE_OPS:
+            return self._fold_case(op, frame, depth)
+        if name in WHILE_OPS:
+            return self._fold_while(op, frame, depth)
+        if name in CALL_OPS:
+            return self._fold_call(op, frame, depth)
+        if name in INLINE_OPS:
+            return self._fold_inline(op, frame, depth)
+        elem = self._elem(op, n)
+        if name == "stablehlo.partition_id":
+            return [self.partition.copy()]
+        if name == "stablehlo.replica_id":
+            return [self.replica.copy()]
+        if name == "stablehlo.constant":
+            got = self._constants.get(id(op))
+            if got is None:
+                got = self._constant(op, elem)
+                if type(got) is int or got is U.UNIFORM:
+                    # Immutable and compared by value (a Table is not kept: _same
+                    # tells two Tables apart by identity, so reusing one could
+                    # settle a widened loop sooner than before).
+                    self._constants[id(op)] = got
+            return [got]
+        if name == "stablehlo.optimization_barrier":
+            return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        if name == "stablehlo.custom_call":
+            return self._custom_call(op, frame, depth)
+        if name in PER_PROCESS_OPS:
+            return [U.per_process(self.n, f"the {short_name(name)} at line {line_of(op)}", op)] * max(n, 1)
+        args = []
+        all_int = True  # every argument a Python int (the memo below)
+        shared = False  # some argument a Uni or a Table (only uniformity is folded)
+        for v in self._operands(op):
+            a = self.value(v, frame, depth + 1) if v is not None else Unknown("an undefined value")
+            if type(a) is not int:
+                if isinstance(a, (Unknown, FutureVal)):
+                    return [a if isinstance(a, Unknown) else Unknown("a future")] * max(n, 1)
+                all_int = False
+                if isinstance(a, (Uni, Table)):
+                    shared = True
+            args.append(a)
+        if name == "stablehlo.dynamic_slice" and args and isinstance(args[0], Table) and elem is not None \
+                and all(isinstance(a, (int, np.ndarray)) for a in args[1:]):
+            got = self._table_slice(op, args)
+            if got is not None:
+                return [norm(wrap(got, elem))]
+        if name == "stablehlo.gather" and len(args) == 2 and isinstance(args[0], Table) and elem is not None \
+                and isinstance(args[1], (int, np.ndarray)):
+            got = self._table_gather(op, args[0].array, args[1])
+            if got is not None:
+                return [norm(wrap(got, elem))]
+        if elem is None or shared:
+            # Not an integer scalar the tracer computes: only whether it is the same
+            # on every process (a constant table counts as the same everywhere).
+            return [U.combine([a for a in args if not isinstance(a, Table)])] * max(n, 1)
+        key = None
+        if all_int:
+            # The same integer scalars in, the same integer out: a loop body's
+            # index arithmetic repeats on every trip and every call of a helper.
+            key = (id(op), *args)
+            got = self._int_folds.get(key)
+            if got is not None:
+                return [got]
+        try:
+            with np.errstate(all="ignore"):
+                out = self._apply(op, name, args, elem)
+        except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
+            return [Unknown(f"{short_name(name)} at line {line_of(op)} ({e})")]
+        if isinstance(out, Unknown):
+            return [U.combine(args)]
+        got = norm(wrap(out, elem))
+        if key is not None and type(got) is int:
+            self._int_folds[key] = got
+        return [got]
+
+    def _fold_case(self, op: Operation, frame: Frame, depth: int) -> list:
+        idx = self._branch_index(op, frame)
+        if isinstance(idx, Unknown):
+            return [Unknown(idx.reason, op)] * op.num_results
+        if isinstance(idx, Uni):
+            outs = [self._returned(region, Frame(region, frame)) for region in op.regions]
+            return [join([r[i] if i < len(r) else Unknown("no value") for r in outs], idx)
+                    for i in range(op.num_results)]
+        per_branch = []
+        for b, region in enumerate(op.regions):
+            sel = (idx == b) if isinstance(idx, np.ndarray) else (np.ones(self.n, bool) if idx == b else None)
+            if sel is None or not sel.any():
+                continue
+            inner = Frame(region, frame)
+            per_branch.append((sel, self._returned(region, inner)))
+        return [merge([(sel, r[i] if i < len(r) else Unknown("no value")) for sel, r in per_branch])
+                for i in range(op.num_results)]
+
+    def _fold_while(self, op: Operation, frame: Frame, depth: int) -> list:
+        if len(op.regions) != 2:
+            return [Unknown("a malformed while")] * op.num_results
+        cond, body = op.regions
+        carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
+        active = np.ones(self.n, dtype=bool)
+        for _trip in range(self.max_trips + 1):
+            self._check_budget()
+            ret = self._region_returns(cond, frame, carried)
+            pred = ret[0] if ret else Unknown("no predicate")
+            if isinstance(pred, Uni):
+                return self._fold_uniform_while(op, frame, carried, pred)
+            if isinstance(pred, (Unknown, FutureVal, Table)):
+                return [Unknown(f"a while at line {line_of(op)} whose trip count depends on data", op)] * op.num_results
+            go = active & (as_np(pred) != 0)
+            if not go.any():
+                return carried
+            new = self._region_returns(body, frame, carried)
+            if len(new) != len(carried):
+                return [Unknown("a malformed while")] * op.num_results
+            carried = [merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
+            active = go
+        return [Unknown(f"a while at line {line_of(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+
+    def _fold_inline(self, op: Operation, frame: Frame, depth: int) -> list:
+        """An sdy.manual_computation / named_computation folded like a call: its
+        region on the operands (a manual computation's on each device's shard of
+        them), as the tracer runs it (`Tracer._inline`). Needed where the tracer
+        did not run it, having no communication inside: JAX reads `axis_index` in
+        a partially manual shard_map through a nested, operand-less manual
+        computation over the other axes, and folding that from its (no) operands
+        called the process id the same everywhere (a missed deadlock, XLA:CPU
+        aborts)."""
+        if not op.regions or not op.regions[0].blocks or depth > 120:
+            return [Unknown(f"the {short_name(op.name)} at line {line_of(op)}")] * op.num_results
+        return self._region_returns(op.regions[0], frame, self._inline_args(op, frame, depth + 1))
+
+    def _inline_args(self, op: Operation, frame: Frame, depth: int = 0) -> list:
+        """What an sdy.manual_computation / named_computation's region is entered
+        with: its operands, as each device's shard for a manual computation (the
+        tracer's `_inline` and `_fold_inline` alike)."""
+        args = [self.value(v, frame, depth) if v is not None else Unknown("undefined value") for v in op.operands]
+        if op.name == "sdy.manual_computation":
+            args = [self._shard(op, i, a) for i, a in enumerate(args)]
+        return args
+
+    def _fold_call(self, op: Operation, frame: Frame, depth: int) -> list:
+        name = self.struct.callees.get(id(op))
+        func = self.struct.funcs.get(name) if name else None
+        if func is None or not func.regions or depth > 120:
+            return [Unknown(f"a call to @{name}")] * op.num_results
+        region = func.regions[0]
+        inner = Frame(region, None)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, [self.value(v, frame, depth + 1) if v is not None else
+                                                 Unknown("undefined") for v in op.operands])
+        return self._returned(region, inner)
+
+    # -- folds that need no communication facts (constants, tables, shardings, integer
+    # arithmetic) --------------------------------------------------------------------------
+    def _shard(self, op: Operation, index: int, val):
+        """Operand `index` of a manual_computation as each device sees it: its shard
+        (the same on devices its in_sharding does not split along the manual axes)."""
+        if isinstance(val, (Unknown, FutureVal)):
+            return val
+        classes = U.manual_arg_classes(op, index, self.module, self.grid)
+        if classes is None:
+            return val
+        src = name_of(op.operands[index])
+        if isinstance(classes, str):
+            return U.per_process(self.n, f"{src} ({classes}: taken as per-device data)", op)
+        sh = U.sdy_list(op.attr("in_shardings"))
+        text = U.sharding_text(sh[index]) if sh else "?"
+        origin = U.Origin(f"{src} sharded {text} along the manual axes (each device holds its own shard)", op, classes)
+        return U.combine([val, Uni(classes, (origin,))])
+
+    def _entry_arg(self, v: Value) -> object:
+        block = self.entry_block
+        try:
+            index = block.arguments.index(v)  # type: ignore[union-attr]
+        except ValueError:
+            return Unknown(f"the block argument {v.name} (data)")
+        return U.entry_arg(self.entry_func, index, v.name or f"#{index}", self.module, self.grid)  # type: ignore[arg-type]
+
+    def _custom_call(self, op: Operation, frame: Frame, depth: int) -> list:
+        """JAX's GSPMD shard_map markers: @Sharding passes its operand; the result of
+        @SPMDFullToShardShape is each device's shard (the same on devices the
+        preceding @Sharding does not split); @SPMDShardToFullShape is one logical
+        array again. Any other custom call is taken as per-device data."""
+        target = op.attr("call_target_name")
+        name = target.value if isinstance(target, StringAttr) else ""
+        n = max(op.num_results, 1)
+        operand = op.operands[0] if op.operands else None
+        if name == "Sharding" and operand is not None:
+            return [self.value(operand, frame, depth + 1)] * n
+        if name == "SPMDShardToFullShape":
+            # One logical array again, unless its sharding is still manual along
+            # other axes (a shard_map nested in a partially manual one: JAX's
+            # `axis_index` there comes out of a full-manual helper): each device
+            # then still holds its own value, the one it computed.
+            sh = op.attr("mhlo.sharding")
+            if operand is not None and sh is not None and "manual" in U.sharding_text(sh):
+                return [self.value(operand, frame, depth + 1)] * n
+            return [U.UNIFORM] * n
+        if name == "SPMDFullToShardShape" and operand is not None:
+            val = self.value(operand, frame, depth + 1)
+            if isinstance(val, (Unknown, FutureVal)):
+                return [val] * n
+            src_op = operand.owner
+            sh = src_op.attr("mhlo.sharding") if isinstance(src_op, Operation) else None
+            text = U.sharding_text(sh) if sh is not None else "{replicated}"
+            classes = U.hlo_sharding_classes(text, self.grid)
+            if classes is None:
+                return [val] * n
+            src = name_of(src_op.operands[0]) if isinstance(src_op, Operation) and src_op.operands and \
+                src_op.operands[0] is not None else name_of(operand)
+            if isinstance(classes, str):
+                return [U.per_process(self.n, f"{src} ({classes}: taken as per-device data)", op)] * n
+            origin = U.Origin(f"{src} sharded {text} (each device holds its own shard)", op, classes)
+            return [U.combine([val, Uni(classes, (origin,))])] * n
+        return [U.per_process(self.n, f"the custom_call @{name} at line {line_of(op)}", op)] * n
+
+    def _table_slice(self, op: Operation, args: list):
+        """`dynamic_slice` of a constant table at per-process indices, one element."""
+        table = args[0].array
+        starts = args[1:]
+        sizes = op.attr("slice_sizes")
+        if len(starts) != table.ndim or (table.size and any(d < 1 for d in table.shape)):
+            return None
+        try:
+            sz = list(getattr(sizes, "values", None) or [])
+        except TypeError:
+            sz = []
+        if sz and any(int(x) != 1 for x in sz):
+            return None
+        idx = []
+        for s, dim in zip(starts, table.shape):
+            a = as_np(s)
+            idx.append(np.broadcast_to(np.clip(a, 0, dim - 1), (self.n,)))
+        out = table[tuple(idx)].astype(np.int64)
+        return out
+
+    def _table_gather(self, op: Operation, table: np.ndarray, index):
+        """`gather` of one element of a constant table at a per-process index (what
+        `jnp.take(table, i)` lowers to): the index vector has one component, mapped
+        to one table dimension by start_index_map; other dimensions start at 0."""
+        dn = op.attr("dimension_numbers")
+        params = dict(getattr(dn, "params", ()) or ())
+        sim = params.get("start_index_map")
+        dims = [e.value for e in getattr(sim, "elements", ())] if sim is not None else []
+        if len(dims) != 1 or not (0 <= dims[0] < table.ndim) or table.size == 0:
+            return None
+        starts = [np.zeros(self.n, dtype=np.int64)] * table.ndim
+        d = dims[0]
+        starts = list(starts)
+        starts[d] = np.broadcast_to(np.clip(as_np(index), 0, table.shape[d] - 1), (self.n,))
+        return table[tuple(starts)].astype(np.int64)
+
+    def _constant(self, op: Operation, elem: ScalarType | None):
+        a = op.attr("value")
+        if isinstance(a, DenseElementsAttr):
+            t = op.result_types[0] if op.result_types else None
+            if elem is not None or (isinstance(t, TensorType) and isinstance(t.element, ScalarType)
+                                    and t.element.is_integer and t.shape is not None
+                                    and int(np.prod(t.shape)) <= TABLE_LIMIT):
+                try:
+                    arr = a.array
+                except Exception:
+                    return U.UNIFORM
+                if elem is not None and arr.size == 1:
+                    return wrap(int(arr.reshape(-1)[0]), elem)
+                if elem is None and t is not None and arr.size == int(np.prod(t.shape)):  # type: ignore[union-attr]
+                    return Table(np.asarray(arr, dtype=np.int64).reshape(t.shape))  # type: ignore[union-attr]
+                if elem is None and arr.size == 1 and t is not None:  # a splat
+                    return Table(np.full(t.shape, int(arr.reshape(-1)[0]), dtype=np.int64))  # type: ignore[union-attr]
+        return U.UNIFORM
+
+    def _apply(self, op: Operation, name: str, args: list, elem: ScalarType):
+        if name in BINARY_FOLDS and len(args) == 2:
+            a, b = args
+            if name == "stablehlo.shift_right_logical" and elem.bitwidth and not elem.is_unsigned:
+                a = np.bitwise_and(as_np(a), (1 << elem.bitwidth) - 1)
+            return BINARY_FOLDS[name](as_np(a), as_np(b))
+        if name in ("stablehlo.divide", "stablehlo.remainder") and len(args) == 2:
+            a, b = as_np(args[0]), as_np(args[1])
+            if bool(np.any(b == 0)):
+                return Unknown(f"a division by zero at line {line_of(op)}")
+            q = truncating_divide(a, b)
+            return q if name == "stablehlo.divide" else a - b * q
+        if name == "stablehlo.negate" and len(args) == 1:
+            return -as_np(args[0])
+        if name == "stablehlo.abs" and len(args) == 1:
+            return np.abs(as_np(args[0]))
+        if name == "stablehlo.sign" and len(args) == 1:
+            return np.sign(as_np(args[0]))
+        if name == "stablehlo.not" and len(args) == 1:
+            a = as_np(args[0])
+            return (a == 0).astype(np.int64) if elem.name == "i1" else np.invert(a)
+        if name == "stablehlo.compare" and len(args) == 2:
+            d = op.attr("comparison_direction")
+            direction = d.value if isinstance(d, EnumAttr) else str(getattr(d, "text", d))
+            direction = direction.strip().split()[-1].strip(">") if direction else ""
+            fn = COMPARE_UFUNCS.get(direction)
+            if fn is None:
+                return Unknown(f"a compare with direction {direction!r}")
+            a, b = as_np(args[0]), as_np(args[1])
+            ct = op.attr("compare_type")
+            if isinstance(ct, EnumAttr) and ct.value == "UNSIGNED":
+                a, b = a.astype(np.uint64), b.astype(np.uint64)
+            return getattr(np, fn)(a, b).astype(np.int64)
+        if name == "stablehlo.select" and len(args) == 3:
+            return np.where(as_np(args[0]) != 0, as_np(args[1]), as_np(args[2]))
+        if name == "stablehlo.clamp" and len(args) == 3:
+            return np.minimum(np.maximum(as_np(args[1]), as_np(args[0])), as_np(args[2]))
+        if name == "stablehlo.convert" and len(args) == 1:
+            src = op.operand_types[0] if op.operand_types else None
+            se = scalar_element(src)
+            if se is None:
+                return Unknown(f"a convert from {src} at line {line_of(op)}")
+            return as_np(args[0])
+        if name in PASS_THROUGH_OPS and args:
+            return as_np(args[0])
+        return Unknown(f"{short_name(name)} at line {line_of(op)}", op)
+
+    def _region_returns(self, region: Region, frame: Frame, args: list) -> list:
+        """What `region` returns (folded, nothing executed) when its entry block
+        takes `args`: one run of a loop's cond or body."""
+        inner = Frame(region, frame)
+        if region.blocks:
+            self._bind(region.blocks[0], inner, args)
+        return self._returned(region, inner)
+
+    def _fold_uniform_while(self, op: Operation, frame: Frame, carried: list, pred: Uni) -> list:
+        """A loop's results when its trip count is unknown but uniform: what the
+        carried values are the same over, after 0, 1 or 2 iterations."""
+        body = op.regions[1]
+        for _ in range(UNIFORM_WIDEN):
+            new = self._region_returns(body, frame, carried)
+            if len(new) != len(carried):
+                return [Unknown("a malformed while")] * op.num_results
+            wide = [join([c, v], pred) for c, v in zip(carried, new)]
+            if all(same_value(a, b) for a, b in zip(wide, carried)):
+                return wide
+            carried = wide
+        return [Unknown(f"a while at line {line_of(op)} whose carried values do not settle", op)] * op.num_results
 
 
 def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
