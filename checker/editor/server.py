@@ -43,7 +43,8 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..lint import registry
 from ..lint.config import Config, ConfigError, find_pyproject, load_config
 from ..source.diagnostics import Diagnostic, Location, Severity
-from ..lint.engine import internal_error, lint_source, parser
+from ..frontend.read import header_parser
+from ..lint.engine import internal_error, lint_source
 from ..lint.fixes import apply_fixes
 from .incremental.document import Document
 from .text_document import index_lines
@@ -538,7 +539,7 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
 def _warm_up() -> None:
     """Load the rules and build the parser before the first document arrives."""
     registry.load()
-    parser()
+    header_parser()
 
 
 def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
