@@ -133,7 +133,7 @@ def _version() -> str:
 
 
 def _print_version(ctx, _param, value) -> None:
-    """--version; importlib.metadata (~30-50 ms of imports) is loaded only here, not at start-up."""
+    """--version; importlib.metadata (a heavy import) is loaded only here, not at start-up."""
     if value and not ctx.resilient_parsing:
         click.echo(f"shlo-lint, version {_version()}")
         ctx.exit()

@@ -1,5 +1,5 @@
 """Communication with the specification's semantics (SPEC-NOTES §2, §5), matched
-the way the static deadlock model matches it (checker/deadlock.py), so a
+the way the static deadlock model matches it (analysis/process_model/), so a
 replayed counterexample blocks the same processes:
 
 * A collective is a rendezvous of the caller's process group. The n-th arrival

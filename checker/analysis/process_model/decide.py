@@ -114,6 +114,15 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        stats=_stats(t0))
     except KeyError:
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
+    return decide_trace(tr, facts, opts, t0=t0, deadline=deadline)
+
+
+def decide_trace(tr: Trace, facts: Facts, opts: dict[str, Any], *, t0: float, deadline: float) -> Verdict:
+    """The verdict on per-process traces (`opts`: options_of's; `t0`, `deadline`:
+    time.monotonic() values). It reads the traces' steps and the facts of the
+    grid, not the module they came from: traces of several programs whose
+    processes meet (one program per host) are decided the same way."""
+    matching = opts["deadlock-matching"]
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock":

@@ -289,7 +289,7 @@ def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operati
     is the host). Every other send/recv names devices of this program in its
     source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
     another program are declared with the `external-channels` option, which the
-    deadlock model applies (checker/deadlock/model.py)."""
+    deadlock model applies (process_model/model.py)."""
     from ..semantics import flag
 
     matched, external = [], []

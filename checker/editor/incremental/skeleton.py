@@ -2,8 +2,9 @@
 inside one line that holds one whole op, or blank space between ops
 (document.py).
 
-A full scan of the bench's 10k-line file costs ~35 ms per edit, most of it
-following the brackets of multi-line ops the edit does not touch. The scan reads
+A full scan is most of an edit's re-lint on a big file (docs/performance.md,
+"Editor latency"), most of it following the brackets of multi-line ops the edit
+does not touch. The scan reads
 the text left to right and its state at the start of a line depends only on
 the text before it, so when
 

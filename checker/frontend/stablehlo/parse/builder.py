@@ -38,7 +38,7 @@ from .handlers import HANDLERS, default_handler
 def set_dictionaries(h: OpHeader, props, attrs) -> None:
     """A generic op's `<{properties}>` and `{attributes}` into its header: one
     attribute table, the property names remembered (the grammar's callback and
-    the fast path, checker/parse/fast.py, both build headers this way)."""
+    the fast path, fast.py, both build headers this way)."""
     merged: dict[str, Attribute] = {}
     if props is not None:
         merged.update(props.entries)

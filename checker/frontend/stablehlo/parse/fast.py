@@ -1,7 +1,8 @@
 """The fast path: what JAX and stablehlo-opt print is a few dozen token kinds;
 a regex tokenizer and a small recursive descent produce exactly the items and
 values the grammar's callbacks would, through the same callbacks and the same
-interpreter (~10x faster than Lark); anything unusual bails out to Lark.
+interpreter (much faster than Lark: docs/parser.md); anything unusual bails out
+to Lark.
 Entry points: `fast_parse` (op headers), `fast_block_label`, `fast_loc`."""
 from __future__ import annotations
 
