@@ -9,17 +9,16 @@ import math
 
 import pytest
 
-from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr,
-                                          DenseResourceAttr, DialectAttr, DictAttr, EnumAttr, FloatAttr,
-                                          IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr,
-                                          UnitAttr)
-from shlo_lint.checker.ir.core import (CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc,
-                                  UnknownLoc, python_frames)
-from shlo_lint.checker.frontend.stablehlo.parse import (SyntaxProblem, parse_alias_definition, parse_attribute, parse_location,
-                                     parse_type, parse_type_list)
+from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
+                                             DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr, OpaqueAttr,
+                                             StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from shlo_lint.checker.ir.core import (CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, UnknownLoc,
+                                       python_frames)
+from shlo_lint.checker.frontend.stablehlo.parse import (SyntaxProblem, parse_alias_definition, parse_attribute,
+                                                        parse_location, parse_type, parse_type_list)
 from shlo_lint.checker.source.text import SourceFile, Span
-from shlo_lint.checker.ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType,
-                                     QuantizedType, ScalarType, ShardType, TensorType, TokenType, TupleType)
+from shlo_lint.checker.ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType,
+                                        ScalarType, ShardType, TensorType, TokenType, TupleType)
 
 
 from parse_helpers import PARSER, F32, I32, I64, A, T, at

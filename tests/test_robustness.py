@@ -1,8 +1,7 @@
 """Property tests: whatever the text, linting returns diagnostics and never raises."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.source.diagnostics import Diagnostic

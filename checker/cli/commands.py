@@ -11,8 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..lint import options as _options
-from ..lint import registry
+from ..lint import options as _options, registry
 from ..lint.config import Config, ConfigError
 from ..source.diagnostics import Severity
 from ..report import FORMATS

@@ -148,7 +148,8 @@ def internal_error(source: SourceFile, error: BaseException, stage: str, op=None
     try:
         return _internal_error(source, error, stage, op, span)
     except Exception:  # noqa: BLE001 - e.g. still out of memory
-        return _diag(INTERNAL_ERROR, source.path, Span(0, 0), f"internal error while {stage}; please report it ({REPORT_URL})")
+        return _diag(INTERNAL_ERROR, source.path, Span(0, 0),
+                     f"internal error while {stage}; please report it ({REPORT_URL})")
 
 
 def _internal_error(source: SourceFile, error: BaseException, stage: str, op, span: Span | None) -> Diagnostic:

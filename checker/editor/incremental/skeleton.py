@@ -37,8 +37,8 @@ import logging
 
 from .edit import blank_edit
 from ...ir.core import Block, Module, OpHeader, Operation, Region, release
-from ...frontend.stablehlo.scan import BARE_NAMES, BARE_OPS, CONTROL_CHARS, OP_LINE, OPEN_ENDS, LazyLocations, no_region_brace, \
-    parse_result_names
+from ...frontend.stablehlo.scan import (BARE_NAMES, BARE_OPS, CONTROL_CHARS, OPEN_ENDS, OP_LINE, LazyLocations,
+                                        no_region_brace, parse_result_names)
 from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)

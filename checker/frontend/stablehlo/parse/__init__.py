@@ -36,8 +36,7 @@ records). `commas` says what MLIR's parser says of commas in pretty forms.
 """
 from __future__ import annotations
 
-from .api import (LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type,
-                  parse_type_list)
+from .api import LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type, parse_type_list
 from .ctx import InternalParseError, SyntaxProblem
 
 __all__ = ["InternalParseError", "LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",

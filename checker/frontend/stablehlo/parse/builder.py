@@ -27,10 +27,10 @@ from ....source.text import Span
 from ....ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                           TensorType, TokenType, TupleType, Type)
 from .ctx import BARE_LOCATION, ParseCtx
-from .pieces import (ARROW, Angle, Axis, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64,
-                     INT_PARAM, INT_PARAMS, Marker, Pretty, QUANT, QUESTION, Range, STAR, Scan, UNKNOWN, Val,
-                     decl_group, hex_value, is_float_text, manual_axes, read_signature, scalar_type, shifted,
-                     split_top, tensor_simple, unquote)
+from .pieces import (ARROW, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64, INT_PARAM, INT_PARAMS, QUANT,
+                     QUESTION, STAR, UNKNOWN, Angle, Axis, Marker, Pretty, Range, Scan, Val, decl_group, hex_value,
+                     is_float_text, manual_axes, read_signature, scalar_type, shifted, split_top, tensor_simple,
+                     unquote)
 from .aliases import ALIASES
 from .handlers import HANDLERS, default_handler
 

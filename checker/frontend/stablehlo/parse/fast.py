@@ -11,14 +11,13 @@ import re
 from lark import Token
 
 from ....ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
-                          UnitAttr)
+                               UnitAttr)
 from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
 from ....ir.types import FunctionType, TensorType, TokenType
 from .builder import Builder, set_dictionaries
 from .ctx import ParseCtx
 from .runner import shared_builder, lark_parser
-from .pieces import (ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type,
-                     tensor_simple)
+from .pieces import ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type, tensor_simple
 
 
 # ----------------------------------------------------------------------------- fast path
