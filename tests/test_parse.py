@@ -1,4 +1,4 @@
-"""The Lark header parser (checker/parse/, grammar/stablehlo.lark): types,
+"""The Lark header parser (checker/frontend/stablehlo/parse/, grammar/stablehlo.lark): types,
 attributes, locations and aliases. Ops (generic and pretty forms, block labels,
 syntax errors, the corpus) are in tests/test_parse_ops.py; the helpers that build
 one op the way the scanner would are in tests/parse_helpers.py.
