@@ -33,7 +33,7 @@ def async_inner(op: Operation) -> Operation | None:
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
-                if info(inner.name).role in (COLLECTIVE, PERMUTE) and inner.name.startswith("stablehlo."):
+                if info(inner.name).role in (COLLECTIVE, PERMUTE):
                     return inner
     return None
 
@@ -92,7 +92,7 @@ def custom_collective(op: Operation) -> CustomCollective | None:
 def collective_op(op: Operation) -> Operation:
     """The op whose attributes describe the communication: an async_start's inner
     collective, a collective custom_call's view, else the op itself."""
-    if op.name == "stablehlo.async_start":
+    if info(op.name).body_kind:  # (stablehlo.async_start: what it runs is read from its body)
         return async_inner(op) or op
     if op.name == "stablehlo.custom_call":
         return custom_collective(op) or op  # type: ignore[return-value]
