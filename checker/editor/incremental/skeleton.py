@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 
 def take_skeleton(prev, edit, source: SourceFile, parser) -> "Clone | None":
-    """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
+    """The previous version's (`prev`, a document.Version) kept IR moved
     into the new text (`copy_skeleton`), or None. The kept IR is released either
     way (through its op list, not another walk): it is copied at most once."""
     skeleton = prev.skeleton if prev is not None else None
