@@ -449,7 +449,7 @@ def lsp_cmd(debounce_ms) -> None:
     """Run the language server on standard input/output (editors start it)."""
     from ..editor.server import serve  # pygls is imported only for this command
 
-    serve(debounce_ms=debounce_ms)
+    sys.exit(serve(debounce_ms=debounce_ms))
 
 
 def _confirm(results: list[FileResult], config: Config, engine: str) -> list[FileResult]:

@@ -94,6 +94,8 @@ class ShloLintServer(LanguageServer):
         self.linting = 0
         """Lints submitted to the worker and not finished."""
         self.settle_handle: asyncio.TimerHandle | None = None
+        self.shut_down = False
+        """The client sent `shutdown`: leaving after it is a clean exit (0), without it 1 (the LSP rule)."""
 
     # -- the one lint path ---------------------------------------------------------
     async def lint_now(self, uri: str) -> None:
@@ -143,6 +145,13 @@ class ShloLintServer(LanguageServer):
 
         self.settle_handle = asyncio.get_running_loop().call_later(delay, fire)
 
+    def lint_soon(self, uri: str) -> None:
+        """lint_now in a task of ours, the handler returning at once: a handler coroutine
+        pygls awaits, cancelled by the server's exit mid-lint, is logged by pygls as an
+        error with a traceback."""
+        self.cancel_pending(uri)
+        self.pending[uri] = asyncio.ensure_future(self.lint_now(uri))
+
     def lint_later(self, uri: str) -> None:
         self.cancel_pending(uri)
         self.pending[uri] = asyncio.ensure_future(self._debounced(uri))
@@ -185,8 +194,11 @@ class ShloLintServer(LanguageServer):
         log.warning("%s", message)
         loop = self.loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.window_log_message,
-                                      t.LogMessageParams(t.MessageType.Warning, f"shlo-lint: {message}"))
+            try:
+                loop.call_soon_threadsafe(self.window_log_message,
+                                          t.LogMessageParams(t.MessageType.Warning, f"shlo-lint: {message}"))
+            except RuntimeError:  # the loop closed meanwhile (the server is exiting): stderr has it
+                pass
 
 
 def _version() -> str:
@@ -495,6 +507,12 @@ async def show_report(server: ShloLintServer, uri: str) -> dict:
 def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
     server = ShloLintServer(debounce_ms)
 
+    @server.feature(t.SHUTDOWN)
+    def shutdown(ls: ShloLintServer, params: None) -> None:
+        ls.shut_down = True
+        for uri in list(ls.pending):  # nothing more is published
+            ls.cancel_pending(uri)
+
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
@@ -502,16 +520,16 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
         ls.worker.submit(_warm_up)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
-        await ls.lint_now(params.text_document.uri)
+    def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
+        ls.lint_soon(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ShloLintServer, params: t.DidChangeTextDocumentParams) -> None:
         ls.lint_later(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
-    async def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
-        await ls.lint_now(params.text_document.uri)
+    def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
+        ls.lint_soon(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ShloLintServer, params: t.DidCloseTextDocumentParams) -> None:
@@ -541,14 +559,22 @@ def _warm_up() -> None:
     parser()
 
 
-def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
-    """Run the server on stdin/stdout until the client says exit or closes stdin.
+def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> int:
+    """Run the server on stdin/stdout until the client says exit, closes stdin or
+    stops reading stdout; the exit code: 0 after a `shutdown` request, else 1 (the
+    LSP rule for `exit`, and for a client that went away without one).
     Standard input goes through FramedStdin: malformed framing is logged and
-    skipped, never a deaf server (checker/lsp_io.py)."""
+    skipped, never a deaf server; standard output through ClientOutput: it stays
+    open for the process's exit, and a closed one ends the server (framing.py)."""
     import sys
 
-    from .framing import FramedStdin
+    from .framing import ClientOutput, FramedStdin
 
     logging.basicConfig(level=logging.WARNING, format="shlo-lint lsp: %(levelname)s: %(message)s")
     server = create_server(debounce_ms)
-    server.start_io(stdin=FramedStdin(sys.stdin.buffer, server.log_framing))
+    stdin = FramedStdin(sys.stdin.buffer, server.log_framing)
+    # pygls catches the SystemExit its `exit` handler raises (its code is lost) and
+    # returns here, whichever way the session ended.
+    server.start_io(stdin=stdin, stdout=ClientOutput(sys.stdout.buffer, server.log_framing, stdin.stop))
+    server.worker.shutdown(wait=False, cancel_futures=True)
+    return 0 if server.shut_down else 1
