@@ -217,22 +217,47 @@ def _pyproject(tmp_path, body: str):
     return tmp_path
 
 
-@pytest.mark.parametrize("body, line, words", [
-    ('[tool.shlo-lint]\nignore = ["deadlock"]\nignore = ["SHLO1"]\n', 3, ["key `ignore`", "invalid TOML"]),
-    ('[project]\nname = "x"\n[tool.shlo-lint]\nignore = ["deadlock"\n', None, ["invalid TOML"]),
-    ('[tool.shlo-lint]\nselect = ["ALL"]\nignor = ["deadlock"]\n', 3, ["unknown setting `ignor`"]),
-    ('[tool.shlo-lint.options]\nz3-timeout-ms = "abc"\n', 2, ["z3-timeout-ms", "integer"]),
-    ('[tool.shlo-lint.options]\ndeadlock-matching = "foo"\n', 2, ["deadlock-matching", '"xla" | "spec"']),
-    ('[tool.shlo-lint]\nfail-on = "never"\n', 2, ["fail-on"]),
+@pytest.mark.parametrize("body, place, words", [
+    ('[tool.shlo-lint]\nignore = ["deadlock"]\nignore = ["SHLO1"]\n', "3:19", ["key `ignore`", "invalid TOML"]),
+    # tomllib says "at end of document": the end of the last line, not no place at all
+    ('[project]\nname = "x"\n[tool.shlo-lint]\nignore = ["deadlock"\n', "4:21", ["invalid TOML: Unclosed array"]),
+    ('[tool.shlo-lint]\nselect = ["ALL"]\nignor = ["deadlock"]\n', "3:1",
+     ["unknown setting `ignor`", "did you mean `ignore`?"]),
+    ('[tool.shlo-lint]\nnum-partitons = 8\n', "2:1", ["unknown setting `num-partitons`",
+                                                       "did you mean `num-partitions`?"]),
+    ('[tool.shlo-lint.options]\nz3-timeout-ms = "abc"\n', "2:1", ["z3-timeout-ms", "integer"]),
+    ('[tool.shlo-lint.options]\ndeadlock-matching = "foo"\n', "2:1", ["deadlock-matching", '"xla" | "spec"']),
+    ('[tool.shlo-lint]\nfail-on = "never"\n', "2:1", ["fail-on"]),
+    # a selector that matches no rule: the setting that carries it, at the entry itself
+    ('[tool.shlo-lint]\nselect = [\n  "SHLO1",\n  "SHL0120",\n]\n', "4:3",
+     ["`select`: `SHL0120` matches no rule", "did you mean `SHLO120`?"]),
+    ('[tool.shlo-lint.per-file-ignores]\n"gen/*" = ["dedlock"]\n', "2:12",
+     ["per-file-ignores `gen/*`: `dedlock` matches no rule", "did you mean `deadlock`?"]),
 ])
-def test_a_config_that_cannot_be_read_or_validated_is_exit_2_with_file_and_line(tmp_path, body, line, words):
+def test_a_config_that_cannot_be_read_or_validated_is_exit_2_with_file_line_and_column(tmp_path, body, place, words):
     repo = _pyproject(tmp_path, body)
     proc = run_cli("ring.mlir", cwd=repo)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "pyproject.toml" + (f":{line}:" if line else "") in proc.stderr, proc.stderr
+    assert f"pyproject.toml:{place}: " in proc.stderr, proc.stderr
     for w in words:
-        assert w in proc.stderr
+        assert w in proc.stderr, proc.stderr
+    assert "(at line" not in proc.stderr and "end of document" not in proc.stderr  # said once, as the place
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--select", "--extend-select", "--ignore", "--extend-ignore"])
+def test_a_bad_selector_on_the_command_line_names_its_flag(flag):
+    proc = run_cli(flag, "SHLO1," + "SHL0120", str(RING))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"Invalid value for '{flag}': `SHL0120` matches no rule" in proc.stderr, proc.stderr
+    assert "did you mean `SHLO120`?" in proc.stderr
+
+
+def test_a_bad_selector_in_the_config_is_not_blamed_on_a_flag(tmp_path):
+    repo = _pyproject(tmp_path, '[tool.shlo-lint]\nignore = ["SHL0120"]\n')
+    proc = run_cli("--select", "SHLO1", "ring.mlir", cwd=repo)
+    assert proc.returncode == 2 and "--select" not in proc.stderr and "--ignore" not in proc.stderr
+    assert "pyproject.toml:2:11: `ignore`: `SHL0120`" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("option, words", [

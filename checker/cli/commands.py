@@ -17,7 +17,7 @@ from ..lint.config import Config, ConfigError
 from ..source.diagnostics import Severity
 from ..report import FORMATS
 from ..lint.engine import FileResult, internal_error, lint_released, lint_source, read_path
-from ..lint.selection import check_selectors
+from ..lint.selection import check_selectors, selector_error, unknown_selector
 from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
@@ -215,6 +215,11 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
     try:
         config = project_config(paths, config_path, isolated)
+        check_selectors(config)  # the file's own: named by setting, file and line
+        for flag, values in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore),
+                             ("--extend-ignore", extend_ignore)):
+            if (bad := unknown_selector(_split(values))) is not None:
+                raise click.BadParameter(selector_error(bad), param_hint=f"'{flag}'")
         if rule_options:
             config = config.merged(options={**config.options,
                                             **_options.validate(parse_options(rule_options), "-O")})
@@ -226,10 +231,6 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
             output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
-    try:
-        check_selectors(config)
-    except ConfigError as e:
-        raise click.BadParameter(str(e), param_hint="--select/--ignore") from None
     try:
         n_jobs = resolve_jobs(jobs)
     except ValueError as e:
