@@ -24,6 +24,11 @@ run on one worker thread so the server keeps reading messages meanwhile.
 * Bad text is the linter's business (it becomes SHLO001 diagnostics); an
   exception in here is logged to the client (window/logMessage) and the server
   carries on with the next message.
+* a broken `[tool.shlo-lint]` (settings.py) is a diagnostic on its line of the
+  pyproject.toml and a warning message, and linting goes on with that file's last
+  good settings (or the defaults); when the file is saved fixed (the client's file
+  watcher, registered here, or a didSave of it) every open document is re-linted
+  and the diagnostic goes.
 """
 from __future__ import annotations
 
@@ -41,11 +46,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..lint import registry
-from ..lint.config import Config, ConfigError, find_pyproject, load_config
+from ..lint.config import ConfigError
 from ..source.diagnostics import Diagnostic, Location, Severity
 from ..lint.engine import internal_error, lint_source, parser
 from ..lint.fixes import apply_fixes
 from .incremental.document import Document
+from .settings import Resolved, Settings
 from .text_document import index_lines
 from ..source.text import SourceFile, Span
 
@@ -72,8 +78,8 @@ class Linted:
     version: int | None
     source: SourceFile
     diagnostics: list[Diagnostic]
-    config_error: str | None = None
-    """Why the file's pyproject.toml settings could not be used (defaults were)."""
+    settings: Resolved | None = None
+    """The settings it was linted with, and what was wrong with its pyproject.toml."""
     full: bool = False
     """A full lint (the document's first, or nothing could be reused)."""
 
@@ -87,8 +93,10 @@ class ShloLintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.documents: dict[str, Document] = {}
         """Per open document, what its next re-lint may reuse (used on the worker thread only)."""
-        self.reported: set[str] = set()
-        """Configuration problems already logged (once each)."""
+        self.settings = Settings()
+        """The last good settings of each pyproject.toml (used on the worker thread only)."""
+        self.config_problems: dict[str, str] = {}
+        """pyproject.toml path (or "" for a problem without a file) -> the error shown for it."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop, once the client has initialized (for log_framing)."""
         self.linting = 0
@@ -110,16 +118,15 @@ class ShloLintServer(LanguageServer):
             self.linting += 1
             try:
                 linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version,
-                                                                          document)
+                                                                          document, self.settings)
             finally:
                 self.linting -= 1
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way (debounced) or the document closed
             self.linted[uri] = linted
-            if linted.config_error and linted.config_error not in self.reported:
-                self.reported.add(linted.config_error)
-                self.log(t.MessageType.Warning, f"shlo-lint: {linted.config_error}; using the default settings")
+            if linted.settings is not None:
+                self.show_settings(linted.settings, path)
             self.publish(uri, version, [_to_lsp_guarded(d, linted, uri, self.encoding) for d in linted.diagnostics])
             if linted.full:
                 self.settle_later()
@@ -129,6 +136,48 @@ class ShloLintServer(LanguageServer):
                 self.publish(uri, version, [_internal_lsp(internal_error(SourceFile(path, ""), e, "linting"))])
             except Exception:  # noqa: BLE001 - the log above is all that is left
                 pass
+
+    def show_settings(self, resolved: Resolved, path: str) -> None:
+        """A pyproject.toml error: once per distinct error, a diagnostic at its line of
+        that file, a warning message and the log. No error for `path`: the problems
+        of the pyproject.toml files above it are gone (fixed, or the table removed)."""
+        error = resolved.error
+        if error is None:
+            doc = Path(path)
+            for where in [w for w in self.config_problems if w and doc.is_relative_to(Path(w).parent)]:
+                del self.config_problems[where]
+                self.publish(from_fs_path(where) or where, None, [])
+                self.log(t.MessageType.Info, f"shlo-lint: the settings of {where} apply again")
+            return
+        where = error.path or ""
+        if self.config_problems.get(where) == str(error):
+            return
+        self.config_problems[where] = str(error)
+        if error.path:
+            self.publish(from_fs_path(error.path) or error.path, None, [config_diagnostic(error, self.encoding)])
+        text = f"shlo-lint: {error}; linting with {resolved.fallback}"
+        self.log(t.MessageType.Warning, text)
+        self.window_show_message(t.ShowMessageParams(t.MessageType.Warning, text))
+
+    def relint_all(self) -> None:
+        """The settings may have changed: lint every open StableHLO document again."""
+        for uri, doc in list(self.workspace.text_documents.items()):
+            if _wanted(doc):
+                self.lint_soon(uri)
+
+    async def watch_settings(self) -> None:
+        """Ask the client to tell us when a pyproject.toml changes on disk (the
+        settings are read from disk), where it can (dynamic registration)."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if watched is None or not watched.dynamic_registration:
+            return  # a save of the pyproject.toml in this editor still re-lints (did_save)
+        options = t.DidChangeWatchedFilesRegistrationOptions([t.FileSystemWatcher(glob_pattern="**/pyproject.toml")])
+        try:
+            await self.client_register_capability_async(t.RegistrationParams([t.Registration(
+                "shlo-lint-pyproject", t.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
+        except Exception as e:  # noqa: BLE001 - a client may refuse: settings are then re-read on the next lint
+            self.log(t.MessageType.Info, f"shlo-lint: the client did not watch pyproject.toml files ({e})")
 
     def settle_later(self, delay: float = SETTLE_DELAY_S) -> None:
         """Run `settle` on the worker once no lint is waiting or running for `delay`
@@ -212,10 +261,13 @@ def _wanted(doc) -> bool:
     return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
 
 
-def lint(text: str, path: str, version: int | None = None, document: Document | None = None) -> Linted:
+def lint(text: str, path: str, version: int | None = None, document: Document | None = None,
+         settings: Settings | None = None) -> Linted:
     """Lint the editor's text with the settings of the file's pyproject.toml
-    (incrementally from the document's previous version when one is given)."""
-    config, problem = config_for(path)
+    (incrementally from the document's previous version when one is given;
+    `settings`: the server's, which remember each file's last good settings)."""
+    resolved = (settings or Settings()).resolve(path)
+    config = resolved.config
     source = SourceFile(path, text)
     if document is None:
         result = lint_source(source, config)
@@ -235,7 +287,7 @@ def lint(text: str, path: str, version: int | None = None, document: Document | 
             if enabled:
                 gc.enable()
     full = document is not None and document.last is not None and document.last.prev is None
-    return Linted(version, source, result.diagnostics, problem, full)
+    return Linted(version, source, result.diagnostics, resolved, full)
 
 
 def settle() -> None:
@@ -249,13 +301,24 @@ def settle() -> None:
     gc.freeze()
 
 
-def config_for(path: str) -> tuple[Config, str | None]:
-    """`[tool.shlo-lint]` of the nearest pyproject.toml, or the defaults and why."""
-    try:
-        found = find_pyproject(Path(path).parent) if Path(path).is_absolute() else None
-        return (load_config(found) if found else Config()), None
-    except (ConfigError, OSError) as e:
-        return Config(), str(e)
+def config_diagnostic(error: ConfigError, encoding: str) -> t.Diagnostic:
+    """The error as a diagnostic of its pyproject.toml: from its column (or the
+    line's first character) to the end of that line; the message is the command
+    line's, less the place the diagnostic already is."""
+    line = max((error.line or 1) - 1, 0)
+    text = ""
+    if error.path and error.line:
+        try:
+            lines = Path(error.path).read_text(encoding="utf-8").splitlines()
+            text = lines[line] if line < len(lines) else ""
+        except (OSError, UnicodeDecodeError):
+            pass
+    first = len(text) - len(text.lstrip())
+    start = min(error.column - 1, len(text)) if error.column else first
+    end = max(len(text.rstrip()), start)
+    return t.Diagnostic(range=t.Range(t.Position(line, _units(text[:start], encoding)),
+                                      t.Position(line, _units(text[:end], encoding))),
+                        message=error.message, severity=t.DiagnosticSeverity.Error, source=SOURCE)
 
 
 # ----------------------------------------------------------------------------- positions
@@ -518,6 +581,12 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
         ls.loop = asyncio.get_running_loop()
         index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (lsp_text.py)
         ls.worker.submit(_warm_up)
+        asyncio.ensure_future(ls.watch_settings())
+
+    @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: ShloLintServer, params: t.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("/pyproject.toml") for change in params.changes):
+            ls.relint_all()
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
@@ -529,7 +598,10 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
-        ls.lint_soon(params.text_document.uri)
+        if params.text_document.uri.endswith("/pyproject.toml"):  # a client that sends us every file's saves
+            ls.relint_all()
+        else:
+            ls.lint_soon(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ShloLintServer, params: t.DidCloseTextDocumentParams) -> None:
