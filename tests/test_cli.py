@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -336,6 +338,49 @@ def test_per_file_ignores_and_extend_ignore(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.shlo-lint.per-file-ignores]\n"legacy/*" = ["SHLO9999"]\n')
     proc = run_cli(".", cwd=tmp_path)
     assert proc.returncode == 2 and "SHLO9999" in proc.stderr
+
+
+def _project(tmp_path) -> Path:
+    """proj/pyproject.toml whose globs name model/... paths; a deadlock in each of
+    model/gen (excluded), model/legacy (SHLO500 ignored there) and model/ok."""
+    proj = tmp_path / "proj"
+    for sub in ("gen", "legacy", "ok"):
+        (proj / "model" / sub).mkdir(parents=True)
+        shutil.copy(RING, proj / "model" / sub / "ring.mlir")
+    (proj / "pyproject.toml").write_text('[tool.shlo-lint]\nexclude = ["model/gen"]\n\n'
+                                         '[tool.shlo-lint.per-file-ignores]\n"model/legacy/*.mlir" = ["SHLO500"]\n')
+    return proj
+
+
+@pytest.mark.parametrize("where", ["top", "model", "model/ok"])
+def test_exclude_and_per_file_ignores_are_relative_to_the_pyproject_not_the_current_directory(tmp_path, where):
+    """As ruff resolves them: the same files are skipped and the same codes ignored
+    whichever folder of the project `shlo-lint .` runs from."""
+    proj = _project(tmp_path)
+    cwd = proj if where == "top" else proj / where
+    target = "model" if where == "top" else "."
+    code, out = run_json(target, cwd=cwd)
+    assert code == 1 and [(d["path"], d["code"]) for d in out["diagnostics"]] == [
+        (str(Path(os.path.relpath(proj / "model" / "ok" / "ring.mlir", cwd))), "SHLO500")]
+    if where == "model":
+        assert out["summary"]["files"] == 2  # gen/ring.mlir was not even read
+        # named files: checked unless --force-exclude (pre-commit names them from the repository's top,
+        # an editor's "lint this file" from anywhere)
+        named = ["gen/ring.mlir", "legacy/ring.mlir"]
+        code, out = run_json(*named, cwd=cwd)
+        assert [d["path"] for d in out["diagnostics"]] == ["gen/ring.mlir"]  # legacy's SHLO500 still ignored
+        proc = run_cli("--force-exclude", *named, cwd=cwd)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_globs_of_a_config_named_by_config_are_relative_to_the_current_directory(tmp_path):
+    """ruff: "If a configuration file is passed directly via --config ... relative paths
+    ... are resolved relative to the current working directory"."""
+    proj = _project(tmp_path)
+    code, out = run_json(".", "--config", str(proj / "pyproject.toml"), cwd=proj / "model")
+    assert sorted(d["path"] for d in out["diagnostics"]) == ["gen/ring.mlir", "legacy/ring.mlir", "ok/ring.mlir"]
+    code, out = run_json("model", "--config", str(proj / "pyproject.toml"), cwd=proj)
+    assert [d["path"] for d in out["diagnostics"]] == ["model/ok/ring.mlir"]
 
 
 def test_counts_name_the_files_checked(tmp_path):

@@ -237,7 +237,7 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         _fail(f"--jobs: {e}")
 
     results: list[FileResult] = []
-    files = list(iter_files(paths, config.exclude, config.force_exclude))
+    files = list(iter_files(paths, config.exclude, config.force_exclude, config.root))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
         _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
               + (" outside the `exclude` globs" if config.exclude else ""))

@@ -71,6 +71,10 @@ class Config:
     """Per-rule options (`[tool.shlo-lint.options]`), validated against checker/options.py."""
     path: str | None = None
     """The pyproject.toml these settings came from."""
+    root: str | None = None
+    """The directory `exclude` and `per-file-ignores` globs are relative to: that of the
+    pyproject.toml found above the files (as ruff resolves them); None, the current
+    directory (no file, or one named by `--config`, as ruff does too)."""
 
     def __post_init__(self) -> None:
         # The library API (lint_text, lint_paths, check_lowered) builds Configs
@@ -95,18 +99,20 @@ class Config:
     def merged(self, **overrides: Any) -> "Config":
         unknown = sorted(set(overrides) - {f.name for f in fields(Config)})
         if unknown:
-            names = [f.name for f in fields(Config) if f.name != "path"]
+            names = [f.name for f in fields(Config) if f.name not in _NOT_SETTINGS]
             raise ConfigError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
                               f"{did_you_mean(unknown[0], names)} (known: {', '.join(names)})")
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     def ignores_for(self, path: str) -> tuple[str, ...]:
         """ignore + extend-ignore + the per-file ignores whose glob matches `path`."""
-        extra = tuple(s for glob, sels in self.per_file_ignores if matches(path, glob) for s in sels)
+        extra = tuple(s for glob, sels in self.per_file_ignores if matches(path, glob, self.root) for s in sels)
         return self.ignore + self.extend_ignore + extra
 
 
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "path"}
+_NOT_SETTINGS = ("path", "root")
+"""Config fields that say where the settings came from, not settings."""
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in _NOT_SETTINGS}
 _ENUMS = {"output-format": tuple(FORMATS), "fail-on": ("error", "warning", "info")}
 _LISTS = ("select", "ignore", "extend_select", "extend_ignore", "exclude")
 
@@ -209,7 +215,9 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def load_config(path: Path) -> Config:
+def load_config(path: Path, named: bool = False) -> Config:
+    """The settings of `path`'s [tool.shlo-lint]; their globs are relative to its
+    directory, or (`named`: given with --config) to the current directory."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -221,7 +229,8 @@ def load_config(path: Path) -> Config:
     table = data.get("tool", {}).get("shlo-lint", {})
     if not isinstance(table, dict):
         raise ConfigError("`tool.shlo-lint` must be a table", path, locate(text, "shlo-lint", "tool"))
-    return from_table(table, str(path), text)
+    config = from_table(table, str(path), text)
+    return config if named else replace(config, root=str(Path(path).resolve().parent))
 
 
 def from_table(table: dict[str, Any], origin: str = "<config>", text: str | None = None) -> Config:
