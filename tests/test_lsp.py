@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from conftest import CORPUS, run_cli
+from conftest import CORPUS, run_cli, run_json
 from shlo_lint.checker.lint import registry
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -365,6 +365,35 @@ async def test_an_internal_error_is_logged_and_the_server_survives(tmp_path):
         assert await c.text_document_hover_async(t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(0, 0))) is None
         change(c, uri, 2, CLEAN)  # keeps taking edits
         await asyncio.wait_for(_until(lambda: sum("sabotaged" in m.message for m in c.log_messages) == 2), 30)
+
+
+HALF_TYPED = [  # (the op as it is being typed, words its syntax error must say)
+    ("%1 = stablehlo.add %0, %", "'%' must be followed by a value name (as in %0 or %arg0)"),
+    ('%1 = "stablehlo.add"(%0, %0)', "expected ':' and the op's type (or first its"),
+    ("%1 = stablehlo.add %0, %0 : tensor<4x", "expected a dimension (as in 4x or ?x) or the element type (as in f32) "
+                                              "after `tensor<4x`, got end of input"),
+    ("%1 = stablehlo.add %0, %0 : tensor<4xf32", "expected ',' or '>' after `tensor<4xf32`"),
+    ('%1 = "stablehlo.add"(%0, %0) : (tensor<4xf32>, tensor<4xf32>) ->',
+     "expected the result type (as in tensor<4xf32>) or a list of them (...) after `->`"),
+]
+
+
+@pytest.mark.parametrize("line, words", HALF_TYPED)
+async def test_a_half_typed_op_gets_words_not_the_parsers_token_list(client, tmp_path, line, words):
+    """As the editor re-lints a keystroke (incrementally) and as `shlo-lint` says it."""
+    text = CLEAN.replace("    return", f"    {line}\n    return")
+    uri = open_doc(client, tmp_path / "half.mlir", CLEAN)
+    await published(client, uri, 1)
+    change(client, uri, 2, text)
+    editor = [d.message for d in (await published(client, uri, 2)).diagnostics if d.code == "SHLO001"]
+    (tmp_path / "half.mlir").write_text(text)
+    code, out = run_json(str(tmp_path / "half.mlir"))
+    cli = [d["message"] for d in out["diagnostics"] if d["code"] == "SHLO001"]
+    assert code == 2 and cli == editor and len(editor) == 1, (cli, editor)
+    (message,) = editor
+    assert words in message, message
+    assert "one of" not in message and "'<...>'" not in message and "..., got" not in message
+    assert len(message) < 160
 
 
 # ----------------------------------------------------------------------------- deadlocks
