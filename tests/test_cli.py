@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -217,22 +219,47 @@ def _pyproject(tmp_path, body: str):
     return tmp_path
 
 
-@pytest.mark.parametrize("body, line, words", [
-    ('[tool.shlo-lint]\nignore = ["deadlock"]\nignore = ["SHLO1"]\n', 3, ["key `ignore`", "invalid TOML"]),
-    ('[project]\nname = "x"\n[tool.shlo-lint]\nignore = ["deadlock"\n', None, ["invalid TOML"]),
-    ('[tool.shlo-lint]\nselect = ["ALL"]\nignor = ["deadlock"]\n', 3, ["unknown setting `ignor`"]),
-    ('[tool.shlo-lint.options]\nz3-timeout-ms = "abc"\n', 2, ["z3-timeout-ms", "integer"]),
-    ('[tool.shlo-lint.options]\ndeadlock-matching = "foo"\n', 2, ["deadlock-matching", '"xla" | "spec"']),
-    ('[tool.shlo-lint]\nfail-on = "never"\n', 2, ["fail-on"]),
+@pytest.mark.parametrize("body, place, words", [
+    ('[tool.shlo-lint]\nignore = ["deadlock"]\nignore = ["SHLO1"]\n', "3:19", ["key `ignore`", "invalid TOML"]),
+    # tomllib says "at end of document": the end of the last line, not no place at all
+    ('[project]\nname = "x"\n[tool.shlo-lint]\nignore = ["deadlock"\n', "4:21", ["invalid TOML: Unclosed array"]),
+    ('[tool.shlo-lint]\nselect = ["ALL"]\nignor = ["deadlock"]\n', "3:1",
+     ["unknown setting `ignor`", "did you mean `ignore`?"]),
+    ('[tool.shlo-lint]\nnum-partitons = 8\n', "2:1", ["unknown setting `num-partitons`",
+                                                       "did you mean `num-partitions`?"]),
+    ('[tool.shlo-lint.options]\nz3-timeout-ms = "abc"\n', "2:1", ["z3-timeout-ms", "integer"]),
+    ('[tool.shlo-lint.options]\ndeadlock-matching = "foo"\n', "2:1", ["deadlock-matching", '"xla" | "spec"']),
+    ('[tool.shlo-lint]\nfail-on = "never"\n', "2:1", ["fail-on"]),
+    # a selector that matches no rule: the setting that carries it, at the entry itself
+    ('[tool.shlo-lint]\nselect = [\n  "SHLO1",\n  "SHL0120",\n]\n', "4:3",
+     ["`select`: `SHL0120` matches no rule", "did you mean `SHLO120`?"]),
+    ('[tool.shlo-lint.per-file-ignores]\n"gen/*" = ["dedlock"]\n', "2:12",
+     ["per-file-ignores `gen/*`: `dedlock` matches no rule", "did you mean `deadlock`?"]),
 ])
-def test_a_config_that_cannot_be_read_or_validated_is_exit_2_with_file_and_line(tmp_path, body, line, words):
+def test_a_config_that_cannot_be_read_or_validated_is_exit_2_with_file_line_and_column(tmp_path, body, place, words):
     repo = _pyproject(tmp_path, body)
     proc = run_cli("ring.mlir", cwd=repo)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "pyproject.toml" + (f":{line}:" if line else "") in proc.stderr, proc.stderr
+    assert f"pyproject.toml:{place}: " in proc.stderr, proc.stderr
     for w in words:
-        assert w in proc.stderr
+        assert w in proc.stderr, proc.stderr
+    assert "(at line" not in proc.stderr and "end of document" not in proc.stderr  # said once, as the place
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--select", "--extend-select", "--ignore", "--extend-ignore"])
+def test_a_bad_selector_on_the_command_line_names_its_flag(flag):
+    proc = run_cli(flag, "SHLO1," + "SHL0120", str(RING))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"Invalid value for '{flag}': `SHL0120` matches no rule" in proc.stderr, proc.stderr
+    assert "did you mean `SHLO120`?" in proc.stderr
+
+
+def test_a_bad_selector_in_the_config_is_not_blamed_on_a_flag(tmp_path):
+    repo = _pyproject(tmp_path, '[tool.shlo-lint]\nignore = ["SHL0120"]\n')
+    proc = run_cli("--select", "SHLO1", "ring.mlir", cwd=repo)
+    assert proc.returncode == 2 and "--select" not in proc.stderr and "--ignore" not in proc.stderr
+    assert "pyproject.toml:2:11: `ignore`: `SHL0120`" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("option, words", [
@@ -311,6 +338,49 @@ def test_per_file_ignores_and_extend_ignore(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.shlo-lint.per-file-ignores]\n"legacy/*" = ["SHLO9999"]\n')
     proc = run_cli(".", cwd=tmp_path)
     assert proc.returncode == 2 and "SHLO9999" in proc.stderr
+
+
+def _project(tmp_path) -> Path:
+    """proj/pyproject.toml whose globs name model/... paths; a deadlock in each of
+    model/gen (excluded), model/legacy (SHLO500 ignored there) and model/ok."""
+    proj = tmp_path / "proj"
+    for sub in ("gen", "legacy", "ok"):
+        (proj / "model" / sub).mkdir(parents=True)
+        shutil.copy(RING, proj / "model" / sub / "ring.mlir")
+    (proj / "pyproject.toml").write_text('[tool.shlo-lint]\nexclude = ["model/gen"]\n\n'
+                                         '[tool.shlo-lint.per-file-ignores]\n"model/legacy/*.mlir" = ["SHLO500"]\n')
+    return proj
+
+
+@pytest.mark.parametrize("where", ["top", "model", "model/ok"])
+def test_exclude_and_per_file_ignores_are_relative_to_the_pyproject_not_the_current_directory(tmp_path, where):
+    """As ruff resolves them: the same files are skipped and the same codes ignored
+    whichever folder of the project `shlo-lint .` runs from."""
+    proj = _project(tmp_path)
+    cwd = proj if where == "top" else proj / where
+    target = "model" if where == "top" else "."
+    code, out = run_json(target, cwd=cwd)
+    assert code == 1 and [(d["path"], d["code"]) for d in out["diagnostics"]] == [
+        (str(Path(os.path.relpath(proj / "model" / "ok" / "ring.mlir", cwd))), "SHLO500")]
+    if where == "model":
+        assert out["summary"]["files"] == 2  # gen/ring.mlir was not even read
+        # named files: checked unless --force-exclude (pre-commit names them from the repository's top,
+        # an editor's "lint this file" from anywhere)
+        named = ["gen/ring.mlir", "legacy/ring.mlir"]
+        code, out = run_json(*named, cwd=cwd)
+        assert [d["path"] for d in out["diagnostics"]] == ["gen/ring.mlir"]  # legacy's SHLO500 still ignored
+        proc = run_cli("--force-exclude", *named, cwd=cwd)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_globs_of_a_config_named_by_config_are_relative_to_the_current_directory(tmp_path):
+    """ruff: "If a configuration file is passed directly via --config ... relative paths
+    ... are resolved relative to the current working directory"."""
+    proj = _project(tmp_path)
+    code, out = run_json(".", "--config", str(proj / "pyproject.toml"), cwd=proj / "model")
+    assert sorted(d["path"] for d in out["diagnostics"]) == ["gen/ring.mlir", "legacy/ring.mlir", "ok/ring.mlir"]
+    code, out = run_json("model", "--config", str(proj / "pyproject.toml"), cwd=proj)
+    assert [d["path"] for d in out["diagnostics"]] == ["model/ok/ring.mlir"]
 
 
 def test_counts_name_the_files_checked(tmp_path):

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from conftest import CORPUS
+from conftest import CORPUS, run_cli, run_json
 from shlo_lint.checker.lint import registry
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -35,15 +35,21 @@ CLEAN = """module @m attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replica
 
 # ----------------------------------------------------------------------------- client
 def recording_client() -> LanguageClient:
-    """pytest-lsp's client, also keeping every publishDiagnostics (to see debouncing)."""
+    """pytest-lsp's client, also keeping every publishDiagnostics (to see debouncing)
+    and the capabilities the server registers (as VS Code accepts them)."""
     client = LanguageClient(converter_factory=default_converter)
     client.published = []  # type: ignore[attr-defined]
+    client.registered = []  # type: ignore[attr-defined]
 
     def publish(c: LanguageClient, params: t.PublishDiagnosticsParams) -> None:
         c.diagnostics[params.uri] = params.diagnostics
         c.published.append(params)  # type: ignore[attr-defined]
 
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish})
+    def register(c: LanguageClient, params: t.RegistrationParams) -> None:
+        c.registered.extend(params.registrations)  # type: ignore[attr-defined]
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+                                   t.CLIENT_REGISTER_CAPABILITY: register})
     return client
 
 
@@ -76,6 +82,18 @@ async def published(client: LanguageClient, uri: str, version: int | None = None
         while True:
             for p in client.published:
                 if p.uri == uri and (version is None or p.version == version):
+                    return p
+            await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    return await asyncio.wait_for(wait(), timeout)
+
+
+async def published_after(client: LanguageClient, seen: int, uri: str, cond=lambda p: True, timeout: float = 60):
+    """The first diagnostics published for `uri` after the first `seen` publications that satisfy `cond`."""
+    async def wait():
+        while True:
+            for p in client.published[seen:]:
+                if p.uri == uri and cond(p):
                     return p
             await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
@@ -263,6 +281,69 @@ async def test_a_broken_pyproject_is_logged_and_defaults_are_used(client, tmp_pa
     uri = open_doc(client, tmp_path / "cfg.mlir", BUGGY)
     assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["SHLO120"]
     await asyncio.wait_for(_until(lambda: any("selectt" in m.message for m in client.log_messages)), 30)
+    shown = [m for m in client.messages if "selectt" in m.message]
+    assert shown[0].type == t.MessageType.Warning and "did you mean `select`?" in shown[0].message
+    assert "linting with the default settings" in shown[0].message
+
+
+def watched_change(client: LanguageClient, path: Path) -> None:
+    client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(
+        [t.FileEvent(from_fs_path(str(path)), t.FileChangeType.Changed)]))
+
+
+async def test_a_config_typo_is_a_diagnostic_on_its_pyproject_line_and_the_last_good_settings_stay(client, tmp_path):
+    """The command line exits 2 on `num-partitons`; the editor shows it where it is
+    written, says so, and keeps the settings that were good (SHLO120 stays ignored)."""
+    assert any(r.method == t.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registered)  # VS Code watches
+    pyproject = tmp_path / "pyproject.toml"
+    py_uri = from_fs_path(str(pyproject))
+    pyproject.write_text("[tool.shlo-lint]\nignore = ['SHLO120']\n")
+    uri = open_doc(client, tmp_path / "typo.mlir", BUGGY)
+    assert (await published(client, uri, 1)).diagnostics == ()
+
+    seen = len(client.published)
+    pyproject.write_text("[tool.shlo-lint]\nignore = ['SHLO120']\nnum-partitons = 8\n")
+    watched_change(client, pyproject)
+    (d,) = (await published_after(client, seen, py_uri)).diagnostics
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (2, 0, 2, 17)
+    assert d.severity == t.DiagnosticSeverity.Error and d.source == "shlo-lint"
+    assert d.message.startswith("unknown setting `num-partitons` in [tool.shlo-lint]; did you mean `num-partitions`?")
+    cli = run_cli("typo.mlir", cwd=tmp_path)  # the command line says the same
+    assert cli.returncode == 2 and d.message in cli.stderr and f"{pyproject}:3:1: " in cli.stderr
+    await asyncio.wait_for(_until(lambda: any("num-partitons" in m.message for m in client.messages)), 30)
+    (shown,) = [m for m in client.messages if "num-partitons" in m.message]
+    assert shown.type == t.MessageType.Warning and f"{pyproject}:3:1" in shown.message
+    assert "linting with the settings this file had when it was last valid" in shown.message
+    relinted = await published_after(client, seen, uri)
+    assert relinted.diagnostics == ()  # still ignored: the last good settings
+
+    seen = len(client.published)
+    pyproject.write_text("[tool.shlo-lint]\nselect = ['ALL']\n")  # fixed, and SHLO120 no longer ignored
+    watched_change(client, pyproject)
+    assert (await published_after(client, seen, py_uri)).diagnostics == ()
+    relinted = await published_after(client, seen, uri)
+    assert [x.code for x in relinted.diagnostics] == ["SHLO120"]
+    assert len([m for m in client.messages if "num-partitons" in m.message]) == 1  # said once
+
+
+async def test_a_pyproject_broken_from_the_start_uses_the_defaults_and_a_save_of_it_relints(client, tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    py_uri = from_fs_path(str(pyproject))
+    pyproject.write_text("[tool.shlo-lint]\nignore = ['SHLO120', 'SHL0104']\n")  # a selector that matches no rule
+    uri = open_doc(client, tmp_path / "fresh.mlir", BUGGY)
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["SHLO120"]  # the defaults
+    (d,) = (await published(client, py_uri)).diagnostics
+    assert (d.range.start.line, d.range.start.character) == (1, 21)  # at the entry
+    assert d.message == ("`ignore`: `SHL0104` matches no rule code, prefix, category or name; "
+                         "did you mean `SHLO104`?")
+    await asyncio.wait_for(_until(lambda: any("SHL0104" in m.message for m in client.messages)), 30)
+    assert "linting with the default settings" in [m for m in client.messages if "SHL0104" in m.message][0].message
+
+    seen = len(client.published)
+    pyproject.write_text("[tool.shlo-lint]\nignore = ['SHLO120', 'SHLO104']\n")
+    client.text_document_did_save(t.DidSaveTextDocumentParams(t.TextDocumentIdentifier(py_uri)))
+    assert (await published_after(client, seen, py_uri)).diagnostics == ()
+    assert (await published_after(client, seen, uri)).diagnostics == ()  # the new settings apply
 
 
 async def test_settings_from_pyproject_apply(client, tmp_path):
@@ -284,6 +365,35 @@ async def test_an_internal_error_is_logged_and_the_server_survives(tmp_path):
         assert await c.text_document_hover_async(t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(0, 0))) is None
         change(c, uri, 2, CLEAN)  # keeps taking edits
         await asyncio.wait_for(_until(lambda: sum("sabotaged" in m.message for m in c.log_messages) == 2), 30)
+
+
+HALF_TYPED = [  # (the op as it is being typed, words its syntax error must say)
+    ("%1 = stablehlo.add %0, %", "'%' must be followed by a value name (as in %0 or %arg0)"),
+    ('%1 = "stablehlo.add"(%0, %0)', "expected ':' and the op's type (or first its"),
+    ("%1 = stablehlo.add %0, %0 : tensor<4x", "expected a dimension (as in 4x or ?x) or the element type (as in f32) "
+                                              "after `tensor<4x`, got end of input"),
+    ("%1 = stablehlo.add %0, %0 : tensor<4xf32", "expected ',' or '>' after `tensor<4xf32`"),
+    ('%1 = "stablehlo.add"(%0, %0) : (tensor<4xf32>, tensor<4xf32>) ->',
+     "expected the result type (as in tensor<4xf32>) or a list of them (...) after `->`"),
+]
+
+
+@pytest.mark.parametrize("line, words", HALF_TYPED)
+async def test_a_half_typed_op_gets_words_not_the_parsers_token_list(client, tmp_path, line, words):
+    """As the editor re-lints a keystroke (incrementally) and as `shlo-lint` says it."""
+    text = CLEAN.replace("    return", f"    {line}\n    return")
+    uri = open_doc(client, tmp_path / "half.mlir", CLEAN)
+    await published(client, uri, 1)
+    change(client, uri, 2, text)
+    editor = [d.message for d in (await published(client, uri, 2)).diagnostics if d.code == "SHLO001"]
+    (tmp_path / "half.mlir").write_text(text)
+    code, out = run_json(str(tmp_path / "half.mlir"))
+    cli = [d["message"] for d in out["diagnostics"] if d["code"] == "SHLO001"]
+    assert code == 2 and cli == editor and len(editor) == 1, (cli, editor)
+    (message,) = editor
+    assert words in message, message
+    assert "one of" not in message and "'<...>'" not in message and "..., got" not in message
+    assert len(message) < 160
 
 
 # ----------------------------------------------------------------------------- deadlocks

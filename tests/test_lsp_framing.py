@@ -6,109 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-import queue
-import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
+from lsp_client import RawClient, frame, hover
 from shlo_lint.checker.editor.framing import FramedStdin
-
-SERVER = [sys.executable, "-m", "shlo_lint", "lsp", "--debounce-ms", "50"]
-TIMEOUT = 30
-
-
-def frame(obj: dict | bytes, extra: int = 0, length: bytes | None = None) -> bytes:
-    body = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    n = length if length is not None else str(len(body) + extra).encode()
-    return b"Content-Length: " + n + b"\r\n\r\n" + body
-
-
-def hover(id_: int) -> dict:
-    return {"jsonrpc": "2.0", "id": id_, "method": "textDocument/hover",
-            "params": {"textDocument": {"uri": "file:///nowhere/x.mlir"}, "position": {"line": 0, "character": 0}}}
-
-
-class RawClient:
-    """Writes bytes to the server's stdin; reads its (well-formed) stdout frames."""
-
-    def __init__(self, command=SERVER):
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.messages: queue.Queue = queue.Queue()
-        self.stderr = bytearray()
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
-        self.seen: list[dict] = []
-
-    def _read_stdout(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line in (b"\r\n", b"\n"):
-                    break
-            self.messages.put(json.loads(out.read(length)))
-
-    def _read_stderr(self) -> None:
-        for line in iter(self.proc.stderr.readline, b""):
-            self.stderr += line
-
-    def send(self, data: bytes) -> None:
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def response(self, id_: int, timeout: float = TIMEOUT) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            for m in self.seen:
-                if m.get("id") == id_ and "method" not in m:
-                    return m
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no answer to request {id_} in {timeout} s; stderr:\n{self.stderr.decode()}")
-            try:
-                self.seen.append(self.messages.get(timeout=left))
-            except queue.Empty:
-                pass
-
-    def notification(self, method: str, cond=lambda p: True, timeout: float = TIMEOUT) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            for m in self.seen:
-                if m.get("method") == method and cond(m["params"]):
-                    return m["params"]
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {method} in {timeout} s; stderr:\n{self.stderr.decode()}")
-            try:
-                self.seen.append(self.messages.get(timeout=left))
-            except queue.Empty:
-                pass
-
-    def initialize(self) -> None:
-        self.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                         "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
-        self.response(1)
-        self.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-
-    def close(self, timeout: float = TIMEOUT) -> int:
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            return self.proc.wait(timeout)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture
@@ -143,7 +47,7 @@ def test_server_answers_the_next_request_after_a_malformed_message(client, name)
     assert client.response(7)["result"] is None
     client.send(frame(hover(8)))  # and keeps answering
     assert client.response(8)["result"] is None
-    assert client.close() == 0
+    assert client.shutdown_and_exit() == 0  # and ends the session as the protocol says
     if logged:
         assert logged in client.stderr.decode(), client.stderr.decode()
 
@@ -171,7 +75,7 @@ def test_the_framing_problem_is_also_in_the_clients_log(client):
 
 def test_end_of_input_exits_with_a_logged_reason(client):
     client.send(b"Content-Length: 100\r\n\r\n{\"jsonrpc\"")  # and then the client dies
-    assert client.close() == 0
+    assert client.close() == 1  # no shutdown came: LSP's exit code for that (tests/test_lsp_lifecycle.py)
     err = client.stderr.decode()
     assert "end of input" in err and "exiting" in err
 

@@ -106,10 +106,12 @@ def test_type_list():
 
 
 @pytest.mark.parametrize("text, message, column", [
-    ("tensor<4xf3q>", "expected one of: a dimension, a type, got 'f3q'", 10),
-    ("tensor<4xf32", "expected one of: ',', '>', got end of input", 13),
-    ("(i32) ->", "expected one of: '(', a type, got end of input", 9),
-    ("tensor<4xf32> x", "expected end of input, got 'x'", 15),
+    ("tensor<4xf3q>", "expected a dimension (as in 4x or ?x) or the element type (as in f32) after `tensor<4x`, "
+                      "got 'f3q'", 10),
+    ("tensor<4xf32", "expected ',' or '>' after `tensor<4xf32`, got end of input", 13),
+    ("(i32) ->", "expected the result type (as in tensor<4xf32>) or a list of them (...) after `->`, "
+                 "got end of input", 9),
+    ("tensor<4xf32> x", "expected end of input after `tensor<4xf32>`, got 'x'", 15),
 ])
 def test_bad_types_raise_syntax_problems(text, message, column):
     with pytest.raises(SyntaxProblem) as e:
@@ -252,7 +254,7 @@ def test_attribute_spans_are_absolute_with_an_offset():
 def test_bad_attribute():
     with pytest.raises(SyntaxProblem) as e:
         parse_attribute("[1, 2")
-    assert e.value.message == "expected one of: ',', ']', got end of input"
+    assert e.value.message == "expected ',' or ']' after `2`, got end of input"
     with pytest.raises(SyntaxProblem) as e:
         parse_attribute("{a = }")
     assert "got '}'" in e.value.message and e.value.span == Span(5, 6)
@@ -283,7 +285,7 @@ def test_location_frames_resolve_through_aliases():
 def test_bad_location():
     with pytest.raises(SyntaxProblem) as e:
         parse_location('loc("f.py":)')
-    assert e.value.message == "expected an integer, got ')'"
+    assert e.value.message == "expected an integer after `loc(\"f.py\":`, got ')'"
     assert e.value.span == Span(11, 12)
 
 
@@ -301,4 +303,4 @@ def test_parse_location_alias_records_errors_on_the_module():
     assert PARSER.parse_location_alias(module, 'loc("x.py":1:2)', 8) == FileLineColLoc("x.py", 1, 2)
     assert PARSER.parse_location_alias(module, 'loc("x.py":1:)', 8) is None
     (message, span), = module.syntax_errors
-    assert message == "expected an integer, got ')'" and span == Span(21, 22)
+    assert message == "expected an integer after `loc(\"x.py\":1:`, got ')'" and span == Span(21, 22)

@@ -22,7 +22,7 @@ PROLOGUE = ("func.func private @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tenso
 
 
 OURS = ("unexpected ','", "expected ',' between", "dense<...>:")
-"""How this check's messages start (the grammar's own errors say "expected one of")."""
+"""How this check's messages start (the grammar's own errors say "expected ... after ...")."""
 
 
 def program(line: str) -> str:

@@ -490,7 +490,7 @@ def test_malformed_generic_op_records_a_located_error_and_falls_back():
     text = ('%0 = "stablehlo.add"(%a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>')
     h, module = op_header(text)
     (message, span), = module.syntax_errors
-    assert message == "expected one of: ')', ',', 'as', got ':'"
+    assert message == "expected ')' or ',' after `%b`, got ':'"  # not the rare `%a as %b : T` form
     assert at(text, span) == ":" and line_col(text, span) == (1, 29)
     assert h.name == "stablehlo.add" and at(text, h.name_span) == '"stablehlo.add"'
     assert [n for n, _ in h.operands] == ["%a", "%b"]
@@ -500,7 +500,7 @@ def test_malformed_pretty_op_of_a_known_dialect_is_an_error():
     text = "%0 = stablehlo.add %a, %b : tensor<4xf32"
     h, module = op_header(text)
     (message, span), = module.syntax_errors
-    assert message == "expected one of: ',', '>', got end of input"
+    assert message == "expected ',' or '>' after `tensor<4xf32`, got end of input"
     assert span.start == len(text)
     assert h.name == "stablehlo.add" and [n for n, _ in h.operands] == ["%a", "%b"]
 
@@ -551,7 +551,7 @@ def test_error_after_a_region_is_located_in_the_original_text():
     text = f'%0 = "stablehlo.case"(%i) ({region}) : (tensor<i32>) -> tensor<f32> loc(#loc1 junk)'
     h, module = op_header(text, region)
     (message, span), = module.syntax_errors
-    assert message == "expected ')', got 'junk'"
+    assert message == "expected ')' after `loc(#loc1`, got 'junk'"
     assert line_col(text, span) == (3, 45) and at(text, span) == "junk"
 
 
@@ -577,3 +577,28 @@ def test_syntax_problem_fields():
     assert isinstance(e.value, Exception)
     assert e.value.message.startswith("expected") and "Token" not in e.value.message
     assert e.value.span == Span(7, 8)
+
+
+def test_every_prefix_of_an_op_being_typed_has_a_message_in_words():
+    """An op typed character by character (pretty and generic forms, with attributes,
+    properties and a region): no syntax error lists the parser's raw token set."""
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_text
+
+    lines = ['%1 = "stablehlo.all_reduce"(%0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, '
+             'replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({\n'
+             '  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %s = stablehlo.add %a, %b : tensor<f32>\n'
+             '    stablehlo.return %s : tensor<f32>\n  }) : (tensor<4xf32>) -> tensor<4xf32>',
+             "%1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<4xf32>) -> tensor<2x4xf32>"]
+    head = ("module @m attributes {mhlo.num_partitions = 2 : i32} {\n"
+            "  func.func public @main(%0: tensor<4xf32>) -> tensor<4xf32> {\n    ")
+    seen = 0
+    for line in lines:
+        for k in range(1, len(line)):
+            text = head + line[:k] + "\n    return %0 : tensor<4xf32>\n  }\n}\n"
+            for d in lint_text(text, "typed.mlir", Config()):
+                if d.code == "SHLO001":
+                    seen += 1
+                    assert "one of" not in d.message and "..., got" not in d.message, (line[:k], d.message)
+                    assert len(d.message) < 200, (line[:k], d.message)
+    assert seen > 100  # most prefixes are syntax errors

@@ -16,7 +16,7 @@ from ..lint.config import Config, ConfigError
 from ..source.diagnostics import Severity
 from ..report import FORMATS
 from ..lint.engine import FileResult, internal_error, lint_released, lint_source, read_path
-from ..lint.selection import check_selectors
+from ..lint.selection import check_selectors, selector_error, unknown_selector
 from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
@@ -214,6 +214,11 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
     try:
         config = project_config(paths, config_path, isolated)
+        check_selectors(config)  # the file's own: named by setting, file and line
+        for flag, values in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore),
+                             ("--extend-ignore", extend_ignore)):
+            if (bad := unknown_selector(_split(values))) is not None:
+                raise click.BadParameter(selector_error(bad), param_hint=f"'{flag}'")
         if rule_options:
             config = config.merged(options={**config.options,
                                             **_options.validate(parse_options(rule_options), "-O")})
@@ -226,16 +231,12 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
     try:
-        check_selectors(config)
-    except ConfigError as e:
-        raise click.BadParameter(str(e), param_hint="--select/--ignore") from None
-    try:
         n_jobs = resolve_jobs(jobs)
     except ValueError as e:
         _fail(f"--jobs: {e}")
 
     results: list[FileResult] = []
-    files = list(iter_files(paths, config.exclude, config.force_exclude))
+    files = list(iter_files(paths, config.exclude, config.force_exclude, config.root))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
         _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
               + (" outside the `exclude` globs" if config.exclude else ""))
@@ -448,7 +449,7 @@ def lsp_cmd(debounce_ms) -> None:
     """Run the language server on standard input/output (editors start it)."""
     from ..editor.server import serve  # pygls is imported only for this command
 
-    serve(debounce_ms=debounce_ms)
+    sys.exit(serve(debounce_ms=debounce_ms))
 
 
 def _confirm(results: list[FileResult], config: Config, engine: str) -> list[FileResult]:

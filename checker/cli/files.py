@@ -14,20 +14,22 @@ from ..lint.paths import excluded
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 
 
-def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude: bool = False) -> Iterator[str]:
+def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude: bool = False,
+               root: str | None = None) -> Iterator[str]:
     """Explicit files as given (skipped too when force_exclude and they match an
-    `exclude` glob); directories walked for *.mlir, skipping `exclude` globs."""
+    `exclude` glob); directories walked for *.mlir, skipping `exclude` globs
+    (relative to `root`, the declaring pyproject.toml's directory: checker/lint/paths.py)."""
     patterns = list(exclude)
 
     def skipped(p: str) -> bool:
-        return excluded(p, patterns)
+        return excluded(p, patterns, root)
 
     for p in paths:
         if p != "-" and os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not skipped(os.path.join(root, d)))
+            for folder, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not skipped(os.path.join(folder, d)))
                 for f in sorted(files):
-                    full = os.path.join(root, f)
+                    full = os.path.join(folder, f)
                     if f.endswith(".mlir") and not skipped(full):
                         yield os.path.normpath(full)  # `shlo-lint .` reports model/x.mlir, not ./model/x.mlir
         elif p == "-":
@@ -42,6 +44,6 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, jobs: int | s
     `module` is None — see parallel.py)."""
     config = config or Config()
     check_selectors(config)
-    files = list(iter_files(paths, config.exclude, config.force_exclude))
+    files = list(iter_files(paths, config.exclude, config.force_exclude, config.root))
     n = resolve_jobs(jobs)
     return list(lint_files(files, config, auto_jobs(files, n) if is_auto(jobs) else n))

@@ -32,7 +32,7 @@ def project_config(paths, config_path, isolated) -> Config:
     if isolated:
         return Config()
     if config_path:
-        return load_config(Path(config_path))
+        return load_config(Path(config_path), named=True)  # its globs: relative to the current directory
     first = next((p for p in paths if p != "-"), None)
     start = Path(first) if first and os.path.exists(first) else Path.cwd()
     found = find_pyproject(start) or find_pyproject(Path.cwd())

@@ -1,4 +1,7 @@
-"""The language server's standard input, made well-framed before pygls reads it.
+"""The language server's standard input and output, as pygls uses them.
+
+`FramedStdin` makes standard input well-framed before pygls reads it;
+`ClientOutput` is standard output as pygls writes to it (at the end).
 
 pygls 2.x (pygls/io_.py `run_async`) reads `Content-Length: N` header lines with
 `readline()` and then exactly N body bytes with `read(N)`, trusting both: a
@@ -23,7 +26,9 @@ time logged (stderr and, through `log`, window/logMessage):
   bytes so far are a complete JSON message: handled (the client is probably
   waiting for its answer); otherwise the wait is logged and goes on;
 * a body that is not JSON: dropped (pygls would only log a traceback);
-* end of input: pygls sees end of file and the server exits (logged).
+* end of input: pygls sees end of file and the server exits (logged);
+* `stop()` (the client closed our output: nobody reads what we say) ends the input
+  too, even while a read waits for the client: pygls sees end of file.
 
 The buffer never holds more than one message plus a read chunk: skipped bytes are
 dropped as they are scanned.
@@ -60,8 +65,20 @@ class FramedStdin:
         self.buf = bytearray()
         self.out = bytearray()
         self.eof = False
+        self.stopped = False
         self.skipped = 0
         """Bytes skipped since the last good header (logged when the header is found)."""
+        # stop() writes a byte here: it wakes a read blocked on a client that says nothing.
+        self.wake_r, self.wake_w = os.pipe() if self.fd is not None else (None, None)
+
+    def stop(self) -> None:
+        """End the input now (from any thread): the next read, or the one waiting, sees end of file."""
+        self.stopped = True
+        if self.wake_w is not None:
+            try:
+                os.write(self.wake_w, b"x")
+            except OSError:  # already woken (the pipe is full): nothing to do
+                pass
 
     # -- what pygls calls ----------------------------------------------------------
     def readline(self) -> bytes:
@@ -85,13 +102,17 @@ class FramedStdin:
     def _fill(self, timeout: float | None = None) -> bool:
         """Read what is there (waiting at most `timeout` s; None: until something
         comes). False on timeout or end of input."""
+        if self.stopped:
+            self.eof = True
         if self.eof:
             return False
         if self.fd is not None:
-            if timeout is not None:
-                ready, _, _ = select.select([self.fd], [], [], timeout)
-                if not ready:
-                    return False
+            ready, _, _ = select.select([self.fd, self.wake_r], [], [], timeout)
+            if self.stopped:
+                self.eof = True
+                return False
+            if not ready:
+                return False
             chunk = os.read(self.fd, CHUNK)
         else:
             reader = getattr(self.raw, "read1", self.raw.read)
@@ -108,6 +129,8 @@ class FramedStdin:
         while True:
             length = self._header()
             if length is None:
+                if self.stopped:
+                    return False  # whoever stopped us said why
                 if self.buf.strip() or self.skipped:
                     self.log(f"end of input inside a message ({len(self.buf) + self.skipped} bytes unread)")
                 self.log("the client closed standard input: exiting")
@@ -242,6 +265,52 @@ class FramedStdin:
             return body
         self.log(f"dropped a {len(body)}-byte message that is not JSON ({_preview(body)})")
         return None
+
+
+class ClientOutput:
+    """Standard output as pygls writes to it (pygls wraps it: `write`, `flush`, `close`).
+
+    * `close()`, which pygls calls on the `exit` notification, leaves the stream
+      open: the process goes on to exit through the command line, which flushes
+      standard output (a closed one made that an internal error, exit 2).
+    * bytes go straight to the file descriptor (no buffer left behind to fail at
+      exit) and, when the client has closed its end (it died, or killed the pipe),
+      the first failed write is logged and `on_lost` called (the input is stopped,
+      so the server exits); later writes are dropped without a word, where pygls
+      would log a traceback for each.
+    """
+
+    def __init__(self, raw: BinaryIO, log: Callable[[str], None], on_lost: Callable[[], None]):
+        self.raw = raw
+        try:
+            self.fd: int | None = raw.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+        self.log = log
+        self.on_lost = on_lost
+        self.lost = False
+
+    def write(self, data: bytes) -> None:
+        if self.lost:
+            return
+        try:
+            if self.fd is None:
+                self.raw.write(data)
+                self.raw.flush()
+                return
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+        except (OSError, ValueError) as e:  # EPIPE, ECONNRESET, a closed stream
+            self.lost = True
+            self.log(f"the client closed the server's output ({getattr(e, 'strerror', None) or e}): exiting")
+            self.on_lost()
+
+    def flush(self) -> None:
+        """Nothing is buffered here (see write)."""
+
+    def close(self) -> None:
+        """Left open: see the class docstring."""
 
 
 def _is_json(data: bytes) -> bool:

@@ -24,6 +24,11 @@ run on one worker thread so the server keeps reading messages meanwhile.
 * Bad text is the linter's business (it becomes SHLO001 diagnostics); an
   exception in here is logged to the client (window/logMessage) and the server
   carries on with the next message.
+* a broken `[tool.shlo-lint]` (settings.py) is a diagnostic on its line of the
+  pyproject.toml and a warning message, and linting goes on with that file's last
+  good settings (or the defaults); when the file is saved fixed (the client's file
+  watcher, registered here, or a didSave of it) every open document is re-linted
+  and the diagnostic goes.
 """
 from __future__ import annotations
 
@@ -41,12 +46,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..lint import registry
-from ..lint.config import Config, ConfigError, find_pyproject, load_config
+from ..lint.config import ConfigError
 from ..source.diagnostics import Diagnostic, Location, Severity
 from ..frontend.read import header_parser
 from ..lint.engine import internal_error, lint_source
 from ..lint.fixes import apply_fixes
 from .incremental.document import Document
+from .settings import Resolved, Settings
 from .text_document import index_lines
 from ..source.text import SourceFile, Span
 
@@ -73,8 +79,8 @@ class Linted:
     version: int | None
     source: SourceFile
     diagnostics: list[Diagnostic]
-    config_error: str | None = None
-    """Why the file's pyproject.toml settings could not be used (defaults were)."""
+    settings: Resolved | None = None
+    """The settings it was linted with, and what was wrong with its pyproject.toml."""
     full: bool = False
     """A full lint (the document's first, or nothing could be reused)."""
 
@@ -88,13 +94,17 @@ class ShloLintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.documents: dict[str, Document] = {}
         """Per open document, what its next re-lint may reuse (used on the worker thread only)."""
-        self.reported: set[str] = set()
-        """Configuration problems already logged (once each)."""
+        self.settings = Settings()
+        """The last good settings of each pyproject.toml (used on the worker thread only)."""
+        self.config_problems: dict[str, str] = {}
+        """pyproject.toml path (or "" for a problem without a file) -> the error shown for it."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop, once the client has initialized (for log_framing)."""
         self.linting = 0
         """Lints submitted to the worker and not finished."""
         self.settle_handle: asyncio.TimerHandle | None = None
+        self.shut_down = False
+        """The client sent `shutdown`: leaving after it is a clean exit (0), without it 1 (the LSP rule)."""
 
     # -- the one lint path ---------------------------------------------------------
     async def lint_now(self, uri: str) -> None:
@@ -109,16 +119,15 @@ class ShloLintServer(LanguageServer):
             self.linting += 1
             try:
                 linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint, text, path, version,
-                                                                          document)
+                                                                          document, self.settings)
             finally:
                 self.linting -= 1
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way (debounced) or the document closed
             self.linted[uri] = linted
-            if linted.config_error and linted.config_error not in self.reported:
-                self.reported.add(linted.config_error)
-                self.log(t.MessageType.Warning, f"shlo-lint: {linted.config_error}; using the default settings")
+            if linted.settings is not None:
+                self.show_settings(linted.settings, path)
             self.publish(uri, version, [_to_lsp_guarded(d, linted, uri, self.encoding) for d in linted.diagnostics])
             if linted.full:
                 self.settle_later()
@@ -128,6 +137,48 @@ class ShloLintServer(LanguageServer):
                 self.publish(uri, version, [_internal_lsp(internal_error(SourceFile(path, ""), e, "linting"))])
             except Exception:  # noqa: BLE001 - the log above is all that is left
                 pass
+
+    def show_settings(self, resolved: Resolved, path: str) -> None:
+        """A pyproject.toml error: once per distinct error, a diagnostic at its line of
+        that file, a warning message and the log. No error for `path`: the problems
+        of the pyproject.toml files above it are gone (fixed, or the table removed)."""
+        error = resolved.error
+        if error is None:
+            doc = Path(path)
+            for where in [w for w in self.config_problems if w and doc.is_relative_to(Path(w).parent)]:
+                del self.config_problems[where]
+                self.publish(from_fs_path(where) or where, None, [])
+                self.log(t.MessageType.Info, f"shlo-lint: the settings of {where} apply again")
+            return
+        where = error.path or ""
+        if self.config_problems.get(where) == str(error):
+            return
+        self.config_problems[where] = str(error)
+        if error.path:
+            self.publish(from_fs_path(error.path) or error.path, None, [config_diagnostic(error, self.encoding)])
+        text = f"shlo-lint: {error}; linting with {resolved.fallback}"
+        self.log(t.MessageType.Warning, text)
+        self.window_show_message(t.ShowMessageParams(t.MessageType.Warning, text))
+
+    def relint_all(self) -> None:
+        """The settings may have changed: lint every open StableHLO document again."""
+        for uri, doc in list(self.workspace.text_documents.items()):
+            if _wanted(doc):
+                self.lint_soon(uri)
+
+    async def watch_settings(self) -> None:
+        """Ask the client to tell us when a pyproject.toml changes on disk (the
+        settings are read from disk), where it can (dynamic registration)."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if watched is None or not watched.dynamic_registration:
+            return  # a save of the pyproject.toml in this editor still re-lints (did_save)
+        options = t.DidChangeWatchedFilesRegistrationOptions([t.FileSystemWatcher(glob_pattern="**/pyproject.toml")])
+        try:
+            await self.client_register_capability_async(t.RegistrationParams([t.Registration(
+                "shlo-lint-pyproject", t.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
+        except Exception as e:  # noqa: BLE001 - a client may refuse: settings are then re-read on the next lint
+            self.log(t.MessageType.Info, f"shlo-lint: the client did not watch pyproject.toml files ({e})")
 
     def settle_later(self, delay: float = SETTLE_DELAY_S) -> None:
         """Run `settle` on the worker once no lint is waiting or running for `delay`
@@ -143,6 +194,13 @@ class ShloLintServer(LanguageServer):
                 self.worker.submit(settle)
 
         self.settle_handle = asyncio.get_running_loop().call_later(delay, fire)
+
+    def lint_soon(self, uri: str) -> None:
+        """lint_now in a task of ours, the handler returning at once: a handler coroutine
+        pygls awaits, cancelled by the server's exit mid-lint, is logged by pygls as an
+        error with a traceback."""
+        self.cancel_pending(uri)
+        self.pending[uri] = asyncio.ensure_future(self.lint_now(uri))
 
     def lint_later(self, uri: str) -> None:
         self.cancel_pending(uri)
@@ -186,8 +244,11 @@ class ShloLintServer(LanguageServer):
         log.warning("%s", message)
         loop = self.loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.window_log_message,
-                                      t.LogMessageParams(t.MessageType.Warning, f"shlo-lint: {message}"))
+            try:
+                loop.call_soon_threadsafe(self.window_log_message,
+                                          t.LogMessageParams(t.MessageType.Warning, f"shlo-lint: {message}"))
+            except RuntimeError:  # the loop closed meanwhile (the server is exiting): stderr has it
+                pass
 
 
 def _version() -> str:
@@ -201,10 +262,13 @@ def _wanted(doc) -> bool:
     return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
 
 
-def lint(text: str, path: str, version: int | None = None, document: Document | None = None) -> Linted:
+def lint(text: str, path: str, version: int | None = None, document: Document | None = None,
+         settings: Settings | None = None) -> Linted:
     """Lint the editor's text with the settings of the file's pyproject.toml
-    (incrementally from the document's previous version when one is given)."""
-    config, problem = config_for(path)
+    (incrementally from the document's previous version when one is given;
+    `settings`: the server's, which remember each file's last good settings)."""
+    resolved = (settings or Settings()).resolve(path)
+    config = resolved.config
     source = SourceFile(path, text)
     if document is None:
         result = lint_source(source, config)
@@ -224,7 +288,7 @@ def lint(text: str, path: str, version: int | None = None, document: Document | 
             if enabled:
                 gc.enable()
     full = document is not None and document.last is not None and document.last.prev is None
-    return Linted(version, source, result.diagnostics, problem, full)
+    return Linted(version, source, result.diagnostics, resolved, full)
 
 
 def settle() -> None:
@@ -238,13 +302,24 @@ def settle() -> None:
     gc.freeze()
 
 
-def config_for(path: str) -> tuple[Config, str | None]:
-    """`[tool.shlo-lint]` of the nearest pyproject.toml, or the defaults and why."""
-    try:
-        found = find_pyproject(Path(path).parent) if Path(path).is_absolute() else None
-        return (load_config(found) if found else Config()), None
-    except (ConfigError, OSError) as e:
-        return Config(), str(e)
+def config_diagnostic(error: ConfigError, encoding: str) -> t.Diagnostic:
+    """The error as a diagnostic of its pyproject.toml: from its column (or the
+    line's first character) to the end of that line; the message is the command
+    line's, less the place the diagnostic already is."""
+    line = max((error.line or 1) - 1, 0)
+    text = ""
+    if error.path and error.line:
+        try:
+            lines = Path(error.path).read_text(encoding="utf-8").splitlines()
+            text = lines[line] if line < len(lines) else ""
+        except (OSError, UnicodeDecodeError):
+            pass
+    first = len(text) - len(text.lstrip())
+    start = min(error.column - 1, len(text)) if error.column else first
+    end = max(len(text.rstrip()), start)
+    return t.Diagnostic(range=t.Range(t.Position(line, _units(text[:start], encoding)),
+                                      t.Position(line, _units(text[:end], encoding))),
+                        message=error.message, severity=t.DiagnosticSeverity.Error, source=SOURCE)
 
 
 # ----------------------------------------------------------------------------- positions
@@ -496,23 +571,38 @@ async def show_report(server: ShloLintServer, uri: str) -> dict:
 def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
     server = ShloLintServer(debounce_ms)
 
+    @server.feature(t.SHUTDOWN)
+    def shutdown(ls: ShloLintServer, params: None) -> None:
+        ls.shut_down = True
+        for uri in list(ls.pending):  # nothing more is published
+            ls.cancel_pending(uri)
+
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (text_document.py)
         ls.worker.submit(_warm_up)
+        asyncio.ensure_future(ls.watch_settings())
+
+    @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: ShloLintServer, params: t.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("/pyproject.toml") for change in params.changes):
+            ls.relint_all()
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
-        await ls.lint_now(params.text_document.uri)
+    def did_open(ls: ShloLintServer, params: t.DidOpenTextDocumentParams) -> None:
+        ls.lint_soon(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ShloLintServer, params: t.DidChangeTextDocumentParams) -> None:
         ls.lint_later(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
-    async def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
-        await ls.lint_now(params.text_document.uri)
+    def did_save(ls: ShloLintServer, params: t.DidSaveTextDocumentParams) -> None:
+        if params.text_document.uri.endswith("/pyproject.toml"):  # a client that sends us every file's saves
+            ls.relint_all()
+        else:
+            ls.lint_soon(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ShloLintServer, params: t.DidCloseTextDocumentParams) -> None:
@@ -542,14 +632,22 @@ def _warm_up() -> None:
     header_parser()
 
 
-def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
-    """Run the server on stdin/stdout until the client says exit or closes stdin.
+def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> int:
+    """Run the server on stdin/stdout until the client says exit, closes stdin or
+    stops reading stdout; the exit code: 0 after a `shutdown` request, else 1 (the
+    LSP rule for `exit`, and for a client that went away without one).
     Standard input goes through FramedStdin: malformed framing is logged and
-    skipped, never a deaf server (framing.py)."""
+    skipped, never a deaf server; standard output through ClientOutput: it stays
+    open for the process's exit, and a closed one ends the server (framing.py)."""
     import sys
 
-    from .framing import FramedStdin
+    from .framing import ClientOutput, FramedStdin
 
     logging.basicConfig(level=logging.WARNING, format="shlo-lint lsp: %(levelname)s: %(message)s")
     server = create_server(debounce_ms)
-    server.start_io(stdin=FramedStdin(sys.stdin.buffer, server.log_framing))
+    stdin = FramedStdin(sys.stdin.buffer, server.log_framing)
+    # pygls catches the SystemExit its `exit` handler raises (its code is lost) and
+    # returns here, whichever way the session ended.
+    server.start_io(stdin=stdin, stdout=ClientOutput(sys.stdout.buffer, server.log_framing, stdin.stop))
+    server.worker.shutdown(wait=False, cancel_futures=True)
+    return 0 if server.shut_down else 1

@@ -1,8 +1,9 @@
 """Settings: `[tool.shlo-lint]` in the nearest pyproject.toml; command-line flags win.
 
 A configuration that cannot be read or validated is a ConfigError naming the
-file, the line and the key (exit code 2): a silently ignored table would bring
-back ignored codes or drop selected ones without a word.
+file, the line and the key (exit code 2), with the setting it most likely
+misspells: a silently ignored table would bring back ignored codes or drop
+selected ones without a word.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 from ..report import FORMATS
 from . import options as _options
 from .paths import matches
+from .suggest import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,7 +27,22 @@ TABLE = "tool.shlo-lint"
 
 
 class ConfigError(ValueError):
-    """A bad setting: reported, exit code 2 (a ValueError for library callers)."""
+    """A bad setting: reported, exit code 2 (a ValueError for library callers).
+
+    `path`, `line`, `column` (1-based) say where it is written when it comes from a
+    file (the editor marks that line); str() is `path:line:col: message`, as the
+    command line prints it, and `message` the part after the place."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None, column: int | None = None):
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.column = column
+        place = ":".join(str(x) for x in (self.path, line, column if line else None) if x is not None)
+        super().__init__(f"{place}: {message}" if place else message)
+
+    def __reduce__(self):  # pickled (worker processes) with its place
+        return type(self), (self.message, self.path, self.line, self.column)
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,10 @@ class Config:
     """Per-rule options (`[tool.shlo-lint.options]`), validated against options.py."""
     path: str | None = None
     """The pyproject.toml these settings came from."""
+    root: str | None = None
+    """The directory `exclude` and `per-file-ignores` globs are relative to: that of the
+    pyproject.toml found above the files (as ruff resolves them); None, the current
+    directory (no file, or one named by `--config`, as ruff does too)."""
 
     def __post_init__(self) -> None:
         # The library API (lint_text, lint_paths, check_lowered) builds Configs
@@ -78,37 +99,47 @@ class Config:
     def merged(self, **overrides: Any) -> "Config":
         unknown = sorted(set(overrides) - {f.name for f in fields(Config)})
         if unknown:
-            known = ", ".join(f.name for f in fields(Config) if f.name != "path")
-            raise ConfigError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
-                              f"(known: {known})")
+            names = [f.name for f in fields(Config) if f.name not in _NOT_SETTINGS]
+            raise ConfigError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                              f"{did_you_mean(unknown[0], names)} (known: {', '.join(names)})")
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     def ignores_for(self, path: str) -> tuple[str, ...]:
         """ignore + extend-ignore + the per-file ignores whose glob matches `path`."""
-        extra = tuple(s for glob, sels in self.per_file_ignores if matches(path, glob) for s in sels)
+        extra = tuple(s for glob, sels in self.per_file_ignores if matches(path, glob, self.root) for s in sels)
         return self.ignore + self.extend_ignore + extra
 
 
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "path"}
+_NOT_SETTINGS = ("path", "root")
+"""Config fields that say where the settings came from, not settings."""
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in _NOT_SETTINGS}
 _ENUMS = {"output-format": tuple(FORMATS), "fail-on": ("error", "warning", "info")}
 _LISTS = ("select", "ignore", "extend_select", "extend_ignore", "exclude")
 
 
 def _toml_error(path: Path, text: str, e: Exception) -> ConfigError:
-    """`pyproject.toml:5: invalid TOML: Cannot overwrite a value (key `select`)`."""
+    """`pyproject.toml:5:19: invalid TOML: Cannot overwrite a value (key `select`)`: the place
+    tomllib gives in its message ("at line 5, column 19", or "at end of document": the
+    end of the last line) becomes the error's place."""
     msg = str(e)
-    m = re.search(r"at line (\d+)", msg)
-    if m is None:
-        return ConfigError(f"{path}: invalid TOML: {msg}")
-    line = int(m.group(1))
     lines = text.splitlines()
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)", msg)
+    if m is not None:
+        line, column = int(m.group(1)), int(m.group(2))
+        msg = msg[:m.start()] + msg[m.end():]
+    elif (m := re.search(r"\s*\(at end of document\)", msg)) is not None:
+        msg = msg[:m.start()] + msg[m.end():]
+        line = max((i for i, ln in enumerate(lines, 1) if ln.strip()), default=1)
+        column = len(lines[line - 1]) + 1 if lines else 1
+    else:
+        return ConfigError(f"invalid TOML: {msg}", path)
     key = ""
     if 1 <= line <= len(lines):
         km = re.match(r"\s*([\w\"'.-]+)\s*=", lines[line - 1]) or re.match(r"\s*\[+\s*([^\]]+)\]", lines[line - 1])
         if km:
             key = f" (key `{km.group(1).strip()}`)"
     hint = " — a key may appear only once per table" if "overwrite" in msg or "twice" in msg else ""
-    return ConfigError(f"{path}:{line}: invalid TOML: {msg}{key}{hint}")
+    return ConfigError(f"invalid TOML: {msg}{key}{hint}", path, line, column)
 
 
 def locate(text: str, key: str, table: str = TABLE) -> int | None:
@@ -127,6 +158,40 @@ def locate(text: str, key: str, table: str = TABLE) -> int | None:
     return None
 
 
+def error_at(message: str, origin: str | None, text: str | None, key: str, table: str = TABLE,
+             value: str | None = None) -> ConfigError:
+    """ConfigError `message` placed at the line of `text` that sets `key` in `table`
+    (at `value` written as a quoted string there or on the lines after it, if
+    given: an entry of a list), or at no line when the text or the key is not found."""
+    line = locate(text, key, table) if text is not None else None
+    column = None
+    if line is not None:
+        lines = text.splitlines()
+        written = lines[line - 1]
+        column = len(written) - len(written.lstrip()) + 1
+        if value is not None:
+            quoted = re.compile("[\"']" + re.escape(value) + "[\"']")
+            for k in range(line, len(lines) + 1):
+                if k > line and re.match(r"\s*(\[|[\w\"'.-]+\s*=)", lines[k - 1]):
+                    break  # the next key or table: the value is not written as such
+                if (m := quoted.search(lines[k - 1])) is not None:
+                    line, column = k, m.start() + 1
+                    break
+    return ConfigError(message, origin, line, column)
+
+
+def error_in_file(message: str, path: str | None, key: str, table: str = TABLE,
+                  value: str | None = None) -> ConfigError:
+    """error_at for a setting of the file at `path`, read again (an error path only)."""
+    text = None
+    if path is not None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+    return error_at(message, path, text, key, table, value)
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above `start` that has a [tool.shlo-lint]
     table. One that is not valid TOML but names shlo-lint is a ConfigError (it may
@@ -138,7 +203,7 @@ def find_pyproject(start: Path) -> Path | None:
             try:
                 text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as e:
-                raise ConfigError(f"{candidate}: cannot read: {e}") from e
+                raise ConfigError(f"cannot read: {e}", candidate) from e
             try:
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError as e:
@@ -150,67 +215,69 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def load_config(path: Path) -> Config:
+def load_config(path: Path, named: bool = False) -> Config:
+    """The settings of `path`'s [tool.shlo-lint]; their globs are relative to its
+    directory, or (`named`: given with --config) to the current directory."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from e
+        raise ConfigError(f"cannot read: {e}", path) from e
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _toml_error(path, text, e) from e
     table = data.get("tool", {}).get("shlo-lint", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: `tool.shlo-lint` must be a table")
-    return from_table(table, str(path), text)
+        raise ConfigError("`tool.shlo-lint` must be a table", path, locate(text, "shlo-lint", "tool"))
+    config = from_table(table, str(path), text)
+    return config if named else replace(config, root=str(Path(path).resolve().parent))
 
 
 def from_table(table: dict[str, Any], origin: str = "<config>", text: str | None = None) -> Config:
-    def where(key: str, sub: str = TABLE) -> str:
-        line = locate(text, key, sub) if text is not None else None
-        return f"{origin}:{line}" if line is not None else origin
+    def error(message: str, key: str, sub: str = TABLE) -> ConfigError:
+        return error_at(message, origin, text, key, sub)
 
     kwargs: dict[str, Any] = {"path": origin}
     for key, value in table.items():
         if key not in _KEYS:
-            known = ", ".join(sorted(_KEYS))
-            raise ConfigError(f"{where(key)}: unknown setting `{key}` in [tool.shlo-lint] (known: {known})")
+            raise error(f"unknown setting `{key}` in [tool.shlo-lint]{did_you_mean(key, _KEYS)} "
+                        f"(known: {', '.join(sorted(_KEYS))})", key)
         name = _KEYS[key]
         if name in _LISTS:
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{where(key)}: `{key}` must be a list of strings")
+                raise error(f"`{key}` must be a list of strings", key)
             value = tuple(value)
         elif name in ("num_partitions", "num_replicas", "full_parse_limit"):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{where(key)}: `{key}` must be a positive integer")
+                raise error(f"`{key}` must be a positive integer", key)
         elif name == "force_exclude":
             if not isinstance(value, bool):
-                raise ConfigError(f"{where(key)}: `{key}` must be true or false")
+                raise error(f"`{key}` must be true or false", key)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where(key)}: `per-file-ignores` must be a table of glob = [codes]")
+                raise error("`per-file-ignores` must be a table of glob = [codes]", key)
             pairs = []
             for glob, sels in value.items():
                 if isinstance(sels, str):
                     sels = [sels]
                 if not isinstance(sels, list) or not all(isinstance(s, str) for s in sels):
-                    raise ConfigError(f"{where(glob, TABLE + '.per-file-ignores')}: per-file-ignores `{glob}` "
-                                      "must be a list of codes")
+                    raise error(f"per-file-ignores `{glob}` must be a list of codes", glob,
+                                TABLE + ".per-file-ignores")
                 pairs.append((glob, tuple(sels)))
             value = tuple(pairs)
         elif name == "options":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where(key)}: `options` must be a table")
+                raise error("`options` must be a table", key)
             converted = {}
             for k, v in value.items():
                 try:
                     converted.update(_options.validate({k: v}, "[tool.shlo-lint.options]"))
                 except _options.OptionError as e:
-                    raise ConfigError(f"{where(k, TABLE + '.options')}: {e}") from None
+                    raise error(str(e), k, TABLE + ".options") from None
             value = converted
         elif key in _ENUMS and value not in _ENUMS[key]:
-            raise ConfigError(f"{where(key)}: `{key}` must be one of {', '.join(_ENUMS[key])}")
+            raise error(f"`{key}` must be one of {', '.join(_ENUMS[key])}", key)
         kwargs[name] = value
     return Config(**kwargs)

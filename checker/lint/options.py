@@ -10,9 +10,10 @@ of the same key replaces the earlier one, so a module may refine its own).
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
+
+from .suggest import did_you_mean
 
 INT, STR, BOOL, INT_LIST, CHOICE = "int", "str", "bool", "int-list", "choice"
 
@@ -103,9 +104,8 @@ def validate(options: dict[str, Any], origin: str = "-O") -> dict[str, Any]:
     for key, value in options.items():
         spec = _DECLARED.get(key)
         if spec is None:
-            close = difflib.get_close_matches(key, list(_DECLARED), n=1)
-            hint = f"; did you mean `{close[0]}`?" if close else ""
-            raise OptionError(f"{origin}: unknown option `{key}`{hint} (known: {', '.join(sorted(_DECLARED))})")
+            raise OptionError(f"{origin}: unknown option `{key}`{did_you_mean(key, _DECLARED)} "
+                              f"(known: {', '.join(sorted(_DECLARED))})")
         try:
             out[key] = spec.convert(value)
         except OptionError as e:

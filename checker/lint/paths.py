@@ -1,9 +1,15 @@
 """Path globs, as `exclude` and `per-file-ignores` use them.
 
-A pattern matches a path (as given on the command line or found by walking)
-when it matches the whole path, its file name, any trailing part of it, or a
-directory the path lies in: `generated`, `*.gen.mlir`, `model/gen/*` and
-`**/gen/*.mlir` all do what they say. fnmatch's `*` crosses `/`, so `**` is `*`.
+A pattern matches a path when it matches the whole path, its file name, any
+trailing part of it, or a directory the path lies in: `generated`, `*.gen.mlir`,
+`model/gen/*` and `**/gen/*.mlir` all do what they say. fnmatch's `*` crosses
+`/`, so `**` is `*`.
+
+The path is first made relative to `root`, the directory of the pyproject.toml
+that declares the patterns (ruff resolves them so): `shlo-lint .` run from a
+sub-folder skips what `model/gen/*` names, as it does from the project's top.
+Without a root (no config file, or one named by --config) the path is taken as
+given, relative to the current directory.
 """
 from __future__ import annotations
 
@@ -11,8 +17,8 @@ import fnmatch
 import os
 
 
-def matches(path: str, pattern: str) -> bool:
-    norm = os.path.normpath(path).replace(os.sep, "/")
+def matches(path: str, pattern: str, root: str | None = None) -> bool:
+    norm = os.path.normpath(from_root(path, root)).replace(os.sep, "/")
     pat = pattern.replace("**/", "*/").rstrip("/")
     if pat.startswith("./"):
         pat = pat[2:]
@@ -21,5 +27,18 @@ def matches(path: str, pattern: str) -> bool:
             or fnmatch.fnmatch(norm, f"*/{pat}/*"))
 
 
-def excluded(path: str, patterns) -> bool:
-    return any(matches(path, p) for p in patterns)
+def excluded(path: str, patterns, root: str | None = None) -> bool:
+    return any(matches(path, p, root) for p in patterns)
+
+
+def from_root(path: str, root: str | None) -> str:
+    """`path` relative to `root`; as given without a root, and absolute when it lies
+    outside the root (only the file-name and trailing-part forms can match it then)."""
+    if root is None:
+        return path
+    absolute = os.path.abspath(path)
+    for candidate, base in ((absolute, root), (os.path.realpath(absolute), os.path.realpath(root))):
+        relative = os.path.relpath(candidate, base)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return relative
+    return absolute

@@ -8,7 +8,7 @@ from ....source.text import Span
 
 
 class SyntaxProblem(Exception):
-    """A syntax error: a human-readable `message` ("expected one of: ..., got ...")
+    """A syntax error: a human-readable `message` ("expected ',' or '>' after ..., got ...")
     and the absolute `span` it is about."""
 
     def __init__(self, message: str, span: Span):

@@ -1,7 +1,7 @@
 """The one Lark instance (LALR, contextual lexer, IR built in the callbacks of
-`builder._Builder`, no parse tree), `parse_rule` (parse a text from a start rule in
+`builder.Builder`, no parse tree), `parse_rule` (parse a text from a start rule in
 a `ParseCtx`), and `syntax_problem` (Lark's error -> a located "expected ..., got ..."
-SyntaxProblem)."""
+SyntaxProblem, in words: expected.py)."""
 from __future__ import annotations
 
 from importlib import resources
@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from ....source.text import Span
 from .builder import Builder
 from .ctx import SyntaxProblem, ParseCtx
+from .expected import describe
 
 
 _STARTS = ["op", "type_only", "attr_only", "loc_only", "sig_only", "type_list_only",
@@ -106,16 +107,7 @@ def syntax_problem(err: UnexpectedInput, ctx: ParseCtx) -> SyntaxProblem:
         start = end = len(text)
         got = "end of input"
         expected = set(getattr(err, "expected", ()) or ())
-    shown = sorted({_DISPLAY.get(name, name.lower()) for name in expected},
-                   key=lambda s: (not s.startswith("'"), s))
-    if len(shown) > 10:
-        shown = shown[:10] + ["..."]
-    if not shown:
-        msg = f"unexpected {got}"
-    elif len(shown) == 1:
-        msg = f"expected {shown[0]}, got {got}"
-    else:
-        msg = f"expected one of: {', '.join(shown)}, got {got}"
+    msg = describe({_DISPLAY.get(name, name.lower()) for name in expected}, got, text[:start])
     saved = b.ctx
     b.ctx = ctx
     try:
