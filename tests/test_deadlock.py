@@ -331,7 +331,7 @@ def _xla_outcome(path):
 
 
 def _jax():
-    from shlo_lint.checker.execute.xla.local import jax_available
+    from shlo_lint.checker.execute.availability import jax_available
 
     return jax_available()
 

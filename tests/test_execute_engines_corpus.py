@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from shlo_lint.checker.execute.run import HANG_OUTCOMES, RunOptions, blocked_at, run_module
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS
 

@@ -11,9 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from shlo_lint.checker.execute.backends import gpu_available
+from shlo_lint.checker.execute.availability import gpu_available
 from shlo_lint.checker.execute.run import RunOptions, run_path
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS, ROOT
 

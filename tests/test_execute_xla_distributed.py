@@ -9,7 +9,7 @@ import os
 import pytest
 
 from shlo_lint.checker.execute.run import RunOptions, cross_check, run_path
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS, run_cli
 

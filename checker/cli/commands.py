@@ -213,6 +213,12 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
+    if confirm:
+        from ..execute.availability import unavailable
+
+        why = unavailable(confirm_engine)
+        if why is not None:
+            _fail(f"--confirm-engine {confirm_engine}: {why}")
     try:
         config = project_config(paths, config_path, isolated)
         if rule_options:

@@ -79,10 +79,17 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     `failed` when a check fails, naming it (file:line:col); a file split at
     `// -----` lines runs part by part.
     Exit status: 0 completed, 1 failed check / deadlock / aborted / engines disagree,
-    2 otherwise.
+    2 otherwise (an engine asked for that cannot run here or cannot run the program
+    is 2, with the reason).
     """
+    from ..execute.availability import unavailable
     from ..execute.run import RunOptions, render_json, render_text, run_paths
     from ..execute.values import ExecutionError, Inputs
+
+    why = unavailable(engine, device)
+    if why is not None:
+        click.echo(f"shlo-lint: error: {why}", err=True)
+        sys.exit(2)
 
     try:
         inputs = Inputs.parse(inputs_spec, seed)

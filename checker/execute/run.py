@@ -15,7 +15,8 @@ JSON (one object per program):
 
 Exit status of `shlo-lint run`: 0 completed (and, with both engines, agreeing);
 1 a failed check-dialect assertion, deadlock, aborted or a cross-check mismatch;
-2 error, unsupported or timeout.
+2 error, unsupported (by any engine that was asked for: `--engine both` where XLA
+cannot run the program is 2, not a skipped cross-check) or timeout.
 """
 from __future__ import annotations
 
@@ -120,6 +121,8 @@ class RunReport:
 
     def exit_code(self) -> int:
         outcomes = {r.outcome for r in self.reports.values()}
+        if "unsupported" in outcomes:  # an engine that was asked for could not run it: never a quiet pass
+            return 2
         if self.cross_check and self.cross_check["status"] == "mismatch":
             return 1
         if outcomes & {"deadlock", "aborted", "failed"}:
@@ -348,7 +351,7 @@ def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
     are blocked at which op; else outputs numerically."""
     if b.outcome in ("unsupported",) or a.outcome in ("unsupported",):
         who = b if b.outcome == "unsupported" else a
-        return {"status": "skipped", "reason": f"{who.engine}: {who.message}"}
+        return {"status": "skipped", "reason": f"{who.engine} could not run: {who.message}"}
     if a.outcome in HANG_OUTCOMES and b.outcome in HANG_OUTCOMES:
         pa, pb = blocked_at(a), blocked_at(b)
         if not pb:  # the watchdog killed a run with no progress record

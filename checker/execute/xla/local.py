@@ -33,6 +33,7 @@ import numpy as np
 
 from ...ir.core import Module, func_type
 from ...analysis.semantics import Grid
+from ..availability import jax_available, jax_missing
 from ..interpreter import Blocked
 from ..runtime import program_mode
 from ..values import ExecutionError, Inputs, TOKEN
@@ -97,22 +98,12 @@ def worker_env(platform: str, devices: int, stuck_warn_s, stuck_terminate_s) -> 
     return env
 
 
-def jax_available() -> bool:
-    try:
-        import importlib.util
-
-        return importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jaxlib") is not None
-    except (ImportError, ValueError):  # pragma: no cover
-        return False
-
-
 def preflight(module: Module, grid: Grid, device: str):
     """(the entry function's type, None), or (None, the XlaResult saying why
     nothing can run): no jax, an unknown grid, no readable entry. Shared by the
     xla engine and xla-distributed."""
     if not jax_available():
-        return None, XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'",
-                               0.0, device)
+        return None, XlaResult("unsupported", {}, [], jax_missing("the XLA engine"), 0.0, device)
     if not grid.known:
         return None, XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / "
                                                 "--num-replicas)", 0.0, device)
