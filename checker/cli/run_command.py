@@ -33,7 +33,8 @@ def _size(value: str) -> int:
               help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), both, cross-checked, or "
                    "XLA as a multi-process job (jax.distributed, gloo).")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default="cpu", show_default=True,
-              help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs.")
+              help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs "
+                   "(`gpu` extra; not yet run on a GPU: none was available, see docs/execution.md).")
 @click.option("--inputs", "inputs_spec", default="random", show_default=True, metavar="random|zeros|FILE.npz",
               help="Entry arguments: seeded random, zeros, or arrays arg0, arg1, ... (per process: arg0_R_P).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --inputs random.")

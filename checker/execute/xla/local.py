@@ -78,19 +78,31 @@ device ids are packed as process_index * 2048 + local id, so a 4096-device grid 
 one process fails ("Multiprocess computations aren't implemented on the CPU backend")."""
 
 
+GPU_STUCK_FLAGS = ("--xla_gpu_executable_warn_stuck_timeout", "--xla_gpu_executable_terminate_timeout",
+                   "--xla_gpu_first_collective_call_warn_stuck_timeout_seconds",
+                   "--xla_gpu_first_collective_call_terminate_timeout_seconds")
+"""XLA:GPU's rendezvous timeouts (warn, terminate; then the same for a program's first
+collective call, whose defaults are longer). Their defaults (10 s / 30 s, 20 s / 40 s in
+xla/debug_options_flags.cc) would make a hang wait out the watchdog, so a GPU run gets
+the CPU run's timeouts. The first two flags are named without `_seconds` on the
+command line, unlike their DebugOptions fields."""
+
+
 def worker_env(platform: str, devices: int, stuck_warn_s, stuck_terminate_s) -> dict:
     """The environment of an XLA worker process (this engine's and each process of
-    xla-distributed's): `devices` CPU devices and the collective watchdog's
-    timeouts on CPU, the caller's XLA_FLAGS otherwise kept; our import path."""
+    xla-distributed's): `devices` CPU devices on CPU, the collective watchdog's
+    timeouts on CPU and GPU, the caller's XLA_FLAGS otherwise kept; our import path."""
     env = dict(os.environ)
     flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
-        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
+        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call", *GPU_STUCK_FLAGS))]
     if platform == "cpu":
         flags += [f"--xla_force_host_platform_device_count={devices}",
                   f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={stuck_warn_s}",
                   f"--xla_cpu_collective_call_terminate_timeout_seconds={stuck_terminate_s}"]
         env["JAX_PLATFORMS"] = "cpu"
     else:
+        warn, terminate = GPU_STUCK_FLAGS[0::2], GPU_STUCK_FLAGS[1::2]
+        flags += [f"{f}={stuck_warn_s}" for f in warn] + [f"{f}={stuck_terminate_s}" for f in terminate]
         env.pop("JAX_PLATFORMS", None)
     env["XLA_FLAGS"] = " ".join(flags)
     env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
