@@ -364,6 +364,25 @@ def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(mo
     assert diag.trace == () and any(n.message == "and 1024 more processes not shown in the trace" for n in diag.notes)
 
 
+def test_rule_all_rows_are_aligned_columns():
+    """Code, name, category and severity each start at the same column on every row,
+    however long the longest rule name, and the summary follows."""
+    import re
+
+    from shlo_lint.checker.lint import registry
+
+    lines = run_cli("rule", "--all").stdout.splitlines()
+    rules = registry.all_rules()
+    assert len(lines) == len(rules) > 100
+    starts = set()
+    for line, r in zip(lines, rules):
+        fields = list(re.finditer(r"\S+", line))[:4]
+        assert [f.group() for f in fields] == [r.code, r.name, r.category, r.severity.value], line
+        assert line.endswith("  " + r.summary), line
+        starts.add((tuple(f.start() for f in fields), line.index(r.summary, fields[3].end())))
+    assert len(starts) == 1, sorted(starts)[:3]
+
+
 def test_options_command_lists_the_declared_options():
     proc = run_cli("options", "-f", "json")
     table = {o["key"]: o for o in json.loads(proc.stdout)}

@@ -406,8 +406,10 @@ def rule_cmd(code, show_all, output_format) -> None:
 
             click.echo(json.dumps([_rule_json(r) for r in rules], indent=2))
         else:
-            for r in rules:
-                click.echo(f"{r.code:<8} {r.name:<36} {r.category:<12} {r.severity.value:<8} {r.summary}")
+            rows = [(r.code, r.name, r.category, r.severity.value, r.summary) for r in rules]
+            widths = [max(len(row[i]) for row in rows) for i in range(4)]  # columns as wide as their longest
+            for row in rows:
+                click.echo("  ".join(f"{v:<{w}}" for v, w in zip(row, widths)) + "  " + row[4])
         return
     spec = registry.get(code) or next((r for r in rules if r.name == code), None)
     if spec is None:
