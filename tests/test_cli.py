@@ -70,6 +70,26 @@ def test_malformed_input_is_one_located_syntax_error_and_exit_2(write, name, dat
     assert [x["code"] for x in out["diagnostics"] if x["path"] == str(good)] == ["SHLO004"]
 
 
+def test_a_binary_file_shows_a_notice_not_a_line_of_replacement_characters(write, tmp_path):
+    """An ELF-like binary: the text and HTML excerpts say the line is not text instead of
+    printing U+FFFD for every byte; one bad byte in a text line is still shown, caret on it."""
+    import random
+
+    rng = random.Random(24)
+    binary = write("a.out.mlir", b"\x7fELF\x02\x01\x01" + bytes(rng.randrange(256) for _ in range(400)))
+    proc = run_cli(str(binary))
+    assert proc.returncode == 2 and "error[SHLO001] invalid UTF-8" in proc.stdout, proc.stdout
+    assert "\ufffd" not in proc.stdout
+    assert "undecodable bytes or control characters)" in proc.stdout.splitlines()[2], proc.stdout
+    page = tmp_path / "r.html"
+    run_cli("-f", "html", "-o", str(page), str(binary))
+    assert "\ufffd" not in page.read_text(encoding="utf-8") and "undecodable bytes" in page.read_text(encoding="utf-8")
+    latin1 = write("latin1.mlir", CLEAN.replace("@m", "@m_\xe9").encode("latin-1"))
+    lines = run_cli(str(latin1)).stdout.splitlines()
+    (row,) = [i for i, ln in enumerate(lines) if "@m_\ufffd" in ln]
+    assert lines[row + 1].rstrip().endswith("^") and "not shown" not in "\n".join(lines)
+
+
 def test_malformed_input_never_prints_a_traceback(write):
     for i, junk in enumerate(["}}}}", "%0 = = =", '"unterminated', "module {\n  func.func @f(", "\x00\x01"]):
         proc = run_cli(str(write(f"junk{i}.mlir", junk)))

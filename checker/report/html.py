@@ -27,7 +27,7 @@ from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
-from .shared import (RuleLookup, counts, plural, process_label, process_ranges, resolve, severity_of,
+from .shared import (RuleLookup, binary_notice, counts, plural, process_label, process_ranges, resolve, severity_of,
                      sorted_diagnostics)
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")
@@ -90,7 +90,9 @@ def _excerpt(d: Diagnostic, sources: dict[str, SourceFile], hl: Callable[[str], 
     for n in range(max(1, pos.line - CONTEXT_LINES), min(source.num_lines, last + CONTEXT_LINES) + 1):
         text = source.line_text(n).rstrip("\r\n")
         cls = ' class="hit"' if pos.line <= n <= last else ""
-        rows.append(f'<div{cls}><span class="ln">{n}</span>{hl(text) if text else ""}</div>')
+        notice = binary_notice(text)
+        shown = f'<span class="notice">{html.escape(notice)}</span>' if notice else hl(text) if text else ""
+        rows.append(f'<div{cls}><span class="ln">{n}</span>{shown}</div>')
     return '<pre class="src">' + "".join(rows) + "</pre>"
 
 

@@ -86,6 +86,17 @@ def resolve_span(path: str, span: Span, sources: dict[str, SourceFile]) -> Posit
     return resolve(Location(path, span), sources)
 
 
+def binary_notice(line: str) -> str | None:
+    """What to show instead of a source line that is not text — bytes that did not
+    decode (U+FFFD) or control characters making up a quarter of it, as when a binary
+    file is linted — else None (show the line). One bad byte in a text line is shown:
+    the caret points at it."""
+    bad = sum(1 for ch in line if ch == "\ufffd" or (ord(ch) < 0x20 and ch not in "\t\r") or ord(ch) == 0x7F)
+    if bad < 4 or bad * 4 < len(line):
+        return None
+    return f"(not shown: {bad} of {len(line)} characters of this line are undecodable bytes or control characters)"
+
+
 def sort_key(diag: Diagnostic, sources: dict[str, SourceFile]) -> tuple:
     """Path, line, column, code; a position-less diagnostic leads its file."""
     pos = resolve(diag.location, sources)
