@@ -161,9 +161,11 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @main.command("check")
 @click.argument("paths", nargs=-1, type=str)
-@click.option("--output-format", "-f", type=click.Choice(_FORMATS), default=None, help="Output format (default text).")
+@click.option("--output-format", "-f", "output_formats", multiple=True, metavar="FORMAT[:FILE]",
+              help=f"Output format (default text): {', '.join(_FORMATS)}. Repeat it for several reports of one "
+                   "run, each FORMAT:FILE written to FILE (e.g. -f sarif:out.sarif -f github).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the report here instead of standard output.")
+              help="Write the report here instead of standard output (the one given without :FILE).")
 @click.option("--select", multiple=True, help="Codes, prefixes, categories or names to enable (comma-separated).")
 @click.option("--extend-select", multiple=True, help="Add to the selection from the config.")
 @click.option("--ignore", multiple=True, help="Codes, prefixes, categories or names to disable.")
@@ -206,13 +208,14 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               show_default=True,
               help="What --confirm runs: the reference interpreter, XLA (`jax` extra), both, or XLA as a "
                    "multi-process job on this machine (jax.distributed over gloo).")
-def check(paths, output_format, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
+def check(paths, output_formats, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
           sarif_root, statistics, num_partitions, num_replicas, config_path, isolated, stdin_filename, fail_on,
           exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, jobs,
           confirm, confirm_engine) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
+    outputs = _outputs(output_formats, output_file)
     if confirm:
         from ..execute.availability import unavailable
 
@@ -229,7 +232,7 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
             extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
             extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
             force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
-            output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
+            output_format=outputs[0][0] if outputs else None, fail_on=fail_on, full_parse_limit=full_parse_limit)
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
     try:
@@ -281,18 +284,41 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     summary_extra = {"fixed": fixed} if fix and not diff else {}
     code = _exit_code(results, config.fail_on, exit_zero)
     summary_extra["execution_successful"] = code != 2
-    fmt = config.output_format
-    use_color = color == "always" or (color == "auto" and output_file is None and not to_stdout
-                                       and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
-            "root": _sarif_root(sarif_root)}
-    out = _render(fmt, results, quiet, opts, summary_extra)
+    # One run, every report of it: the formats asked for, else the configuration's.
+    for fmt, path in outputs or [(config.output_format, output_file)]:
+        use_color = color == "always" or (color == "auto" and path is None and not to_stdout
+                                           and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
+                "root": _sarif_root(sarif_root)}
+        out = _render(fmt, results, quiet, opts, summary_extra)
+        if path:
+            Path(path).write_text(out, encoding="utf-8")
+        elif out:
+            click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
     code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
-    if output_file:
-        Path(output_file).write_text(out, encoding="utf-8")
-    elif out:
-        click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
     sys.exit(code)
+
+
+def _outputs(given: tuple[str, ...], output_file: str | None) -> list[tuple[str, str | None]]:
+    """-f FORMAT[:FILE], repeatable: (format, file or None for standard output). A
+    format given without a file goes to -o's file if there is one; two reports
+    cannot share a destination."""
+    out, seen = [], {}
+    for value in given:
+        fmt, sep, path = value.partition(":")
+        fmt = fmt.strip()
+        if fmt not in _FORMATS:
+            raise click.BadParameter(f"`{fmt}` is not one of {', '.join(_FORMATS)}", param_hint="--output-format")
+        if sep and not path:
+            raise click.BadParameter(f"`{value}`: no file after `:`", param_hint="--output-format")
+        path = (path or output_file) or None
+        where = path or "standard output"
+        if where in seen:
+            raise click.BadParameter(f"`{seen[where]}` and `{value}` both write to {where}",
+                                     param_hint="--output-format")
+        seen[where] = value
+        out.append((fmt, path))
+    return out
 
 
 def _fail(message: str) -> None:
