@@ -368,6 +368,28 @@ def test_fix_summary_and_fix_to_stdout(write):
     assert "stablehlo" in proc.stdout and not proc.stdout.startswith("Fixed")
 
 
+def test_diff_prints_only_the_diff_and_exits_1_when_it_would_change_something(write):
+    """ruff's --diff: standard output is the unified diff and nothing else (no findings,
+    no summary), the file is untouched, exit 1 when the fixes would change it, 0 when
+    not; a file that cannot be read is exit 2 with its error on stderr."""
+    from shlo_lint.checker.lint.fixes import apply_fixes, unified_diff
+    from shlo_lint import lint_text
+
+    text = _fixable()
+    path = write("f.mlir", text)
+    proc = run_cli("--diff", str(path))
+    new_text, applied = apply_fixes(text, lint_text(text, str(path)))
+    assert proc.stdout == unified_diff(str(path), text, new_text) and proc.stdout.startswith("--- ")
+    assert proc.returncode == 1 and path.read_text(encoding="utf-8") == text
+    assert proc.stderr == f"Would fix {len(applied)} diagnostic{'s' if len(applied) != 1 else ''}.\n"
+    assert run_cli("--diff", "--exit-zero", str(path)).returncode == 0
+    clean = run_cli("--diff", "-q", str(CORPUS / "real" / "psum.mlir"), str(write("stale.mlir", STALE)))
+    assert clean.returncode == 0 and clean.stdout == "" and clean.stderr == ""  # (findings, none fixable)
+    broken = run_cli("--diff", str(write("broken.mlir", "}}}")), str(path))
+    assert broken.returncode == 2 and "broken.mlir:1:1: error[SHLO001]" in broken.stderr
+    assert broken.stdout == proc.stdout  # the other file's diff is still printed
+
+
 def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(monkeypatch):
     ring = CORPUS / "deadlock" / "grid_1024_ring_recv_first.mlir"
     code, out = run_json(str(ring))

@@ -190,7 +190,9 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (still 2 if a file could not be checked).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files (with `-`: print the fixed text).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change meaning.")
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--diff", is_flag=True,
+              help="Print only the unified diff of what --fix would change, and change nothing; exit 1 when "
+                   "it would change something, 0 when not.")
 @click.option("--full-parse-limit", type=click.IntRange(min=0), default=None,
               help="Parse every op of files up to this many characters (bigger: only ops rules read).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
@@ -278,6 +280,8 @@ def check(paths, output_formats, output_file, select, extend_select, ignore, ext
     to_stdout = fix and not diff and paths == ("-",)  # ruff's `--fix -`: fixed text out, report on stderr
     if fix or diff:
         results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
+    if diff:
+        _diff_exit(results, fixed, quiet, exit_zero)
     if confirm:
         results = _confirm(results, config, confirm_engine)
 
@@ -319,6 +323,20 @@ def _outputs(given: tuple[str, ...], output_file: str | None) -> list[tuple[str,
         seen[where] = value
         out.append((fmt, path))
     return out
+
+
+def _diff_exit(results: list[FileResult], would_fix: int, quiet: bool, exit_zero: bool) -> None:
+    """--diff, as ruff's: standard output holds only the diff (_fix wrote it), no
+    report. Exit 1 when the fixes would change something, else 0; 2 when a file
+    could not be checked, its error on stderr (so that a quiet 0 never means "not read")."""
+    failed = [r for r in results if r.failed]
+    if failed:
+        click.echo(_render("concise", failed, True, {"color": False, "show_source": False, "statistics": False,
+                                                     "root": "."}, {}).rstrip("\n"), err=True)
+    if not quiet:
+        click.echo(f"Would fix {would_fix} diagnostic{'s' if would_fix != 1 else ''}." if would_fix
+                   else "No fixes available.", err=True)
+    sys.exit(2 if failed else 1 if would_fix and not exit_zero else 0)
 
 
 def _fail(message: str) -> None:
@@ -380,7 +398,8 @@ def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
 
 def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool,
          to_stdout: bool) -> tuple[list[FileResult], int]:
-    """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
+    """Apply fixes; (results after fixing, how many diagnostics the fixes removed).
+    diff_only: print the fixes as a diff instead; (results, how many they would fix)."""
     from ..lint.fixes import apply_fixes, unified_diff
 
     out, fixed = [], 0
@@ -411,8 +430,9 @@ def _fix_one(r: FileResult, config: Config, unsafe: bool, diff_only: bool, to_st
     if new_text is None:
         return r, 0
     if diff_only:
-        sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
-        return r, 0
+        patch = unified_diff(r.source.path, r.source.text, new_text)
+        sys.stdout.write(patch)
+        return r, len(applied) if patch else 0
     if not to_stdout and os.path.isfile(r.source.path):
         Path(r.source.path).write_text(new_text, encoding="utf-8")
     again = lint_source(SourceFile(r.source.path, new_text), config)
