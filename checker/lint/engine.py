@@ -9,14 +9,14 @@ import hashlib
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import registry
 from .config import Config
 from .context import Context
 from .hooks import NO_HOOKS, LintHooks
-from ..source.diagnostics import Diagnostic, Location, Severity
+from ..source.diagnostics import Diagnostic, Location, Note, Severity, positioned
 from ..ir.core import Module, Operation, release
 from .registry import RuleSpec
 from ..frontend.read import header_parser
@@ -106,14 +106,34 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
     gc.disable()
     where = _Where()
     try:
-        return _lint_source(source, config, read_error, where, hooks)
+        result = _lint_source(source, config, read_error, where, hooks)
     except _FileAborted as e:
-        return FileResult(source, None, [e.diagnostic], failed=True)
+        result = FileResult(source, None, [e.diagnostic], failed=True)
     except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
-        return FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
+        result = FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     finally:
         if enabled:
             gc.enable()
+    _position(result)
+    return result
+
+
+def _position(result: FileResult) -> None:
+    """Give each diagnostic (and its notes in this file) its line and column, as JSON
+    reports them: Diagnostic.line/column/end_line/end_column of the library. New
+    diagnostics, not changed ones: a rule result the language server reuses from an
+    earlier version (its spans moved) is positioned again in each version."""
+    source = result.source
+
+    def place(d: Diagnostic) -> Diagnostic:
+        location = positioned(d.location, source)
+        notes = tuple(n if (at := positioned(n.location, source)) is n.location else Note(at, n.message)
+                      for n in d.notes)
+        if location is d.location and all(a is b for a, b in zip(notes, d.notes)):
+            return d
+        return replace(d, location=location, notes=notes)
+
+    result.diagnostics = [place(d) for d in result.diagnostics]
 
 
 class _FileAborted(Exception):
