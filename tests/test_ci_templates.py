@@ -158,15 +158,16 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path):
     assert "[1/40]" not in proc.stdout
 
 
-@pytest.mark.skipif(not hasattr(pty, "openpty"), reason="needs a pseudo-terminal")
-def test_progress_on_a_terminal_is_drawn_on_stderr_and_erased(tmp_path):
+def on_a_terminal(*args: str, env: dict | None = None) -> tuple[int, str, str]:
+    """Run `python -m shlo_lint ARGS` with stderr a pseudo-terminal: (exit code,
+    stdout, what the terminal received)."""
     master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "SHLO_LINT_PROGRESS"}
-    proc = subprocess.Popen([sys.executable, "-m", "shlo_lint", str(_many(tmp_path))], stdout=subprocess.PIPE,
-                            stderr=slave, env={**env, "NO_COLOR": "1"})
+    base = {k: v for k, v in os.environ.items() if k != "SHLO_LINT_PROGRESS"}
+    proc = subprocess.Popen([sys.executable, "-m", "shlo_lint", *args], stdout=subprocess.PIPE,
+                            stderr=slave, env={**base, "NO_COLOR": "1", **(env or {})})
     os.close(slave)
     err = b""
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         ready, _, _ = select.select([master], [], [], 0.5)
         if ready:
@@ -182,7 +183,60 @@ def test_progress_on_a_terminal_is_drawn_on_stderr_and_erased(tmp_path):
     out = proc.stdout.read().decode()
     proc.wait(timeout=60)
     os.close(master)
-    assert proc.returncode == 0 and "All checks passed." in out and "shlo-lint:" not in out
-    text = err.decode()
+    return proc.returncode, out, err.decode()
+
+
+needs_pty = pytest.mark.skipif(not hasattr(pty, "openpty"), reason="needs a pseudo-terminal")
+
+
+@needs_pty
+def test_progress_on_a_terminal_is_drawn_on_stderr_and_erased(tmp_path):
+    code, out, text = on_a_terminal(str(_many(tmp_path)))
+    assert code == 0 and "All checks passed." in out and "shlo-lint:" not in out
     assert "shlo-lint: checking [1/40] " in text and "[40/40]" in text
     assert text.endswith("\r\x1b[K")  # erased before the report
+
+
+DEADLOCK = CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir"
+
+
+@needs_pty
+@pytest.mark.parametrize("args, stage", [
+    (["run", "--engine", "both", str(DEADLOCK)], "shlo-lint: compiling and running with XLA on 8 CPU devices ("),
+    (["run", "--engine", "xla-distributed", "-n", "2", "--stuck-timeout", "2", str(DEADLOCK)],
+     "shlo-lint: running 2 processes (jax.distributed, 8 devices) ("),
+])
+def test_a_long_run_says_what_it_is_doing_on_a_terminal_only(args, stage):
+    """`run` with XLA waits seconds in a subprocess: a terminal sees the stage and
+    its seconds, erased before the report; a pipe (CI) and SHLO_LINT_PROGRESS=0 see
+    nothing."""
+    pytest.importorskip("jax")
+    code, out, text = on_a_terminal(*args)
+    assert code == 1 and "deadlock" in out, out + text
+    assert stage in text and text.endswith("\r\x1b[K") and "shlo-lint:" not in out, text
+    assert "(1 s)" in text  # the seconds tick while the subprocess runs
+    quiet = on_a_terminal(*args, env={"SHLO_LINT_PROGRESS": "0"})
+    assert quiet[0] == 1 and quiet[2] == ""
+    piped = run_cli(*args)
+    assert piped.returncode == 1 and piped.stderr == ""
+
+
+@needs_pty
+def test_a_long_lint_of_one_file_says_what_it_is_doing(tmp_path):
+    """One big file (no [n/total]): the engine's stage (parsing, with the file's size,
+    or checking its ops), once it has lasted half a second. 70,000 constants of
+    different types (5 MB): seconds of work, none of it a repeat the header cache saves."""
+    import re
+
+    body = "\n".join(f"    %v{i} = stablehlo.constant dense<{i}.0> : tensor<{i % 97 + 1}x{i // 97 + 1}xf32>"
+                     for i in range(70_000))
+    big = tmp_path / "big.mlir"
+    big.write_text("module @big attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+                   f"  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n{body}\n"
+                   "    return %x : tensor<4xf32>\n  }\n}\n", encoding="utf-8")
+    code, out, text = on_a_terminal(str(big))
+    assert code == 0 and "All checks passed." in out, out
+    assert re.search(r"shlo-lint: (parsing 5 MB|checking 70,003 ops) \(\d+ s\)", text), text
+    assert text.endswith("\r\x1b[K") and "[1/1]" not in text
+    piped = run_cli(str(big))
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -21,6 +21,7 @@ from ..lint.selection import check_selectors
 from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
+from ..lint.stages import listening
 from ..source.text import Span
 from .settings import parse_options, project_config
 
@@ -246,12 +247,40 @@ def check(paths, output_formats, output_file, select, extend_select, ignore, ext
     except ValueError as e:
         _fail(f"--jobs: {e}")
 
-    results: list[FileResult] = []
     files = list(iter_files(paths, config.exclude, config.force_exclude))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
         _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
               + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
+    with listening(progress.stage):  # what a long file is doing: parsing 30 MB, deadlock analysis, ...
+        results, fixed, to_stdout = _lint_all(files, config, progress, n_jobs, jobs, stdin_filename, fix, diff,
+                                              confirm, confirm_engine, unsafe_fixes, paths)
+    if diff:
+        _diff_exit(results, fixed, quiet, exit_zero)
+
+    summary_extra = {"fixed": fixed} if fix and not diff else {}
+    code = _exit_code(results, config.fail_on, exit_zero)
+    summary_extra["execution_successful"] = code != 2
+    # One run, every report of it: the formats asked for, else the configuration's.
+    for fmt, path in outputs or [(config.output_format, output_file)]:
+        use_color = color == "always" or (color == "auto" and path is None and not to_stdout
+                                           and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
+                "root": _sarif_root(sarif_root)}
+        out = _render(fmt, results, quiet, opts, summary_extra)
+        if path:
+            Path(path).write_text(out, encoding="utf-8")
+        elif out:
+            click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
+    code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
+    sys.exit(code)
+
+
+def _lint_all(files, config, progress, n_jobs, jobs, stdin_filename, fix, diff, confirm, confirm_engine,
+              unsafe_fixes, paths) -> tuple[list[FileResult], int, bool]:
+    """Lint the files (then fix, diff, confirm): (results, diagnostics fixed or that
+    would be, whether --fix writes the fixed text to standard output)."""
+    results: list[FileResult] = []
     # --fix/--diff/--confirm need each file's IR, which worker processes do not send back.
     workers = 1 if (fix or diff or confirm or "-" in files) else n_jobs
     if workers > 1 and is_auto(jobs):
@@ -274,33 +303,19 @@ def check(paths, output_formats, output_file, select, extend_select, ignore, ext
         else:
             result = lint_released(source, config, err)
         results.append(result)
-    progress.close()
 
     fixed = 0
     to_stdout = fix and not diff and paths == ("-",)  # ruff's `--fix -`: fixed text out, report on stderr
-    if fix or diff:
-        results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
-    if diff:
-        _diff_exit(results, fixed, quiet, exit_zero)
-    if confirm:
-        results = _confirm(results, config, confirm_engine)
-
-    summary_extra = {"fixed": fixed} if fix and not diff else {}
-    code = _exit_code(results, config.fail_on, exit_zero)
-    summary_extra["execution_successful"] = code != 2
-    # One run, every report of it: the formats asked for, else the configuration's.
-    for fmt, path in outputs or [(config.output_format, output_file)]:
-        use_color = color == "always" or (color == "auto" and path is None and not to_stdout
-                                           and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
-                "root": _sarif_root(sarif_root)}
-        out = _render(fmt, results, quiet, opts, summary_extra)
-        if path:
-            Path(path).write_text(out, encoding="utf-8")
-        elif out:
-            click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
-    code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
-    sys.exit(code)
+    if diff or to_stdout:
+        progress.close()  # the diff or the fixed text is written next
+    try:
+        if fix or diff:
+            results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
+        if confirm:
+            results = _confirm(results, config, confirm_engine)
+    finally:
+        progress.close()  # before the diff or the report is printed
+    return results, fixed, to_stdout
 
 
 def _outputs(given: tuple[str, ...], output_file: str | None) -> list[tuple[str, str | None]]:

@@ -104,7 +104,11 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
                          dist_stuck_s=stuck_timeout,
                          external_channels=_external_channels(paths, rule_options), issue_order=issue_order)
-    reports = [r for p in paths for r in run_paths(p, options)]
+    from ..lint.stages import listening
+    from .progress import Progress
+
+    with Progress() as progress, listening(progress.stage):  # a terminal sees what runs: compiling with XLA ...
+        reports = [r for p in paths for r in run_paths(p, options)]
     if save_outputs:
         _save(reports, save_outputs)
     if output_format == "json":

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..frontend.read import read_module
 from ..lint.engine import read_path
+from ..lint.stages import announce, size
 from ..ir.core import Module
 from ..analysis.semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits
@@ -168,6 +169,7 @@ def load(path: str) -> Module:
         raise ExecutionError(err.message)
     if not source.text.strip():
         raise ExecutionError(f"{path} is empty")
+    announce(f"parsing {size(len(source.text))}")
     module = read_module(source)
     for op in module.walk():  # every header now: a program that does not parse is not run
         op.header  # noqa: B018
@@ -297,7 +299,9 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
     if reorder is None and options.issue_order == "scheduler" and options.matching == "xla":
         from .issue_order import scheduler_order
 
+        announce("deadlock analysis (the issue orders XLA's scheduler may choose)")
         reorder = scheduler_order(module, grid, {"external-channels": sorted(options.external_channels)})
+    announce(f"running the interpreter on {_processes(grid)} ({backend.describe()})")
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
                              schedule=options.schedule, matching=options.matching,
@@ -313,9 +317,16 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
                         r.notes, r.checks)
 
 
+def _processes(grid: Grid) -> str:
+    n = grid.num_replicas * grid.num_partitions if grid.known else 1
+    return f"{n:,} process{'es' if n != 1 else ''}"
+
+
 def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
     from .xla.local import XlaOptions, run_xla
 
+    devices = grid.num_replicas * grid.num_partitions if grid.known else 1
+    announce(f"compiling and running with XLA on {devices:,} {options.device.upper()} device{'s' * (devices != 1)}")
     r = run_xla(module, grid, options.inputs,
                 XlaOptions(options.device, options.xla_timeout_s, options.xla_stuck_warn_s,
                            options.xla_stuck_terminate_s))
@@ -329,8 +340,11 @@ def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineRep
 
 
 def run_distributed_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
-    from .xla.distributed import DistOptions, run_distributed
+    from .xla.distributed import DistOptions, default_processes, run_distributed
 
+    n = options.num_processes or (default_processes(grid.num_replicas * grid.num_partitions) if grid.known else 1)
+    devices = grid.num_replicas * grid.num_partitions if grid.known else 1
+    announce(f"running {n} process{'es' * (n != 1)} (jax.distributed, {devices:,} device{'s' * (devices != 1)})")
     r = run_distributed(module, grid, options.inputs, DistOptions(
         options.num_processes, options.device, options.xla_timeout_s, options.dist_stuck_s,
         options.xla_stuck_warn_s, options.xla_stuck_terminate_s, options.coordinator, options.process_ids))

@@ -18,6 +18,7 @@ from .context import Context
 from .hooks import NO_HOOKS, LintHooks
 from ..source.diagnostics import Diagnostic, Location, Note, Severity, positioned
 from ..ir.core import Module, Operation, release
+from .stages import announce, size
 from .registry import RuleSpec
 from ..frontend.read import header_parser
 from .selection import check_selectors, enabled
@@ -228,6 +229,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
+    announce(f"parsing {size(len(source.text))}")
     module = hooks.read(source, hooks.header_parser(header_parser()))
     where.stage = hooks.walk_stage
     ops = hooks.walk(module)  # walked once: the parse and the rules go through this list
@@ -244,6 +246,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
             where.stage = "parsing"
             internal += _parse_everything(module, seen_errors, hooks, ops)
         where.stage = "running the rules"
+        announce(f"checking {len(ops):,} ops")
         result.diagnostics.extend(_run_rules(module, config, seen_errors, hooks, ops))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
@@ -358,6 +361,7 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     if mods is None:
         mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules() if enabled(s, config)]
     for spec in mods:
+        announce("deadlock analysis" if spec.category == "deadlock" else f"{spec.code} {spec.name}")
         found = call(spec, ctx, module, seen_errors)
         if found:
             extend(found)
