@@ -201,6 +201,7 @@ DEADLOCK = CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir"
 
 
 @needs_pty
+@pytest.mark.slow  # XLA and a jax.distributed job, each seconds long by design
 @pytest.mark.parametrize("args, stage", [
     (["run", "--engine", "both", str(DEADLOCK)], "shlo-lint: compiling and running with XLA on 8 CPU devices ("),
     (["run", "--engine", "xla-distributed", "-n", "2", "--stuck-timeout", "2", str(DEADLOCK)],

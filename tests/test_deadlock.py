@@ -336,6 +336,7 @@ def _jax():
     return jax_available()
 
 
+@pytest.mark.slow  # XLA runs each program in a subprocess
 @pytest.mark.skipif(not _jax(), reason="needs jax for the XLA engine")
 @pytest.mark.parametrize("name", ["async_starts_crossed_through_calls.mlir", "jax_cond_async_starts_crossed.mlir",
                                   "jax_cond_async_starts_scheduler_order.mlir"])

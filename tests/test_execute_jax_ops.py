@@ -11,6 +11,8 @@ import pytest
 from shlo_lint.checker.execute.interpreter import Interpreter
 from shlo_lint.checker.execute.values import Inputs
 
+pytestmark = pytest.mark.slow  # JAX programs lowered and run by XLA (`-m "not slow"` skips it)
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax

@@ -13,7 +13,8 @@ from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS, run_cli
 
-pytestmark = pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")
+pytestmark = [pytest.mark.slow,  # XLA runs in subprocesses (`-m "not slow"` skips it)
+              pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")]
 
 FAST = dict(xla_stuck_warn_s=1, xla_stuck_terminate_s=2, xla_timeout_s=60)
 

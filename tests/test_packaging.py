@@ -15,6 +15,8 @@ import pytest
 
 from conftest import CORPUS, ROOT
 
+pytestmark = pytest.mark.slow  # builds a wheel and an sdist, installs them in fresh venvs (`-m "not slow"` skips it)
+
 pytest.importorskip("build")
 
 
