@@ -150,7 +150,8 @@ def _python_location(frame: FileLineColLoc) -> Location:
         end_line = frame.end_line or line
         end = src.offset(end_line, frame.end_col + 1) if frame.end_col is not None else start + 1
         span = Span(start, max(end, start + 1)) if end_line >= line else None
-    return Location(frame.file, span, line, col)
+    end_line = frame.end_line if frame.end_line is not None and frame.end_col is not None else None
+    return Location(frame.file, span, line, col, end_line, frame.end_col + 1 if end_line is not None else None)
 
 
 def _at_python(d: Diagnostic, where: _OpFinder, path: str) -> Diagnostic:

@@ -72,6 +72,26 @@ def test_malformed_input_is_one_located_syntax_error_and_exit_2(write, name, dat
     assert [x["code"] for x in out["diagnostics"] if x["path"] == str(good)] == ["SHLO004"]
 
 
+def test_a_binary_file_shows_a_notice_not_a_line_of_replacement_characters(write, tmp_path):
+    """An ELF-like binary: the text and HTML excerpts say the line is not text instead of
+    printing U+FFFD for every byte; one bad byte in a text line is still shown, caret on it."""
+    import random
+
+    rng = random.Random(24)
+    binary = write("a.out.mlir", b"\x7fELF\x02\x01\x01" + bytes(rng.randrange(256) for _ in range(400)))
+    proc = run_cli(str(binary))
+    assert proc.returncode == 2 and "error[SHLO001] invalid UTF-8" in proc.stdout, proc.stdout
+    assert "\ufffd" not in proc.stdout
+    assert "undecodable bytes or control characters)" in proc.stdout.splitlines()[2], proc.stdout
+    page = tmp_path / "r.html"
+    run_cli("-f", "html", "-o", str(page), str(binary))
+    assert "\ufffd" not in page.read_text(encoding="utf-8") and "undecodable bytes" in page.read_text(encoding="utf-8")
+    latin1 = write("latin1.mlir", CLEAN.replace("@m", "@m_\xe9").encode("latin-1"))
+    lines = run_cli(str(latin1)).stdout.splitlines()
+    (row,) = [i for i, ln in enumerate(lines) if "@m_\ufffd" in ln]
+    assert lines[row + 1].rstrip().endswith("^") and "not shown" not in "\n".join(lines)
+
+
 def test_malformed_input_never_prints_a_traceback(write):
     for i, junk in enumerate(["}}}}", "%0 = = =", '"unterminated', "module {\n  func.func @f(", "\x00\x01"]):
         proc = run_cli(str(write(f"junk{i}.mlir", junk)))
@@ -418,6 +438,28 @@ def test_fix_summary_and_fix_to_stdout(write):
     assert "stablehlo" in proc.stdout and not proc.stdout.startswith("Fixed")
 
 
+def test_diff_prints_only_the_diff_and_exits_1_when_it_would_change_something(write):
+    """ruff's --diff: standard output is the unified diff and nothing else (no findings,
+    no summary), the file is untouched, exit 1 when the fixes would change it, 0 when
+    not; a file that cannot be read is exit 2 with its error on stderr."""
+    from shlo_lint.checker.lint.fixes import apply_fixes, unified_diff
+    from shlo_lint import lint_text
+
+    text = _fixable()
+    path = write("f.mlir", text)
+    proc = run_cli("--diff", str(path))
+    new_text, applied = apply_fixes(text, lint_text(text, str(path)))
+    assert proc.stdout == unified_diff(str(path), text, new_text) and proc.stdout.startswith("--- ")
+    assert proc.returncode == 1 and path.read_text(encoding="utf-8") == text
+    assert proc.stderr == f"Would fix {len(applied)} diagnostic{'s' if len(applied) != 1 else ''}.\n"
+    assert run_cli("--diff", "--exit-zero", str(path)).returncode == 0
+    clean = run_cli("--diff", "-q", str(CORPUS / "real" / "psum.mlir"), str(write("stale.mlir", STALE)))
+    assert clean.returncode == 0 and clean.stdout == "" and clean.stderr == ""  # (findings, none fixable)
+    broken = run_cli("--diff", str(write("broken.mlir", "}}}")), str(path))
+    assert broken.returncode == 2 and "broken.mlir:1:1: error[SHLO001]" in broken.stderr
+    assert broken.stdout == proc.stdout  # the other file's diff is still printed
+
+
 def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(monkeypatch):
     ring = CORPUS / "deadlock" / "grid_1024_ring_recv_first.mlir"
     code, out = run_json(str(ring))
@@ -432,6 +474,25 @@ def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(mo
     monkeypatch.setattr(rules_deadlock, "MAX_TRACES", 0)
     (diag,) = lint_text(ring.read_text(), str(ring))
     assert diag.trace == () and any(n.message == "and 1024 more processes not shown in the trace" for n in diag.notes)
+
+
+def test_rule_all_rows_are_aligned_columns():
+    """Code, name, category and severity each start at the same column on every row,
+    however long the longest rule name, and the summary follows."""
+    import re
+
+    from shlo_lint.checker.lint import registry
+
+    lines = run_cli("rule", "--all").stdout.splitlines()
+    rules = registry.all_rules()
+    assert len(lines) == len(rules) > 100
+    starts = set()
+    for line, r in zip(lines, rules):
+        fields = list(re.finditer(r"\S+", line))[:4]
+        assert [f.group() for f in fields] == [r.code, r.name, r.category, r.severity.value], line
+        assert line.endswith("  " + r.summary), line
+        starts.add((tuple(f.start() for f in fields), line.index(r.summary, fields[3].end())))
+    assert len(starts) == 1, sorted(starts)[:3]
 
 
 def test_options_command_lists_the_declared_options():

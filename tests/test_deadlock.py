@@ -331,11 +331,12 @@ def _xla_outcome(path):
 
 
 def _jax():
-    from shlo_lint.checker.execute.xla.local import jax_available
+    from shlo_lint.checker.execute.availability import jax_available
 
     return jax_available()
 
 
+@pytest.mark.slow  # XLA runs each program in a subprocess
 @pytest.mark.skipif(not _jax(), reason="needs jax for the XLA engine")
 @pytest.mark.parametrize("name", ["async_starts_crossed_through_calls.mlir", "jax_cond_async_starts_crossed.mlir",
                                   "jax_cond_async_starts_scheduler_order.mlir"])

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # random programs, two deadlock verdicts each (`-m "not slow"` skips it)
+
 sys.path.insert(0, str(ROOT / "bench"))
 import deadlock_differential as dd  # noqa: E402
 import deadlock_programs as gen  # noqa: E402

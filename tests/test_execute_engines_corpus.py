@@ -12,11 +12,12 @@ from __future__ import annotations
 import pytest
 
 from shlo_lint.checker.execute.run import HANG_OUTCOMES, RunOptions, blocked_at, run_module
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS
 
-pytestmark = pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")
+pytestmark = [pytest.mark.slow,  # every corpus deadlock on three engines (XLA, jax.distributed) (`-m "not slow"` skips it)
+              pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")]
 
 FAST = dict(xla_stuck_warn_s=1, xla_stuck_terminate_s=2, xla_timeout_s=90, dist_stuck_s=3)
 PROGRAMS = sorted(CORPUS.glob("deadlock/*.mlir")) + sorted(CORPUS.glob("real/*buggy_deadlock*.mlir"))

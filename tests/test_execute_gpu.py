@@ -11,9 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from shlo_lint.checker.execute.backends import gpu_available
+from shlo_lint.checker.execute.availability import gpu_available
 from shlo_lint.checker.execute.run import RunOptions, run_path
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS, ROOT
 
@@ -112,3 +112,45 @@ print("ok")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                           env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_xla_on_gpus_gets_the_cpu_runs_stuck_and_terminate_timeouts():
+    """A hang on GPUs costs the same seconds as on CPU devices, not XLA:GPU's defaults
+    (10/30 s, 20/40 s for a first collective call) or the 120 s watchdog; a caller's
+    own value for one of these flags is replaced, its other flags kept."""
+    from shlo_lint.checker.execute.xla.local import worker_env
+
+    for warn, terminate in ((2, 10), (1, 3)):
+        cpu = worker_env("cpu", 8, warn, terminate)["XLA_FLAGS"].split()
+        gpu = worker_env("gpu", 8, warn, terminate)["XLA_FLAGS"].split()
+        assert f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={warn}" in cpu
+        assert f"--xla_cpu_collective_call_terminate_timeout_seconds={terminate}" in cpu
+        assert {f"--xla_gpu_executable_warn_stuck_timeout={warn}",
+                f"--xla_gpu_executable_terminate_timeout={terminate}",
+                f"--xla_gpu_first_collective_call_warn_stuck_timeout_seconds={warn}",
+                f"--xla_gpu_first_collective_call_terminate_timeout_seconds={terminate}"} <= set(gpu)
+    import os
+
+    old = os.environ.get("XLA_FLAGS")
+    os.environ["XLA_FLAGS"] = "--xla_gpu_executable_terminate_timeout=300 --xla_dump_to=/tmp/x"
+    try:
+        gpu = worker_env("gpu", 8, 2, 10)["XLA_FLAGS"].split()
+    finally:
+        if old is None:
+            del os.environ["XLA_FLAGS"]
+        else:
+            os.environ["XLA_FLAGS"] = old
+    assert "--xla_gpu_executable_terminate_timeout=10" in gpu and "--xla_dump_to=/tmp/x" in gpu
+    assert not any(f.endswith("=300") for f in gpu)
+
+
+@pytest.mark.skipif(not jax_available(), reason="jax is not installed")
+def test_this_jaxlib_knows_the_gpu_timeout_flags():
+    """XLA aborts at start-up on a flag it does not know ("Unknown flag in XLA_FLAGS"):
+    the GPU flags' names are checked against the jaxlib here (on its CPU platform)."""
+    from shlo_lint.checker.execute.xla.local import worker_env
+
+    env = {**worker_env("gpu", 8, 2, 10), "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run([sys.executable, "-c", "import jax.numpy as jnp; print(int(jnp.arange(4).sum()))"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0 and proc.stdout.strip() == "6", proc.stderr[-2000:]

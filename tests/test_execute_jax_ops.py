@@ -11,6 +11,8 @@ import pytest
 from shlo_lint.checker.execute.interpreter import Interpreter
 from shlo_lint.checker.execute.values import Inputs
 
+pytestmark = pytest.mark.slow  # JAX programs lowered and run by XLA (`-m "not slow"` skips it)
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
@@ -153,7 +155,7 @@ def test_scatter_pipeline_runs_under_both_engines_with_equal_outputs():
     """A real export (corpus/execute/generate_scatter_pipeline.py): x.at[i].set(v) and
     x.at[i, 0].add(1) inside a fori_loop over ppermute on 8 devices."""
     from shlo_lint.checker.execute.run import RunOptions, run_path
-    from shlo_lint.checker.execute.xla.local import jax_available
+    from shlo_lint.checker.execute.availability import jax_available
 
     from conftest import CORPUS
 

@@ -9,11 +9,12 @@ import os
 import pytest
 
 from shlo_lint.checker.execute.run import RunOptions, cross_check, run_path
-from shlo_lint.checker.execute.xla.local import jax_available
+from shlo_lint.checker.execute.availability import jax_available
 
 from conftest import CORPUS, run_cli
 
-pytestmark = pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")
+pytestmark = [pytest.mark.slow,  # multi-process jax.distributed jobs (`-m "not slow"` skips it)
+              pytest.mark.skipif(not jax_available(), reason="the XLA engine needs jax (pip install 'shlo-lint[jax]')")]
 
 FAST = dict(xla_stuck_warn_s=1, xla_stuck_terminate_s=30, xla_timeout_s=60, dist_stuck_s=3)
 

@@ -116,3 +116,37 @@ def test_sarif_says_the_run_failed_and_locates_an_unreadable_file(repo):
     assert {r["ruleId"] for r in run["results"]} == {"SHLO001", "SHLO002"}
     for res in run["results"]:
         assert res["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+def test_the_library_diagnostic_has_the_line_and_column_json_reports():
+    """shlo_lint.lint_text / lint_paths: Diagnostic.line, column, end_line, end_column
+    (1-based, end exclusive) and its notes' are the JSON report's, for every finding of
+    the invalid and deadlock corpora (one computation: source.diagnostics.positioned)."""
+    import shlo_lint
+
+    paths = sorted((CORPUS / "invalid").glob("*.mlir"))[:40] + sorted((CORPUS / "deadlock").glob("*.mlir"))[:20]
+    _, doc = run_json_paths(paths)
+    by_path: dict = {}
+    for d in doc["diagnostics"]:
+        by_path.setdefault(d["path"], []).append(d)
+    checked = 0
+    for result in shlo_lint.lint_paths([str(p) for p in paths], jobs=1):
+        want = by_path.get(result.source.path, [])
+        got = sorted(result.diagnostics, key=lambda d: (d.line or 0, d.column or 0, d.code, d.message))
+        want = sorted(want, key=lambda d: (d["line"] or 0, d["column"] or 0, d["code"], d["message"]))
+        assert len(got) == len(want), result.source.path
+        for g, w in zip(got, want):
+            assert (g.code, g.line, g.column, g.end_line, g.end_column) == (
+                w["code"], w["line"], w["column"], w["end_line"], w["end_column"])
+            assert [(n.location.line, n.location.column) for n in g.notes] == [
+                (r["line"], r["column"]) for r in w["related"]]
+            checked += 1
+    assert checked > 50
+    (d,) = shlo_lint.lint_text("module {\n  func.func @f() {\n    %0 = = =\n  }\n}\n", "p.mlir")
+    assert (d.code, d.line, d.column) == ("SHLO001", 3, d.column) and d.column >= 1 and d.end_line == 3
+
+
+def run_json_paths(paths):
+    from conftest import run_json
+
+    return run_json("-j", "1", *map(str, paths))

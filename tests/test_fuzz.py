@@ -13,6 +13,8 @@ from shlo_lint import Config, lint_text
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # a fuzz campaign (`-m "not slow"` skips it)
+
 sys.path.insert(0, str(ROOT / "bench"))
 import fuzz  # noqa: E402
 

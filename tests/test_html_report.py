@@ -130,7 +130,7 @@ def test_report_renders_in_headless_chromium(tmp_path, programs, lanes, colors):
     assert f'data-lanes="{lanes}"' in dom.stdout, dom.stdout[:2000]
     assert f"{lanes} lanes drawn" in dom.stdout
     shot = tmp_path / "shot.png"
-    proc = chromium(tmp_path, "--window-size=1300,1000", f"--screenshot={shot}", page.as_uri())
+    proc = chromium(tmp_path, "--window-size=1300,1400", f"--screenshot={shot}", page.as_uri())  # (index, filter above)
     assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
     seen = png_pixels(shot)
     drawn = [c for c in LANE_COLORS if _rgb(c) in seen]
@@ -144,3 +144,50 @@ def test_boxes_name_the_branch_or_iteration_where_processes_split(tmp_path):
     assert "branch 0 of case :12" in page and "branch 1 of case :12" in page
     assert "iteration 2 of while :11" in page
     assert "this case sends (0, 0), (0, 2) to branch 0" in page  # the note saying how they split
+
+
+MIXED = (CORPUS / "invalid" / "send_c2_duplicate_source.mlir", RING8, CORPUS / "real" / "psum.mlir",
+         CORPUS / "real" / "sendrecv_pair.buggy_type_mismatch.mlir")
+
+
+def test_a_report_of_several_files_has_an_index_linking_to_each_files_findings(tmp_path):
+    _, page = html_report(tmp_path, *MIXED)
+    _, doc = run_json(*map(str, MIXED))
+    found = {}
+    for d in doc["diagnostics"]:
+        found.setdefault(d["path"], []).append(d)
+    rows = re.findall(r'<tr data-file="(\d+)"><td><a href="#file-(\d+)">([^<]+)</a></td>'
+                      r'<td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>', page)
+    assert [r[2] for r in rows] == sorted(found) and len(rows) == 3  # psum.mlir is clean
+    for number, target, path, errors, warnings, infos in rows:
+        assert number == target and f'<h2 class="file" id="file-{number}" data-file="{number}">{path}</h2>' in page
+        sev = [d["severity"] for d in found[path]]
+        assert (int(errors), int(warnings), int(infos)) == tuple(sev.count(s) for s in ("error", "warning", "info"))
+        assert page.count(f'<section class="finding" id="f{number}-') == len(found[path])
+    assert "1 other file checked: no findings" in page
+    assert 'id="filter"' in page and page.count('name="sev"') == 3
+    _, single = html_report(tmp_path, RING8)
+    assert '<table class="files">' not in single and '<h2 class="file"' not in single
+
+
+@browser
+@pytest.mark.parametrize("address, shown", [
+    ("", ["SHLO102", "SHLO120", "SHLO500"]),
+    ("#code=SHLO5", ["SHLO500"]),
+    ("#code=SHLO1,deadlock-wait-cycle", ["SHLO102", "SHLO120", "SHLO500"]),
+    ("#code=send-recv-payload-mismatch", ["SHLO120"]),
+    ("#severity=warning,info", []),
+])
+def test_the_filter_hides_findings_in_a_browser(tmp_path, address, shown):
+    """The page's filter, run by Chromium: what an address's #severity=&code= leaves shown,
+    the files' headings and the index's `shown` column following it."""
+    page, _ = html_report(tmp_path, *MIXED)
+    dom = chromium(tmp_path, "--dump-dom", page.as_uri() + address)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    sections = re.findall(r'<section class="finding" [^>]*data-code="(SHLO\d+)"[^>]*?( hidden="")?>', dom.stdout)
+    assert sorted(code for code, hidden in sections if not hidden) == shown
+    assert f'data-shown="{len(shown)}"' in dom.stdout and f"{len(shown)} of 3 findings shown" in dom.stdout
+    headings = re.findall(r'<h2 class="file" [^>]*?( hidden="")?>', dom.stdout)
+    assert sum(1 for h in headings if not h) == len(shown)  # one finding per file here
+    assert sorted(re.findall(r'<td class="shown">(\d)</td>', dom.stdout)) == sorted(
+        ["1"] * len(shown) + ["0"] * (3 - len(shown)))

@@ -2,6 +2,7 @@
 run: the grammar and every package ship, nothing is read from the source tree."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -14,11 +15,13 @@ import pytest
 
 from conftest import CORPUS, ROOT
 
+pytestmark = pytest.mark.slow  # builds a wheel and an sdist, installs them in fresh venvs (`-m "not slow"` skips it)
+
 pytest.importorskip("build")
 
 
-def _run(*args, cwd=None, timeout=300) -> subprocess.CompletedProcess:
-    proc = subprocess.run(list(map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=timeout)
+def _run(*args, cwd=None, timeout=300, env=None) -> subprocess.CompletedProcess:
+    proc = subprocess.run(list(map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
 
@@ -32,8 +35,34 @@ def dist(tmp_path_factory) -> Path:
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv*", "big", ".pytest_cache", ".hypothesis"))
     # --no-isolation: the build backend (setuptools) of this environment; no download
-    _run(sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", out, src)
+    # (PYTHONDONTWRITEBYTECODE, set in some shells, makes setuptools warn that it skips byte-compiling:
+    # the log below is to hold what the project itself makes the build say)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = _run(sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", out, src, env=env)
+    (out / "build.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     return out
+
+
+def test_the_build_does_not_warn(dist):
+    """`python -m build` says nothing deprecated about pyproject.toml (a `license` table:
+    setuptools >= 77 wants an SPDX expression, PEP 639)."""
+    log = (dist / "build.log").read_text(encoding="utf-8")
+    warnings = [line for line in log.splitlines() if "warning" in line.lower() or "deprecat" in line.lower()]
+    assert not warnings, "\n".join(warnings)
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in project["build-system"]["requires"]
+
+
+def test_virtual_environments_in_the_checkout_are_ignored():
+    """README's `python -m venv .venv` and .ci/run's .venv-ci stay out of `git status`."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an unpacked sdist)")
+    for path in (".venv/bin/python", ".venv-ci/lib/site.py"):
+        proc = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT, timeout=60)
+        assert proc.returncode == 0, f"{path} is not ignored by .gitignore"
 
 
 def test_wheel_and_sdist_hold_the_package(dist):

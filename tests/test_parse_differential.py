@@ -22,6 +22,8 @@ from shlo_lint.checker.source.text import SourceFile
 import genprog
 from conftest import CORPUS
 
+pytestmark = pytest.mark.slow  # a large generated corpus parsed several ways (`-m "not slow"` skips it)
+
 N = int(os.environ.get("SHLO_DIFF_PROGRAMS", "2000"))
 
 

@@ -46,6 +46,7 @@ def test_source_target_pairs_nested_100000_deep():
     assert lint(HEAD + op + TAIL)
 
 
+@pytest.mark.slow  # tens of seconds on a loaded 2-core machine
 def test_repeated_deep_attributes_through_the_caches():
     op = ('  %{r} = "stablehlo.all_gather"(%a) <{{all_gather_dim = 0 : i64, replica_groups = {g}, '
           'note = #foo.bar<{g}>}}> : (tensor<2xf32>) -> tensor<2xf32>\n')

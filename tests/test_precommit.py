@@ -21,7 +21,8 @@ import yaml
 
 from conftest import CORPUS, ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+pytestmark = [pytest.mark.slow,  # the real pre-commit tool builds its hook environment (`-m "not slow"` skips it)
+              pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
 
 BUGGY = CORPUS / "real" / "sendrecv_pair.buggy_type_mismatch.mlir"
 CLEAN = CORPUS / "real" / "sendrecv_pair.mlir"

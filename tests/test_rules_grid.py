@@ -101,3 +101,30 @@ def test_process_sets_are_lazy():
     small = Grid(2, 2)
     assert list(small.processes()) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert process_groups(small, "cross_replica", [[0, 1]]) == [[(0, 0), (1, 0)], [(0, 1), (1, 1)]]
+
+
+GRID_NOTE = ("the grid, 1 replica x 4 partitions, comes from --num-partitions / --num-replicas or the "
+             "configuration; the module declares mhlo.num_partitions = 8")
+
+
+def test_a_finding_from_a_grid_given_on_the_command_line_says_the_module_declares_another():
+    """`--num-partitions 4` on a module that declares 8: the out-of-range ids (send C4,
+    all_gather C3/C4) are the flag's doing, and each finding that read the grid says so
+    at the module's attribute; a finding that does not depend on the grid (a payload
+    type) has no such note, nor does a grid that agrees with the module."""
+    from conftest import CORPUS
+
+    path = CORPUS / "real" / "sendrecv_pair.buggy_type_mismatch.mlir"
+    text = path.read_text(encoding="utf-8")
+    diags = lint_text(text, str(path), Config(num_partitions=4))
+    by_code = {d.code: d for d in diags}
+    assert set(by_code) == {"SHLO104", "SHLO114", "SHLO120"}
+    attr = text.index("mhlo.num_partitions = 8") + len("mhlo.num_partitions = ")
+    for code in ("SHLO104", "SHLO114"):
+        (note,) = [n for n in by_code[code].notes if n.message == GRID_NOTE]
+        assert note.location.path == str(path) and note.location.span.start == attr
+    assert not any(n.message == GRID_NOTE for n in by_code["SHLO120"].notes)
+    gather = CORPUS / "real" / "all_gather.mlir"
+    found = lint_text(gather.read_text(encoding="utf-8"), str(gather), Config(num_partitions=4))
+    assert found and all(any(n.message == GRID_NOTE for n in d.notes) for d in found), found
+    assert lint_text(text, str(path), Config(num_partitions=8)) == lint_text(text, str(path))

@@ -20,6 +20,7 @@ from ..lint.selection import check_selectors, selector_error, unknown_selector
 from .files import iter_files
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
+from ..lint.stages import listening
 from ..source.text import Span
 from .settings import parse_options, project_config
 
@@ -160,9 +161,11 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @main.command("check")
 @click.argument("paths", nargs=-1, type=str)
-@click.option("--output-format", "-f", type=click.Choice(_FORMATS), default=None, help="Output format (default text).")
+@click.option("--output-format", "-f", "output_formats", multiple=True, metavar="FORMAT[:FILE]",
+              help=f"Output format (default text): {', '.join(_FORMATS)}. Repeat it for several reports of one "
+                   "run, each FORMAT:FILE written to FILE (e.g. -f sarif:out.sarif -f github).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the report here instead of standard output.")
+              help="Write the report here instead of standard output (the one given without :FILE).")
 @click.option("--select", multiple=True, help="Codes, prefixes, categories or names to enable (comma-separated).")
 @click.option("--extend-select", multiple=True, help="Add to the selection from the config.")
 @click.option("--ignore", multiple=True, help="Codes, prefixes, categories or names to disable.")
@@ -187,7 +190,9 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (still 2 if a file could not be checked).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files (with `-`: print the fixed text).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change meaning.")
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--diff", is_flag=True,
+              help="Print only the unified diff of what --fix would change, and change nothing; exit 1 when "
+                   "it would change something, 0 when not.")
 @click.option("--full-parse-limit", type=click.IntRange(min=0), default=None,
               help="Parse every op of files up to this many characters (bigger: only ops rules read).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
@@ -205,13 +210,20 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               show_default=True,
               help="What --confirm runs: the reference interpreter, XLA (`jax` extra), both, or XLA as a "
                    "multi-process job on this machine (jax.distributed over gloo).")
-def check(paths, output_format, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
+def check(paths, output_formats, output_file, select, extend_select, ignore, extend_ignore, force_exclude,
           sarif_root, statistics, num_partitions, num_replicas, config_path, isolated, stdin_filename, fail_on,
           exit_zero, fix, unsafe_fixes, diff, full_parse_limit, color, no_source, quiet, rule_options, jobs,
           confirm, confirm_engine) -> None:
     """Check StableHLO files (FILES or directories; `-` reads standard input)."""
     if not paths:
         raise click.UsageError("no paths given; pass files, directories or `-` for standard input")
+    outputs = _outputs(output_formats, output_file)
+    if confirm:
+        from ..execute.availability import unavailable
+
+        why = unavailable(confirm_engine)
+        if why is not None:
+            _fail(f"--confirm-engine {confirm_engine}: {why}")
     try:
         config = project_config(paths, config_path, isolated)
         check_selectors(config)  # the file's own: named by setting, file and line
@@ -227,7 +239,7 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
             extend_select=(config.extend_select + _split(extend_select)) if extend_select else None,
             extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
             force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
-            output_format=output_format, fail_on=fail_on, full_parse_limit=full_parse_limit)
+            output_format=outputs[0][0] if outputs else None, fail_on=fail_on, full_parse_limit=full_parse_limit)
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
     try:
@@ -235,12 +247,40 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     except ValueError as e:
         _fail(f"--jobs: {e}")
 
-    results: list[FileResult] = []
     files = list(iter_files(paths, config.exclude, config.force_exclude, config.root))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
         _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
               + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
+    with listening(progress.stage):  # what a long file is doing: parsing 30 MB, deadlock analysis, ...
+        results, fixed, to_stdout = _lint_all(files, config, progress, n_jobs, jobs, stdin_filename, fix, diff,
+                                              confirm, confirm_engine, unsafe_fixes, paths)
+    if diff:
+        _diff_exit(results, fixed, quiet, exit_zero)
+
+    summary_extra = {"fixed": fixed} if fix and not diff else {}
+    code = _exit_code(results, config.fail_on, exit_zero)
+    summary_extra["execution_successful"] = code != 2
+    # One run, every report of it: the formats asked for, else the configuration's.
+    for fmt, path in outputs or [(config.output_format, output_file)]:
+        use_color = color == "always" or (color == "auto" and path is None and not to_stdout
+                                           and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
+                "root": _sarif_root(sarif_root)}
+        out = _render(fmt, results, quiet, opts, summary_extra)
+        if path:
+            Path(path).write_text(out, encoding="utf-8")
+        elif out:
+            click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
+    code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
+    sys.exit(code)
+
+
+def _lint_all(files, config, progress, n_jobs, jobs, stdin_filename, fix, diff, confirm, confirm_engine,
+              unsafe_fixes, paths) -> tuple[list[FileResult], int, bool]:
+    """Lint the files (then fix, diff, confirm): (results, diagnostics fixed or that
+    would be, whether --fix writes the fixed text to standard output)."""
+    results: list[FileResult] = []
     # --fix/--diff/--confirm need each file's IR, which worker processes do not send back.
     workers = 1 if (fix or diff or confirm or "-" in files) else n_jobs
     if workers > 1 and is_auto(jobs):
@@ -263,30 +303,55 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
         else:
             result = lint_released(source, config, err)
         results.append(result)
-    progress.close()
 
     fixed = 0
     to_stdout = fix and not diff and paths == ("-",)  # ruff's `--fix -`: fixed text out, report on stderr
-    if fix or diff:
-        results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
-    if confirm:
-        results = _confirm(results, config, confirm_engine)
+    if diff or to_stdout:
+        progress.close()  # the diff or the fixed text is written next
+    try:
+        if fix or diff:
+            results, fixed = _fix(results, config, unsafe_fixes, diff, to_stdout)
+        if confirm:
+            results = _confirm(results, config, confirm_engine)
+    finally:
+        progress.close()  # before the diff or the report is printed
+    return results, fixed, to_stdout
 
-    summary_extra = {"fixed": fixed} if fix and not diff else {}
-    code = _exit_code(results, config.fail_on, exit_zero)
-    summary_extra["execution_successful"] = code != 2
-    fmt = config.output_format
-    use_color = color == "always" or (color == "auto" and output_file is None and not to_stdout
-                                       and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    opts = {"color": use_color, "show_source": not no_source, "statistics": statistics,
-            "root": _sarif_root(sarif_root)}
-    out = _render(fmt, results, quiet, opts, summary_extra)
-    code = _exit_code(results, config.fail_on, exit_zero)  # a reporter crash makes a file fail
-    if output_file:
-        Path(output_file).write_text(out, encoding="utf-8")
-    elif out:
-        click.echo(out, nl=not out.endswith("\n"), err=to_stdout)
-    sys.exit(code)
+
+def _outputs(given: tuple[str, ...], output_file: str | None) -> list[tuple[str, str | None]]:
+    """-f FORMAT[:FILE], repeatable: (format, file or None for standard output). A
+    format given without a file goes to -o's file if there is one; two reports
+    cannot share a destination."""
+    out, seen = [], {}
+    for value in given:
+        fmt, sep, path = value.partition(":")
+        fmt = fmt.strip()
+        if fmt not in _FORMATS:
+            raise click.BadParameter(f"`{fmt}` is not one of {', '.join(_FORMATS)}", param_hint="--output-format")
+        if sep and not path:
+            raise click.BadParameter(f"`{value}`: no file after `:`", param_hint="--output-format")
+        path = (path or output_file) or None
+        where = path or "standard output"
+        if where in seen:
+            raise click.BadParameter(f"`{seen[where]}` and `{value}` both write to {where}",
+                                     param_hint="--output-format")
+        seen[where] = value
+        out.append((fmt, path))
+    return out
+
+
+def _diff_exit(results: list[FileResult], would_fix: int, quiet: bool, exit_zero: bool) -> None:
+    """--diff, as ruff's: standard output holds only the diff (_fix wrote it), no
+    report. Exit 1 when the fixes would change something, else 0; 2 when a file
+    could not be checked, its error on stderr (so that a quiet 0 never means "not read")."""
+    failed = [r for r in results if r.failed]
+    if failed:
+        click.echo(_render("concise", failed, True, {"color": False, "show_source": False, "statistics": False,
+                                                     "root": "."}, {}).rstrip("\n"), err=True)
+    if not quiet:
+        click.echo(f"Would fix {would_fix} diagnostic{'s' if would_fix != 1 else ''}." if would_fix
+                   else "No fixes available.", err=True)
+    sys.exit(2 if failed else 1 if would_fix and not exit_zero else 0)
 
 
 def _fail(message: str) -> None:
@@ -348,7 +413,8 @@ def _exit_code(results: list[FileResult], fail_on: str, exit_zero: bool) -> int:
 
 def _fix(results: list[FileResult], config: Config, unsafe: bool, diff_only: bool,
          to_stdout: bool) -> tuple[list[FileResult], int]:
-    """Apply fixes; (results after fixing, how many diagnostics the fixes removed)."""
+    """Apply fixes; (results after fixing, how many diagnostics the fixes removed).
+    diff_only: print the fixes as a diff instead; (results, how many they would fix)."""
     from ..lint.fixes import apply_fixes, unified_diff
 
     out, fixed = [], 0
@@ -379,8 +445,9 @@ def _fix_one(r: FileResult, config: Config, unsafe: bool, diff_only: bool, to_st
     if new_text is None:
         return r, 0
     if diff_only:
-        sys.stdout.write(unified_diff(r.source.path, r.source.text, new_text))
-        return r, 0
+        patch = unified_diff(r.source.path, r.source.text, new_text)
+        sys.stdout.write(patch)
+        return r, len(applied) if patch else 0
     if not to_stdout and os.path.isfile(r.source.path):
         Path(r.source.path).write_text(new_text, encoding="utf-8")
     again = lint_source(SourceFile(r.source.path, new_text), config)
@@ -400,8 +467,10 @@ def rule_cmd(code, show_all, output_format) -> None:
 
             click.echo(json.dumps([_rule_json(r) for r in rules], indent=2))
         else:
-            for r in rules:
-                click.echo(f"{r.code:<8} {r.name:<36} {r.category:<12} {r.severity.value:<8} {r.summary}")
+            rows = [(r.code, r.name, r.category, r.severity.value, r.summary) for r in rules]
+            widths = [max(len(row[i]) for row in rows) for i in range(4)]  # columns as wide as their longest
+            for row in rows:
+                click.echo("  ".join(f"{v:<{w}}" for v, w in zip(row, widths)) + "  " + row[4])
         return
     spec = registry.get(code) or next((r for r in rules if r.name == code), None)
     if spec is None:

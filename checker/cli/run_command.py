@@ -33,7 +33,8 @@ def _size(value: str) -> int:
               help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), both, cross-checked, or "
                    "XLA as a multi-process job (jax.distributed, gloo).")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default="cpu", show_default=True,
-              help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs.")
+              help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs "
+                   "(`gpu` extra; not yet run on a GPU: none was available, see docs/execution.md).")
 @click.option("--inputs", "inputs_spec", default="random", show_default=True, metavar="random|zeros|FILE.npz",
               help="Entry arguments: seeded random, zeros, or arrays arg0, arg1, ... (per process: arg0_R_P).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --inputs random.")
@@ -79,10 +80,17 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     `failed` when a check fails, naming it (file:line:col); a file split at
     `// -----` lines runs part by part.
     Exit status: 0 completed, 1 failed check / deadlock / aborted / engines disagree,
-    2 otherwise.
+    2 otherwise (an engine asked for that cannot run here or cannot run the program
+    is 2, with the reason).
     """
+    from ..execute.availability import unavailable
     from ..execute.run import RunOptions, render_json, render_text, run_paths
     from ..execute.values import ExecutionError, Inputs
+
+    why = unavailable(engine, device)
+    if why is not None:
+        click.echo(f"shlo-lint: error: {why}", err=True)
+        sys.exit(2)
 
     try:
         inputs = Inputs.parse(inputs_spec, seed)
@@ -96,7 +104,11 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
                          dist_stuck_s=stuck_timeout,
                          external_channels=_external_channels(paths, rule_options), issue_order=issue_order)
-    reports = [r for p in paths for r in run_paths(p, options)]
+    from ..lint.stages import listening
+    from .progress import Progress
+
+    with Progress() as progress, listening(progress.stage):  # a terminal sees what runs: compiling with XLA ...
+        reports = [r for p in paths for r in run_paths(p, options)]
     if save_outputs:
         _save(reports, save_outputs)
     if output_format == "json":

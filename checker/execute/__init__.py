@@ -7,7 +7,9 @@ to confirm (or refute) what the static analyses say.
   registry; op modules never import the interpreter); runtime.py holds what
   both share (frames, waits, slots); mesh_groups.py flattens mesh-axes groups.
 * backends.py — numpy (default) or jax arrays on a GPU (`--device gpu`).
-* xla.py — compile with jaxlib for the grid and run under a watchdog (`jax` extra).
+* availability.py — what an engine needs that this machine may lack (jax, a GPU),
+  and the one wording of how to install it.
+* xla/ — compile with jaxlib for the grid and run under a watchdog (`jax` extra).
 * replay.py — `--confirm`: replay deadlock findings.
 * run.py — one entry point for both engines and their JSON/text reports.
 """

@@ -9,6 +9,7 @@ import contextlib
 
 import numpy as np
 
+from .availability import install_hint
 from .values import ExecutionError
 
 
@@ -48,8 +49,7 @@ class JaxBackend:
             import jax
             import jax.numpy as jnp
         except ImportError:
-            raise ExecutionError("--device gpu needs jax with GPU support (pip install 'shlo-lint[jax]' "
-                                 "and a CUDA or ROCm jaxlib)") from None
+            raise ExecutionError(f"--device gpu needs jax with GPU support ({install_hint('gpu')})") from None
         try:
             devices = jax.devices(platform)
         except RuntimeError:
@@ -78,27 +78,6 @@ class JaxBackend:
 
     def describe(self) -> str:
         return f"jax ({self.device.platform}:{self.device.id}, {getattr(self.device, 'device_kind', '')})".rstrip(", )") + ")"
-
-
-def gpu_available() -> tuple[bool, str]:
-    """(True, description) when jax can see a GPU, else (False, the reason).
-    Without a GPU device node (NVIDIA or AMD) jax is not even imported."""
-    import glob
-
-    if not glob.glob("/dev/nvidia[0-9]*") and not glob.glob("/dev/kfd") and not glob.glob("/dev/dxg"):
-        return False, "no GPU device (/dev/nvidia*, /dev/kfd) on this machine"
-    try:
-        import jax
-    except ImportError:
-        return False, "jax is not installed"
-    for platform in ("gpu", "cuda", "rocm"):
-        try:
-            devs = jax.devices(platform)
-        except RuntimeError:
-            continue
-        if devs:
-            return True, f"{len(devs)} x {getattr(devs[0], 'device_kind', platform)}"
-    return False, "no GPU visible to jax (platforms: " + ", ".join(sorted({d.platform for d in jax.devices()})) + ")"
 
 
 def make_backend(device: str = "cpu"):

@@ -15,7 +15,8 @@ JSON (one object per program):
 
 Exit status of `shlo-lint run`: 0 completed (and, with both engines, agreeing);
 1 a failed check-dialect assertion, deadlock, aborted or a cross-check mismatch;
-2 error, unsupported or timeout.
+2 error, unsupported (by any engine that was asked for: `--engine both` where XLA
+cannot run the program is 2, not a skipped cross-check) or timeout.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from ..frontend.read import read_module
 from ..lint.engine import read_path
+from ..lint.stages import announce, size
 from ..ir.core import Module
 from ..analysis.semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits
@@ -120,6 +122,8 @@ class RunReport:
 
     def exit_code(self) -> int:
         outcomes = {r.outcome for r in self.reports.values()}
+        if "unsupported" in outcomes:  # an engine that was asked for could not run it: never a quiet pass
+            return 2
         if self.cross_check and self.cross_check["status"] == "mismatch":
             return 1
         if outcomes & {"deadlock", "aborted", "failed"}:
@@ -165,6 +169,7 @@ def load(path: str) -> Module:
         raise ExecutionError(err.message)
     if not source.text.strip():
         raise ExecutionError(f"{path} is empty")
+    announce(f"parsing {size(len(source.text))}")
     module = read_module(source)
     for op in module.walk():  # every header now: a program that does not parse is not run
         op.header  # noqa: B018
@@ -294,7 +299,9 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
     if reorder is None and options.issue_order == "scheduler" and options.matching == "xla":
         from .issue_order import scheduler_order
 
+        announce("deadlock analysis (the issue orders XLA's scheduler may choose)")
         reorder = scheduler_order(module, grid, {"external-channels": sorted(options.external_channels)})
+    announce(f"running the interpreter on {_processes(grid)} ({backend.describe()})")
     try:
         interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
                              schedule=options.schedule, matching=options.matching,
@@ -310,9 +317,16 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
                         r.notes, r.checks)
 
 
+def _processes(grid: Grid) -> str:
+    n = grid.num_replicas * grid.num_partitions if grid.known else 1
+    return f"{n:,} process{'es' if n != 1 else ''}"
+
+
 def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
     from .xla.local import XlaOptions, run_xla
 
+    devices = grid.num_replicas * grid.num_partitions if grid.known else 1
+    announce(f"compiling and running with XLA on {devices:,} {options.device.upper()} device{'s' * (devices != 1)}")
     r = run_xla(module, grid, options.inputs,
                 XlaOptions(options.device, options.xla_timeout_s, options.xla_stuck_warn_s,
                            options.xla_stuck_terminate_s))
@@ -326,8 +340,11 @@ def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineRep
 
 
 def run_distributed_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
-    from .xla.distributed import DistOptions, run_distributed
+    from .xla.distributed import DistOptions, default_processes, run_distributed
 
+    n = options.num_processes or (default_processes(grid.num_replicas * grid.num_partitions) if grid.known else 1)
+    devices = grid.num_replicas * grid.num_partitions if grid.known else 1
+    announce(f"running {n} process{'es' * (n != 1)} (jax.distributed, {devices:,} device{'s' * (devices != 1)})")
     r = run_distributed(module, grid, options.inputs, DistOptions(
         options.num_processes, options.device, options.xla_timeout_s, options.dist_stuck_s,
         options.xla_stuck_warn_s, options.xla_stuck_terminate_s, options.coordinator, options.process_ids))
@@ -348,7 +365,7 @@ def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
     are blocked at which op; else outputs numerically."""
     if b.outcome in ("unsupported",) or a.outcome in ("unsupported",):
         who = b if b.outcome == "unsupported" else a
-        return {"status": "skipped", "reason": f"{who.engine}: {who.message}"}
+        return {"status": "skipped", "reason": f"{who.engine} could not run: {who.message}"}
     if a.outcome in HANG_OUTCOMES and b.outcome in HANG_OUTCOMES:
         pa, pb = blocked_at(a), blocked_at(b)
         if not pb:  # the watchdog killed a run with no progress record

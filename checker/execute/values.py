@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
+import ml_dtypes
 import numpy as np
 
 from ..analysis.sharding import ShardingError
@@ -52,20 +53,16 @@ _INTS = {"i1": np.bool_, "i2": np.int8, "i4": np.int8, "i8": np.int8, "i16": np.
          "i64": np.int64, "si8": np.int8, "si16": np.int16, "si32": np.int32, "si64": np.int64,
          "ui2": np.uint8, "ui4": np.uint8, "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32,
          "ui64": np.uint64, "index": np.int64}
-_FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
-
-
-def _ml_dtype(name: str):
-    try:
-        import ml_dtypes
-    except ImportError:  # pragma: no cover - ml_dtypes ships with jax
-        return None
-    table = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
-             "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz",
-             "f8E4M3": "float8_e4m3", "f8E3M4": "float8_e3m4", "f8E8M0FNU": "float8_e8m0fnu",
-             "f4E2M1FN": "float4_e2m1fn", "f6E2M3FN": "float6_e2m3fn", "f6E3M2FN": "float6_e3m2fn"}
-    attr = table.get(name)
-    return np.dtype(getattr(ml_dtypes, attr)) if attr and hasattr(ml_dtypes, attr) else None
+_FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64,
+           # The narrow floats come from ml_dtypes (a dependency: the field's numpy dtypes
+           # for them, the ones jax and XLA use), so `run` computes them on a plain install.
+           "bf16": ml_dtypes.bfloat16, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
+           "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+           "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz, "f8E4M3": ml_dtypes.float8_e4m3,
+           "f8E3M4": ml_dtypes.float8_e3m4, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+           "f4E2M1FN": ml_dtypes.float4_e2m1fn, "f6E2M3FN": ml_dtypes.float6_e2m3fn,
+           "f6E3M2FN": ml_dtypes.float6_e3m2fn,
+           "tf32": np.float32}  # (tf32 is f32 storage with a narrower multiply on NVIDIA GPUs)
 
 
 def dtype_of(element: Type) -> np.dtype:
@@ -75,11 +72,6 @@ def dtype_of(element: Type) -> np.dtype:
             return np.dtype(_INTS[element.name])
         if element.name in _FLOATS:
             return np.dtype(_FLOATS[element.name])
-        dt = _ml_dtype(element.name)
-        if dt is not None:
-            return dt
-        if element.name == "tf32":
-            return np.dtype(np.float32)
     if isinstance(element, QuantizedType):  # quantized tensors hold their storage integers
         name = element.storage.split("<")[0]
         if name in _INTS:
@@ -87,8 +79,7 @@ def dtype_of(element: Type) -> np.dtype:
     if isinstance(element, ComplexType):
         inner = getattr(element.element, "name", "f32")
         return np.dtype(np.complex128 if inner == "f64" else np.complex64)
-    raise ExecutionError(f"element type {element} has no numpy representation here"
-                         + (" (install ml_dtypes)" if "f8" in str(element) or "bf16" in str(element) else ""))
+    raise ExecutionError(f"element type {element} has no numpy representation here")
 
 
 def tensor_type(t: Type | None, what: str = "value") -> TensorType:

@@ -37,10 +37,52 @@ class Context:
         self.source: SourceFile = module.source
         self.grid = grid
         self.options = options or {}
-        self.spec: RuleSpec | None = None
+        self.spec = None
         self.cache: dict[Any, Any] = {}
         """Per-module memo for whole-program analyses shared by several rules, keyed
         by a name (module-wide state) or a CacheKey that says more."""
+
+    # -- the rule running, and whether it read the grid --------------------------------
+    @property
+    def spec(self) -> RuleSpec | None:
+        return self._spec
+
+    @spec.setter
+    def spec(self, value: RuleSpec | None) -> None:
+        self._spec = value
+        self._grid_read = False
+
+    @property
+    def grid(self) -> Grid:
+        """The process grid; reading it marks the running rule's findings as depending on it."""
+        self._grid_read = True
+        return self._grid
+
+    @grid.setter
+    def grid(self, value: Grid) -> None:
+        self._grid = value
+        self._grid_note: Note | None | bool = False  # not computed yet
+
+    def grid_note(self) -> Note | None:
+        """Where the grid was set from the command line or the configuration and the
+        module declares another one: a note saying so, at the module's attribute
+        (findings that follow from the grid otherwise read as the module's own errors)."""
+        if self._grid_note is False:
+            self._grid_note = None
+            g, root = self._grid, self.module.root
+            declared = [(f"mhlo.{name}", n) for name, n, used in (
+                ("num_replicas", self.module.num_replicas, g.num_replicas),
+                ("num_partitions", self.module.num_partitions, g.num_partitions))
+                if g.source == "config" and n is not None and n != used]
+            if declared and root is not None:
+                used = f"{g.num_replicas} replica{'s' if g.num_replicas != 1 else ''} x {g.num_partitions} " \
+                       f"partition{'s' if g.num_partitions != 1 else ''}"
+                says = " and ".join(f"{attr} = {n}" for attr, n in declared)
+                self._grid_note = Note(
+                    Location(self.source.path, self.attr_span(root, declared[0][0])),
+                    f"the grid, {used}, comes from --num-partitions / --num-replicas or the configuration; "
+                    f"the module declares {says}")
+        return self._grid_note
 
     # -- locations ---------------------------------------------------------------
     def span(self, where: Any) -> Span:
@@ -81,6 +123,8 @@ class Context:
         notes: tuple[Note, ...] = ()
         if op is not None and (note := self.python_note(op)) is not None:
             notes = (note,)
+        if (self._grid_read or spec.category == "deadlock") and (note := self.grid_note()) is not None:
+            notes += (note,)
         sev = Severity(severity) if severity is not None else spec.severity
         return Diagnostic(spec.code, spec.name, spec.category, sev, message, self.loc(where), notes, help=help)
 

@@ -9,15 +9,16 @@ import hashlib
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import registry
 from .config import Config
 from .context import Context
 from .hooks import NO_HOOKS, LintHooks
-from ..source.diagnostics import Diagnostic, Location, Severity
+from ..source.diagnostics import Diagnostic, Location, Note, Severity, positioned
 from ..ir.core import Module, Operation, release
+from .stages import announce, size
 from .registry import RuleSpec
 from ..frontend.read import header_parser
 from .selection import check_selectors, enabled
@@ -106,14 +107,34 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
     gc.disable()
     where = _Where()
     try:
-        return _lint_source(source, config, read_error, where, hooks)
+        result = _lint_source(source, config, read_error, where, hooks)
     except _FileAborted as e:
-        return FileResult(source, None, [e.diagnostic], failed=True)
+        result = FileResult(source, None, [e.diagnostic], failed=True)
     except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
-        return FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
+        result = FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     finally:
         if enabled:
             gc.enable()
+    _position(result)
+    return result
+
+
+def _position(result: FileResult) -> None:
+    """Give each diagnostic (and its notes in this file) its line and column, as JSON
+    reports them: Diagnostic.line/column/end_line/end_column of the library. New
+    diagnostics, not changed ones: a rule result the language server reuses from an
+    earlier version (its spans moved) is positioned again in each version."""
+    source = result.source
+
+    def place(d: Diagnostic) -> Diagnostic:
+        location = positioned(d.location, source)
+        notes = tuple(n if (at := positioned(n.location, source)) is n.location else Note(at, n.message)
+                      for n in d.notes)
+        if location is d.location and all(a is b for a, b in zip(notes, d.notes)):
+            return d
+        return replace(d, location=location, notes=notes)
+
+    result.diagnostics = [place(d) for d in result.diagnostics]
 
 
 class _FileAborted(Exception):
@@ -209,6 +230,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
+    announce(f"parsing {size(len(source.text))}")
     module = hooks.read(source, hooks.header_parser(header_parser()))
     where.stage = hooks.walk_stage
     ops = hooks.walk(module)  # walked once: the parse and the rules go through this list
@@ -225,6 +247,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
             where.stage = "parsing"
             internal += _parse_everything(module, seen_errors, hooks, ops)
         where.stage = "running the rules"
+        announce(f"checking {len(ops):,} ops")
         result.diagnostics.extend(_run_rules(module, config, seen_errors, hooks, ops))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
@@ -339,6 +362,7 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     if mods is None:
         mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules() if enabled(s, config)]
     for spec in mods:
+        announce("deadlock analysis" if spec.category == "deadlock" else f"{spec.code} {spec.name}")
         found = call(spec, ctx, module, seen_errors)
         if found:
             extend(found)

@@ -27,7 +27,8 @@ from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
-from .shared import RuleLookup, counts, plural, process_label, process_ranges, resolve, severity_of, sorted_diagnostics
+from .shared import (RuleLookup, binary_notice, counts, plural, process_label, process_ranges, resolve, severity_of,
+                     sorted_diagnostics)
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")
 """Lane backgrounds, in turn (a test looks for them in a screenshot)."""
@@ -47,13 +48,56 @@ pre.src div.hit{background:#fee2e2}
 ul.notes{margin:4px 0;padding-left:20px}.help{color:#065f46}
 .diagram{overflow-x:auto;margin-top:8px}.diagram svg text{font:12px ui-monospace,Menlo,Consolas,monospace}
 .caption{color:#444;font-size:13px}
+form.filter{margin:0 0 12px;padding:8px 12px;background:#f8fafc;border:1px solid #e2e8f0;border-radius:6px}
+form.filter label{margin-right:14px}form.filter input[name=code]{width:16em}
+#shown{color:#444;margin-left:8px}
+table.files{border-collapse:collapse;margin:0 0 18px}table.files td,table.files th{padding:2px 10px;text-align:right}
+table.files td:first-child,table.files th:first-child{text-align:left}table.files tr:hover{background:#f1f5f9}
+h2.file{font-size:16px;margin:22px 0 10px;font-family:ui-monospace,Menlo,Consolas,monospace}
+span.notice{color:#6b7280;font-style:italic}
 """
 
 _SCRIPT = """
 (function(){var n=document.querySelectorAll('svg.swimlanes g.lane').length;
 document.body.setAttribute('data-lanes',String(n));
 document.title=document.title+' \\u2014 '+n+' lanes drawn';})();
+""" + """
+(function(){
+var form=document.getElementById('filter');if(!form)return;
+var all=document.querySelectorAll('section.finding');
+function apply(){
+  var sev={};form.querySelectorAll('input[name=sev]').forEach(function(c){sev[c.value]=c.checked;});
+  var want=form.elements.code.value.split(/[\\s,]+/).filter(Boolean).map(function(w){return w.toUpperCase();});
+  var shown=0,per={};
+  all.forEach(function(s){
+    var code=s.getAttribute('data-code'),name=s.getAttribute('data-name').toUpperCase();
+    var ok=sev[s.getAttribute('data-severity')]&&(!want.length||want.some(function(w){
+      return code.indexOf(w)===0||name===w;}));
+    s.hidden=!ok;if(ok){shown++;per[s.getAttribute('data-file')]=(per[s.getAttribute('data-file')]||0)+1;}
+  });
+  document.querySelectorAll('h2.file').forEach(function(h){h.hidden=!per[h.getAttribute('data-file')];});
+  document.querySelectorAll('table.files tr[data-file]').forEach(function(r){
+    r.querySelector('td.shown').textContent=String(per[r.getAttribute('data-file')]||0);});
+  document.getElementById('shown').textContent=shown+' of '+all.length+' findings shown';
+  document.body.setAttribute('data-shown',String(shown));
+}
+// a filter in the address, to link to: report.html#severity=error,warning&code=SHLO5
+location.hash.slice(1).split('&').forEach(function(kv){
+  var p=kv.split('='),v=decodeURIComponent(p[1]||'');
+  if(p[0]==='code')form.elements.code.value=v.replace(/,/g,' ');
+  if(p[0]==='severity')form.querySelectorAll('input[name=sev]').forEach(function(c){
+    c.checked=v.split(',').indexOf(c.value)>=0;});
+});
+form.addEventListener('input',apply);form.addEventListener('change',apply);
+form.addEventListener('submit',function(e){e.preventDefault();});
+apply();
+})();
 """
+"""The page's scripts: the lane count, then the filter (by severity and by code,
+prefix or rule name; also read from the address's #severity=...&code=...), which
+hides the findings it leaves out, empties the files' headings and writes how
+many are shown into the index and `<body data-shown=...>`. Plain JavaScript,
+nothing fetched: the page works offline."""
 
 
 # ----------------------------------------------------------------------------- source excerpts
@@ -89,7 +133,9 @@ def _excerpt(d: Diagnostic, sources: dict[str, SourceFile], hl: Callable[[str], 
     for n in range(max(1, pos.line - CONTEXT_LINES), min(source.num_lines, last + CONTEXT_LINES) + 1):
         text = source.line_text(n).rstrip("\r\n")
         cls = ' class="hit"' if pos.line <= n <= last else ""
-        rows.append(f'<div{cls}><span class="ln">{n}</span>{hl(text) if text else ""}</div>')
+        notice = binary_notice(text)
+        shown = f'<span class="notice">{html.escape(notice)}</span>' if notice else hl(text) if text else ""
+        rows.append(f'<div{cls}><span class="ln">{n}</span>{shown}</div>')
     return '<pre class="src">' + "".join(rows) + "</pre>"
 
 
@@ -214,12 +260,13 @@ def swimlanes(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
 
 
 # ----------------------------------------------------------------------------- the page
-def _finding(d: Diagnostic, sources: dict[str, SourceFile], rules, hl) -> str:
+def _finding(d: Diagnostic, sources: dict[str, SourceFile], rules, hl, file: int = 1) -> str:
     pos = resolve(d.location, sources)
     sev = severity_of(d).value
     spec = rules(d.code) if rules is not None else None
     code = (f'<a href="{html.escape(spec.help_uri)}">{d.code}</a>' if spec is not None else d.code)
-    parts = [f'<section class="finding" id="{html.escape(d.code)}-{pos.line or 0}">',
+    parts = [f'<section class="finding" id="f{file}-{html.escape(d.code)}-{pos.line or 0}" data-file="{file}" '
+             f'data-severity="{sev}" data-code="{html.escape(d.code)}" data-name="{html.escape(d.name)}">',
              f'<div class="head"><span class="loc">{html.escape(pos.label())}</span> '
              f'<span class="sev-{sev}">{sev}[{code}]</span> {html.escape(d.message)}</div>',
              _excerpt(d, sources, hl)]
@@ -249,8 +296,46 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
     checked = f" in {plural(files, 'file')} checked" if isinstance(files, int) else ""
     head = (f"{plural(len(diags), 'finding')} ({c['errors']} errors, {c['warnings']} warnings, {c['infos']} infos)"
             f"{checked}" if diags else f"All checks passed{checked}.")
-    body = "".join(_finding(d, sources, rules, hl) for d in diags)
+    paths = list(dict.fromkeys(d.path for d in diags))  # files with findings, in report order
+    number = {p: i for i, p in enumerate(paths, 1)}
+    body: list[str] = []
+    body_path = None
+    for d in diags:
+        if len(paths) > 1 and d.path != body_path:
+            body.append(f'<h2 class="file" id="file-{number[d.path]}" data-file="{number[d.path]}">'
+                        f"{html.escape(d.path)}</h2>")
+        body_path = d.path
+        body.append(_finding(d, sources, rules, hl, number[d.path]))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}{_pygments_css()}</style></head>"
-            f"<body><h1>{html.escape(title)}</h1><div class=\"summary\">{html.escape(head)}</div>{body}"
+            f"<body><h1>{html.escape(title)}</h1><div class=\"summary\">{html.escape(head)}</div>"
+            f"{_filter_form(diags) if diags else ''}{_index(diags, paths, files)}{''.join(body)}"
             f"<script>{_SCRIPT}</script></body></html>\n")
+
+
+def _filter_form(diags: list[Diagnostic]) -> str:
+    """Severity checkboxes (with their counts) and a code/prefix/name box."""
+    c = counts(diags)
+    boxes = "".join(f'<label><input type="checkbox" name="sev" value="{s}" checked> {s}s ({c[s + "s"]})</label>'
+                    for s in ("error", "warning", "info"))
+    codes = "".join(f'<option value="{html.escape(c)}">' for c in sorted({d.code for d in diags}))
+    return (f'<form class="filter" id="filter">Show: {boxes}<label>code <input name="code" list="codes" '
+            f'placeholder="SHLO5, SHLO120 or a rule name"></label><datalist id="codes">{codes}</datalist>'
+            f'<span id="shown">{plural(len(diags), "finding")}</span></form>')
+
+
+def _index(diags: list[Diagnostic], paths: list[str], files_checked) -> str:
+    """Files with findings, their counts per severity, each a link to its findings
+    (a page of one file needs none)."""
+    if len(paths) < 2:
+        return ""
+    rows = []
+    for i, path in enumerate(paths, 1):
+        c = counts([d for d in diags if d.path == path])
+        rows.append(f'<tr data-file="{i}"><td><a href="#file-{i}">{html.escape(path)}</a></td>'
+                    f'<td>{c["errors"]}</td><td>{c["warnings"]}</td><td>{c["infos"]}</td>'
+                    f'<td class="shown">{c["errors"] + c["warnings"] + c["infos"]}</td></tr>')
+    clean = files_checked - len(paths) if isinstance(files_checked, int) else 0
+    tail = f'<tr><td colspan="5">{plural(clean, "other file")} checked: no findings</td></tr>' if clean > 0 else ""
+    return ('<table class="files"><tr><th>file</th><th>errors</th><th>warnings</th><th>infos</th>'
+            f'<th>shown</th></tr>{"".join(rows)}{tail}</table>')

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol
 
-from ..source.diagnostics import Diagnostic, Location, Severity
+from ..source.diagnostics import Diagnostic, Location, Severity, positioned
 from ..source.text import SourceFile, Span
 
 class RuleDoc(Protocol):
@@ -70,20 +70,34 @@ class Position:
 
 
 def resolve(location: Location, sources: dict[str, SourceFile]) -> Position:
-    """Map a Location to line/column. A span in a known source wins; otherwise the
-    Location's own line/column (a Python file named by loc()); otherwise nothing."""
+    """Map a Location to line/column. A span in a known source wins (computed by
+    source.diagnostics.positioned, as the library's Diagnostic.line is); otherwise
+    the Location's own line/column (a Python file named by loc()); otherwise nothing."""
     source = sources.get(location.path)
     if location.span is not None and source is not None:
-        line, col, end_line, end_col = source.range(location.span)
-        return Position(location.path, line, col, end_line, end_col)
+        at = positioned(location, source)
+        return Position(location.path, at.line, at.column, at.end_line, at.end_column)
     line = location.line if location.line is not None and location.line >= 1 else None
     col = location.column if line is not None and location.column is not None and location.column >= 1 else None
-    return Position(location.path, line, col)
+    end_line = location.end_line if col is not None and location.end_line is not None else None
+    end_col = location.end_column if end_line is not None else None
+    return Position(location.path, line, col, end_line, end_col)
 
 
 def resolve_span(path: str, span: Span, sources: dict[str, SourceFile]) -> Position:
     """Resolve an edit's span in `path` (the diagnostic's file)."""
     return resolve(Location(path, span), sources)
+
+
+def binary_notice(line: str) -> str | None:
+    """What to show instead of a source line that is not text — bytes that did not
+    decode (U+FFFD) or control characters making up a quarter of it, as when a binary
+    file is linted — else None (show the line). One bad byte in a text line is shown:
+    the caret points at it."""
+    bad = sum(1 for ch in line if ch == "\ufffd" or (ord(ch) < 0x20 and ch not in "\t\r") or ord(ch) == 0x7F)
+    if bad < 4 or bad * 4 < len(line):
+        return None
+    return f"(not shown: {bad} of {len(line)} characters of this line are undecodable bytes or control characters)"
 
 
 def sort_key(diag: Diagnostic, sources: dict[str, SourceFile]) -> tuple:

@@ -20,7 +20,8 @@ from collections import Counter
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
-from .shared import Position, RuleLookup, counts, plural, resolve, severity_of, sorted_diagnostics, trace_label
+from .shared import (Position, RuleLookup, binary_notice, counts, plural, resolve, severity_of, sorted_diagnostics,
+                     trace_label)
 
 TAB = "    "
 _SEV_COLOR = {"error": "31", "warning": "33", "info": "36"}
@@ -100,9 +101,12 @@ def _source_block(diag: Diagnostic, pos: Position, source: SourceFile | None, pa
     end = pos.end_column - 1 if pos.end_line == pos.line and pos.end_column is not None else None
     if pos.end_line is None:  # a line:col without a span: point at one character
         end = pos.column
-    shown, carets = snippet_lines(source.line_text(pos.line), pos.column - 1, end, max_width)
     w = _gutter_width(pos)
     bar = paint.gutter(" " * (w + 1) + "|")
+    notice = binary_notice(source.line_text(pos.line))
+    if notice is not None:  # a binary file: no line of replacement characters
+        return [bar, paint.gutter(f"{pos.line:>{w}} |") + " " + notice]
+    shown, carets = snippet_lines(source.line_text(pos.line), pos.column - 1, end, max_width)
     sev = severity_of(diag).value
     return [
         bar,

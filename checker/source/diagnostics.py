@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from .text import Span
+from .text import SourceFile, Span
 
 CATEGORIES = ("syntax", "constraint", "future", "deadlock", "performance", "tool")
 
@@ -22,13 +22,31 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A place in some file: the path plus a span of it (or a 1-based line:col where
-    the file is not one we read, e.g. the Python line from a loc())."""
+    """A place in some file: the path plus a span of it, and its 1-based line and
+    column with an exclusive end, as JSON reports them (`positioned` computes them
+    from the span; where the file is not one we read, e.g. the Python line from a
+    loc(), they are all there is)."""
 
     path: str
     span: Span | None = None
     line: int | None = None
     column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+def positioned(location: Location, source: SourceFile) -> Location:
+    """The location with line, column, end_line and end_column computed from its span
+    in `source` (1-based, end exclusive): the one place they are computed, for the
+    library's Diagnostic and every report. A location without a span, or in another
+    file, is returned as it is."""
+    if location.span is None or location.path != source.path:
+        return location
+    line, column, end_line, end_column = source.range(location.span)
+    if (line, column, end_line, end_column) == (location.line, location.column, location.end_line,
+                                                location.end_column):
+        return location
+    return replace(location, line=line, column=column, end_line=end_line, end_column=end_column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +141,24 @@ class Diagnostic:
     @property
     def span(self) -> Span | None:
         return self.location.span
+
+    # 1-based, end exclusive, as in JSON; set by the engine for the file it linted
+    # (None for a whole-file problem, or a diagnostic made outside the engine).
+    @property
+    def line(self) -> int | None:
+        return self.location.line
+
+    @property
+    def column(self) -> int | None:
+        return self.location.column
+
+    @property
+    def end_line(self) -> int | None:
+        return self.location.end_line
+
+    @property
+    def end_column(self) -> int | None:
+        return self.location.end_column
 
     def note(self, location: Location, message: str) -> "Diagnostic":
         return replace(self, notes=self.notes + (Note(location, message),))

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...ir.core import Module, func_type
 from ...analysis.semantics import Grid
+from ..availability import jax_available, jax_missing
 from ..interpreter import Blocked
 from ..runtime import program_mode
 from ..values import ExecutionError, Inputs, TOKEN
@@ -77,19 +78,31 @@ device ids are packed as process_index * 2048 + local id, so a 4096-device grid 
 one process fails ("Multiprocess computations aren't implemented on the CPU backend")."""
 
 
+GPU_STUCK_FLAGS = ("--xla_gpu_executable_warn_stuck_timeout", "--xla_gpu_executable_terminate_timeout",
+                   "--xla_gpu_first_collective_call_warn_stuck_timeout_seconds",
+                   "--xla_gpu_first_collective_call_terminate_timeout_seconds")
+"""XLA:GPU's rendezvous timeouts (warn, terminate; then the same for a program's first
+collective call, whose defaults are longer). Their defaults (10 s / 30 s, 20 s / 40 s in
+xla/debug_options_flags.cc) would make a hang wait out the watchdog, so a GPU run gets
+the CPU run's timeouts. The first two flags are named without `_seconds` on the
+command line, unlike their DebugOptions fields."""
+
+
 def worker_env(platform: str, devices: int, stuck_warn_s, stuck_terminate_s) -> dict:
     """The environment of an XLA worker process (this engine's and each process of
-    xla-distributed's): `devices` CPU devices and the collective watchdog's
-    timeouts on CPU, the caller's XLA_FLAGS otherwise kept; our import path."""
+    xla-distributed's): `devices` CPU devices on CPU, the collective watchdog's
+    timeouts on CPU and GPU, the caller's XLA_FLAGS otherwise kept; our import path."""
     env = dict(os.environ)
     flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith((
-        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call"))]
+        "--xla_force_host_platform_device_count", "--xla_cpu_collective_call", *GPU_STUCK_FLAGS))]
     if platform == "cpu":
         flags += [f"--xla_force_host_platform_device_count={devices}",
                   f"--xla_cpu_collective_call_warn_stuck_timeout_seconds={stuck_warn_s}",
                   f"--xla_cpu_collective_call_terminate_timeout_seconds={stuck_terminate_s}"]
         env["JAX_PLATFORMS"] = "cpu"
     else:
+        warn, terminate = GPU_STUCK_FLAGS[0::2], GPU_STUCK_FLAGS[1::2]
+        flags += [f"{f}={stuck_warn_s}" for f in warn] + [f"{f}={stuck_terminate_s}" for f in terminate]
         env.pop("JAX_PLATFORMS", None)
     env["XLA_FLAGS"] = " ".join(flags)
     env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -97,22 +110,12 @@ def worker_env(platform: str, devices: int, stuck_warn_s, stuck_terminate_s) -> 
     return env
 
 
-def jax_available() -> bool:
-    try:
-        import importlib.util
-
-        return importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jaxlib") is not None
-    except (ImportError, ValueError):  # pragma: no cover
-        return False
-
-
 def preflight(module: Module, grid: Grid, device: str):
     """(the entry function's type, None), or (None, the XlaResult saying why
     nothing can run): no jax, an unknown grid, no readable entry. Shared by the
     xla engine and xla-distributed."""
     if not jax_available():
-        return None, XlaResult("unsupported", {}, [], "the XLA engine needs jax: pip install 'shlo-lint[jax]'",
-                               0.0, device)
+        return None, XlaResult("unsupported", {}, [], jax_missing("the XLA engine"), 0.0, device)
     if not grid.known:
         return None, XlaResult("error", {}, [], "the process grid is unknown (pass --num-partitions / "
                                                 "--num-replicas)", 0.0, device)
