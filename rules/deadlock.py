@@ -307,7 +307,7 @@ def _missing_text(d: Deadlock, primary: Blocked) -> str:
             if id(b.never_arrive) not in seen:  # shared between the members of one collective
                 seen.add(id(b.never_arrive))
                 never.update(dict.fromkeys(b.never_arrive))
-            states.update(w.state for w in b.waits_for if w.state in ("finished", "never"))
+                states.update(b.never_states)
         who = _procs(sorted(never), 2) or "a peer"
         one = len(never) <= 1
         if states == {"finished"}:

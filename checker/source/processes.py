@@ -24,7 +24,7 @@ def names_a_process(text: str) -> bool:
 def process_name(process) -> str:
     """`(0, 3)`."""
     r, p = process
-    return f"({int(r)}, {int(p)})"
+    return f"({r}, {p})"
 
 
 def process_runs(processes: Iterable) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -42,6 +42,8 @@ def process_set(processes: Iterable, limit: int = 4) -> str:
     """`(0, 1), (0, 2)`, `(0, 0)–(0, 1023), (1, 0)`, `(0, 1), (0, 3), (0, 5) and 5 more`:
     runs of three or more consecutive partitions become ranges; past `limit` items
     the rest is counted (in processes)."""
+    if isinstance(processes, (tuple, list)) and len(processes) == 1:
+        return process_name(processes[0])
     items: list[tuple[str, int]] = []
     for a, b in process_runs(processes):
         n = b[1] - a[1] + 1

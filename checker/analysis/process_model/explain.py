@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from ...ir.core import Operation
-from ...source.processes import process_name, process_set
+from ...source.processes import process_set
 from ..tracer.trace import Step
 from ..tracer.structure import collective_kind, op_label
 from .lanes import Phrase
@@ -197,7 +197,9 @@ def _order_cycle(edges: list[tuple[int, int]]) -> list[int] | None:
 
 
 def _pl(model: Model, p: int) -> str:
-    return process_name(divmod(p, model.grid.num_partitions))
+    """process_name of a flattened id (written out: it runs once per wait of every blocked process)."""
+    r, q = divmod(p, model.grid.num_partitions)
+    return f"({r}, {q})"
 
 
 def process_list(procs: list[tuple[int, int]], limit: int = 4) -> str:
@@ -221,12 +223,15 @@ class _Waits:
 
     def __init__(self, model: Model, final: list[int], lens: list[int], stuck_set: set[int]):
         self.model, self.final, self.lens, self.stuck_set = model, final, lens, stuck_set
-        self.cache: dict[tuple, tuple[Phrase, tuple[tuple[int, int], ...]]] = {}
+        self.cache: dict[tuple, tuple[Phrase, tuple[tuple[int, int], ...], frozenset[str]]] = {}
         self.peers: set[int] = set()
         """Processes waited for that are not blocked themselves (Deadlock.peers)."""
+        self.where: dict[int, tuple[str, int]] = {}
+        """id(op) → (its short name, its line): asked once per op, not once per process."""
 
-    def of(self, p: int, e: tuple, need) -> tuple[Phrase, tuple[tuple[int, int], ...]]:
-        """(the waits phrase of process p at event e, the processes that never arrive)."""
+    def of(self, p: int, e: tuple, need) -> tuple[Phrase, tuple[tuple[int, int], ...], frozenset[str]]:
+        """(the waits phrase of process p at event e, the processes that never
+        arrive, what those do instead: "finished" and/or "never")."""
         inst = _instance_of(self.model, e)
         if inst is None:
             return self._phrase(e, [(q, j) for q, j in need])
@@ -248,18 +253,24 @@ class _Waits:
         goal = _lit(_goal(e))
         groups: dict[tuple, list[tuple[int, int]]] = {}
         never: list[tuple[int, int]] = []
+        how: set[str] = set()
         for q, j in waits:
             state, at = _state(model, q, j, self.final, self.lens, self.stuck_set)
-            where = (at.op.name.rsplit(".", 1)[-1], line_of(at.op)) if at is not None else None
+            where = None
+            if at is not None:
+                where = self.where.get(id(at.op))
+                if where is None:
+                    where = self.where[id(at.op)] = (at.op.name.rsplit(".", 1)[-1], line_of(at.op))
             groups.setdefault((state, where), []).append(divmod(q, P))
             if state in ("finished", "never"):
                 never.append(divmod(q, P))
+                how.add(state)
             if q not in self.stuck_set:
                 self.peers.add(q)
         parts = []
         for k, (state, where) in enumerate(groups):
             parts.append(f"{{{k}}} {goal}{_suffix(k, state, where)}")
-        return Phrase("; ".join(parts), tuple(tuple(ps) for ps in groups.values())), tuple(never)
+        return Phrase("; ".join(parts), tuple(tuple(ps) for ps in groups.values())), tuple(never), frozenset(how)
 
 
 def _instance_of(model: Model, e: tuple):
@@ -382,11 +393,11 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
     else:
         op = step.op  # type: ignore[union-attr]
         what_phrase = _event_phrase(model, p, e)
-    waits_phrase, never = waits_of.of(p, e, need)
+    waits_phrase, never, never_states = waits_of.of(p, e, need)
     return Blocked(divmod(p, P), step, op, what_phrase.text(), tuple(waits), completed, completed_what,
                    _hint(model, p, e, need), at_end=e[0] == EXIT, waits_more=getattr(need, "more", 0),
                    completed_phrases=completed_phrases, what_phrase=what_phrase, waits_phrase=waits_phrase,
-                   never_arrive=never, lacks=_lacks(model, p, e, unmet))
+                   never_arrive=never, never_states=never_states, lacks=_lacks(model, p, e, unmet))
 
 
 def _hint(model: Model, p: int, e: tuple, need) -> tuple[Operation, str] | None:

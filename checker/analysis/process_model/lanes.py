@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Hashable, Iterable
 
-from ...source.processes import process_name, process_set, processes_phrase
+from ...source.processes import process_name, process_set
 
 Proc = tuple[int, int]
 
@@ -44,11 +44,12 @@ class Phrase:
         return self.template.format(*(_Concrete(s) for s in self.slots))
 
 
-def _choose(spec: str, one: bool, phrase: str, bare: str) -> str:
+def _choose(spec: str, one: bool, bare) -> str:
+    """The words a format spec asks for; `bare()` writes the processes alone."""
     if not spec:
-        return phrase
+        return ("process " if one else "processes ") + bare()
     if spec == "bare":
-        return bare
+        return bare()
     singular, _, plural = spec.partition("|")
     return singular if one else plural
 
@@ -61,7 +62,8 @@ class _Concrete:
 
     def __format__(self, spec: str) -> str:
         ps = self.processes
-        return _choose(spec, len(ps) == 1, processes_phrase(ps), process_set(ps))
+        one = len(ps) == 1
+        return _choose(spec, one, lambda: process_name(ps[0]) if one else process_set(ps))
 
 
 class _Symbolic:
@@ -71,7 +73,7 @@ class _Symbolic:
         self.expr = expr
 
     def __format__(self, spec: str) -> str:
-        return _choose(spec, True, f"process {self.expr}", self.expr)
+        return _choose(spec, True, lambda: self.expr)
 
 
 @dataclass
@@ -107,14 +109,21 @@ def _preference(form: _Form, shape: tuple[int, int]) -> tuple:
                  for (kind, v), size in zip(form, shape))
 
 
+def _fits(form: _Form, m: Proc, q: Proc, shape: tuple[int, int]) -> bool:
+    return all((q[k] == v) if kind == "c" else ((q[k] - m[k]) % shape[k] == v)
+               for k, (kind, v) in enumerate(form))
+
+
 def _best(members: list[Proc], peers: list[Proc], shape: tuple[int, int]) -> tuple[_Form, list[int]]:
     """The form fitting the most members, and the indices of those it fits."""
     counts: Counter = Counter()
     for m, q in zip(members, peers):
         counts.update(_candidates(m, q, shape))
-    form = min(counts, key=lambda f: (-counts[f], _preference(f, shape)))
-    fits = [i for i, (m, q) in enumerate(zip(members, peers)) if form in _candidates(m, q, shape)]
-    return form, fits
+    top = max(counts.values())
+    form = min((f for f, c in counts.items() if c == top), key=lambda f: _preference(f, shape))
+    if top == len(members):
+        return form, list(range(len(members)))
+    return form, [i for i, (m, q) in enumerate(zip(members, peers)) if _fits(form, m, q, shape)]
 
 
 def _component(kind_value: tuple[str, int], var: str, values: set[int], size: int) -> str:

@@ -63,6 +63,8 @@ class Blocked:
     never_arrive: tuple[tuple[int, int], ...] = ()
     """Every process it waits for that never gets there (it finished, or its
     trace has no matching op)."""
+    never_states: frozenset[str] = frozenset()
+    """What those do instead: "finished", "never" (no matching op), or both."""
     lacks: str = ""
     """For a recv or a send that is never received: what its peer lacks, in
     words ("(0, 0) never sends to it on channel 1")."""
