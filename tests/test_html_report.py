@@ -50,6 +50,11 @@ def test_1024_processes_collapse_into_labelled_classes(tmp_path):
     assert len(page) < 2_000_000
 
 
+def test_the_summary_counts_in_words(tmp_path):
+    _, page = html_report(tmp_path, RING1024)
+    assert "1 finding (1 error, 0 warnings, 0 infos) in 1 file checked" in page  # was "1 errors"
+
+
 def test_highlighting_is_optional(monkeypatch):
     import builtins
 
