@@ -71,8 +71,8 @@ def all_to_all_split_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[
         d = tt.shape[split]  # type: ignore[index]
         if d is not None and d % count:
             yield ctx.error(attr_where(ctx, op, "split_count"),
-                            f"{op_label(op)}: operand dimension {split} (split_dimension) has size {d}, which "
-                            f"is not divisible by split_count {count}", op=op)
+                            f"{op_label(op)}: operand dimension {split} (split_dimension) has size {d}, not "
+                            f"divisible by split_count {count}", op=op)
             return
 
 

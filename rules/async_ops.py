@@ -89,9 +89,9 @@ def async_start_body_not_single_op(op: Operation, ctx: Context) -> Iterator[Diag
             msg = "async_start: the body holds no operation; it must hold exactly one collective (or slice)"
         else:
             names = ", ".join(op_label(o) for o in ops)
-            msg = (f"async_start: the body holds {len(ops)} operations ({names}); it must hold exactly one "
-                   f"collective (or slice) and its return")
-        d = ctx.error(op, msg)
+            msg = f"async_start: the body holds {len(ops)} operations ({names}); it must hold exactly one"
+        d = ctx.error(op, msg, help="put one collective (or slice) and its return in the body; run the rest "
+                                    "before or after the async_start")
         if len(ops) > 1:
             d = d.note(ctx.loc(ops[1]), "the second operation is here")
         yield d
@@ -135,10 +135,10 @@ def async_start_op_not_allowed(op: Operation, ctx: Context) -> Iterator[Diagnost
         return
     inner = inner_op(op)
     if inner is not None and inner.name not in ALLOWED_INNER:
-        yield ctx.error(inner, f"async_start: {inner.name} cannot run asynchronously; the body must hold one "
-                               f"collective (all_gather, all_reduce, all_to_all, collective_broadcast, "
-                               f"collective_permute, collective_reduce, reduce_scatter) or slice, dynamic_slice, "
-                               f"dynamic_update_slice", op=inner)
+        yield ctx.error(inner, f"async_start: {inner.name} cannot run asynchronously", op=inner,
+                        help="the body must hold one collective (all_gather, all_reduce, all_to_all, "
+                             "collective_broadcast, collective_permute, collective_reduce, reduce_scatter) or "
+                             "slice, dynamic_slice, dynamic_update_slice")
 
 
 @rule("SHLO303", "async-start-operands-mismatch", on=ASYNC_START, spec="async_start C3")
@@ -197,9 +197,9 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
         if start_vals:
             # async_start is IsolatedFromAbove in StableHLO 1.20: the body cannot
             # read an outer value, whatever the spec's example shows.
-            yield ctx.error(op, f"async_start: its {len(start_vals)} operand(s) are not passed as region "
-                                f"arguments; async_start is isolated from above, so its body needs a `^bb0` "
-                                f"argument per operand (the spec's example omits them; StableHLO 1.20 rejects it)")
+            d = ctx.error(op, f"async_start: its {len(start_vals)} operand(s) are not region arguments of its body",
+                          help="give the body a `^bb0` argument per operand: async_start is isolated from above")
+            yield d.note(ctx.loc(op), "the spec's example omits them; StableHLO 1.20 rejects it")
     if len(used) == len(expected) and all(u is e for u, e in zip(used, expected)):
         return
     arg_ids = {id(a) for a in expected}
@@ -207,11 +207,11 @@ def async_start_operands_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
     unused = [i for i, a in enumerate(expected) if all(u is not a for u in used)]
     if outside:
         v = outside[0]
-        yield ctx.error(inner, f"async_start: the {op_label(inner)} uses {_name(v)}, which is not an operand of "
-                               f"the async_start; pass it in as an operand", op=inner)
+        yield ctx.error(inner, f"async_start: the {op_label(inner)} uses {_name(v)}, not an operand of the "
+                               f"async_start", op=inner, help="pass it in as an operand of the async_start")
     elif unused:
-        yield ctx.error(op, f"async_start: operand {unused[0]} is not used by the {op_label(inner)}; the start's "
-                            f"operands must be exactly the ones it uses")
+        yield ctx.error(op, f"async_start: operand {unused[0]} is not used by the {op_label(inner)}",
+                        help="the start's operands must be exactly the ones its operation uses")
     else:
         yield ctx.error(inner, f"async_start: the {op_label(inner)} must take the start's operands in order "
                                f"({', '.join(_name(a) for a in expected)})", op=inner)
@@ -264,8 +264,7 @@ def async_start_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Di
         return
     if want != got:
         have = fmt_types(results)
-        yield ctx.error(op, f"async_start: result type {have} does not carry the body's result types; "
-                            f"expected !stablehlo.future<{', '.join(map(str, want))}>")
+        yield ctx.error(op, f"async_start: result type {have} does not carry the body's {fmt_types(want)}")
 
 
 @rule("SHLO305", "async-done-type-mismatch", on=ASYNC_DONE, spec="async_done C1")
@@ -326,9 +325,10 @@ def future_in_control_flow(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     for kind, types in (("operand", op.operand_types), ("result", op.result_types)):
         for i, t in enumerate(types):
             if isinstance(t, FutureType):
-                yield ctx.error(op, f"{name}: {kind} {i} is a future ({t}); the StableHLO type rules allow only "
-                                    f"tensors, quantized tensors and tokens as {name} operands and results, so "
-                                    f"a future cannot cross a {name} (StableHLO type rules)")
+                d = ctx.error(op, f"{name}: {kind} {i} is a future, which cannot cross a {name} (StableHLO type "
+                                  f"rules)")
+                yield d.note(ctx.loc(op), f"{kind} {i} has type {t}; the StableHLO type rules allow only tensors, "
+                                          f"quantized tensors and tokens as {name} operands and results")
                 return
 
 
@@ -382,8 +382,7 @@ def future_element_not_ranked_tensor(module: Module, ctx: Context) -> Iterator[D
         bad = _bad_future_elements(types)
         if bad:
             what = "function signature" if op.name == "func.func" else op_label(op)
-            yield ctx.error(op, f"{what}: a !stablehlo.future holds {bad[0]}, but future element types must be "
-                                f"ranked tensors", op=op)
+            yield ctx.error(op, f"{what}: a !stablehlo.future holds {bad[0]}, not a ranked tensor", op=op)
 
 
 @rule("SHLO308", "async-multi-value-future", on=(ASYNC_START, ASYNC_DONE), spec="async_start C4, async_done C1")
@@ -423,8 +422,7 @@ def async_multi_value_future(op: Operation, ctx: Context) -> Iterator[Diagnostic
             return
         ft = results[0] if results else None
         if isinstance(ft, FutureType) and len(ft.types) > 1:
-            yield ctx.error(op, f"{name}: its future holds {len(ft.types)} values, {fmt_types(ft.types)}; a future "
-                                f"holds one tensor")
+            yield ctx.error(op, f"{name}: its future holds {len(ft.types)} values; a future holds one tensor")
             return
         _ops, ret = body_ops(op)
         if ret is not None and len(ret.operands) > 1:
@@ -437,5 +435,4 @@ def async_multi_value_future(op: Operation, ctx: Context) -> Iterator[Diagnostic
         return
     ft = types[0] if len(types) == 1 else None
     if isinstance(ft, FutureType) and len(ft.types) > 1:
-        yield ctx.error(op, f"{name}: it takes a future of {len(ft.types)} values, {fmt_types(ft.types)}; a future "
-                            f"holds one tensor")
+        yield ctx.error(op, f"{name}: it takes a future of {len(ft.types)} values; a future holds one tensor")

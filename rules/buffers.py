@@ -70,7 +70,7 @@ def _alias_text(op: Operation, ctx: Context) -> str | None:
     return text or None
 
 
-def _alias_type_mismatch(op: Operation, text: str) -> str | None:
+def _alias_type_mismatch(op: Operation, text: str) -> tuple[str, str] | None:
     """An alias between a buffer and a non-buffer (or two different buffers): the
     verifier's "shapes mismatch in the output_operand_alias attribute"."""
     ins, outs = list(op.operand_types), list(op.result_types)
@@ -82,12 +82,13 @@ def _alias_type_mismatch(op: Operation, text: str) -> str | None:
         if a is None or b is None or not (isinstance(a, MemRefType) or isinstance(b, MemRefType)):
             continue
         if type(a) is not type(b) or not _compatible(a, b):
-            return (f"output_operand_alias pairs operand part {a} with output part {b}; an alias keeps the "
-                    f"type")
+            return ("an output_operand_alias pairs parts of different types",
+                    f"it pairs operand part {a} with output part {b}; an alias keeps the type")
     return None
 
 
-def _problem(op: Operation, ctx: Context) -> str | None:
+def _problem(op: Operation, ctx: Context) -> str | tuple[str, str] | None:
+    """What is wrong: a headline, or (a headline, a note saying more)."""
     target = _target(op)
     ins, outs = list(op.operand_types), list(op.result_types)
     text = _alias_text(op, ctx)
@@ -134,8 +135,8 @@ def _problem(op: Operation, ctx: Context) -> str | None:
             index = () if len(outs) == 1 else (i,)
             if index not in named:
                 where = "the result" if len(outs) == 1 else f"result {i}"
-                return (f"{where} is a buffer ({t}) that no output_operand_alias names; a buffer result must "
-                        f"alias a buffer operand")
+                return (f"{where} is a buffer ({t}) that no output_operand_alias names",
+                        "a buffer result must alias a buffer operand (an output_operand_aliases entry)")
     return None
 
 
@@ -172,4 +173,6 @@ def custom_call_buffer_misuse(op: Operation, ctx: Context) -> Iterator[Diagnosti
         return
     problem = _problem(op, ctx)
     if problem:
-        yield ctx.error(op, f"{op_label(op)}: {problem}")
+        headline, more = (problem, None) if isinstance(problem, str) else problem
+        d = ctx.error(op, f"{op_label(op)}: {headline}")
+        yield d.note(ctx.loc(op), more) if more else d

@@ -115,10 +115,8 @@ def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterat
     why = "no channel_handle" if ch is None else f"channel_id {ch} <= 0"
     fix = ("give it a positive channel_id and use_global_device_ids" if ar_like
            else "give it a positive channel_id")
-    yield ctx.error(
-        ctx.attr_span(op, name),
-        f"{kind}: {name} uses id {hi} >= num_replicas = {R} with {why} (cross_replica), but ids fit the "
-        f"{P} partitions{example}: a group spanning partitions needs a positive channel_id",
-        op=op,
-        help=f"{fix}, e.g. channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>",
-    )
+    span = ctx.attr_span(op, name)
+    d = ctx.error(span, f"{kind}: {name} names id {hi} >= num_replicas = {R} without a positive channel_id", op=op,
+                  help=f"{fix}, e.g. channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>")
+    yield d.note(ctx.loc(span), f"with {why} the ids are replica ids (cross_replica); they fit the {P} "
+                                f"partitions{example}: a group spanning partitions needs a positive channel_id")

@@ -164,5 +164,4 @@ def collective_permute_result_type_mismatch(op: Operation, ctx: Context) -> Iter
     for i, (a, r) in enumerate(zip(operands, results)):
         if not compatible(a, r):
             which = "result" if len(results) == 1 else f"result #{i}"
-            yield ctx.error(op, f"collective_permute: {which} type {r} differs from operand type {a}; "
-                                f"expected {a}", op=op)
+            yield ctx.error(op, f"collective_permute: {which} type {r} differs from operand type {a}", op=op)

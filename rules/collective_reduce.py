@@ -192,5 +192,5 @@ def collective_reduce_global_ids_without_channel(op: Operation, ctx: Context) ->
     yield from check_global_ids_channel(op, ctx)
     groups = replica_groups(op, ctx)
     if flag(op, "use_global_device_ids") and groups is not None and groups.rows is not None and groups.empty:
-        yield ctx.error(groups.span, "collective_reduce: replica_groups is empty, but use_global_device_ids needs "
-                                     "the process ids written out", op=op)
+        yield ctx.error(groups.span, "collective_reduce: replica_groups is empty under use_global_device_ids",
+                        op=op, help="write the process ids out: use_global_device_ids gives no default group")

@@ -114,6 +114,8 @@ def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagn
     for where, types in (("operand", op.operand_types), ("result", result_types(op))):
         for i, t in enumerate(types):
             if per_axis_quantized(t):
-                yield ctx.error(op, f"{op_label(op)}: {where} {i} has the per-axis quantized type {t}; "
-                                    f"{op_label(op)} takes tensors or per-tensor quantized tensors")
+                d = ctx.error(op, f"{op_label(op)}: {where} {i} has a per-axis quantized type",
+                              help=f"{op_label(op)} takes tensors or per-tensor quantized tensors: dequantize "
+                                   f"first, or requantize per tensor")
+                yield d.note(ctx.loc(op), f"{where} {i} has type {t}")
                 return

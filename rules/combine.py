@@ -302,9 +302,9 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
     if g is not None:
         n = len(g.members)
         kind = op_label(op)
-        d = ctx.diag(op, f"{kind}: {n} independent {kind}s ({_key_words(g.key, op)}; {_size(g.bytes)} in total) would "
-                         f"be merged by an XLA-style combiner; one variadic {kind} saves {n - 1} "
-                         f"collective{'s' if n > 2 else ''}")
+        d = ctx.diag(op, f"{kind}: {n} independent {kind}s ({_size(g.bytes)} in total) could be one variadic "
+                         f"{kind}, saving {n - 1} collective{'s' if n > 2 else ''}")
+        d = d.note(ctx.loc(op), f"an XLA-style combiner would merge them: they share {_key_words(g.key, op)}")
         for j in g.members[1:9]:
             d = d.note(ctx.loc(f.ops[j]), f"combinable with the {kind} at line "
                                           f"{ctx.source.line_col(op.span.start)[0]}")

@@ -30,9 +30,11 @@ from dataclasses import replace
 from typing import Iterator
 
 from shlo_lint.checker.lint.context import Context
-from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Peer, Verdict
+from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Verdict
+from shlo_lint.checker.analysis.process_model.lanes import Phrase, lanes
 from shlo_lint.checker.analysis.process_model.schedule import independent
 from shlo_lint.checker.source.diagnostics import Diagnostic, ProcessTrace, TraceStep
+from shlo_lint.checker.source.processes import process_name, process_set, processes_phrase
 from shlo_lint.checker.ir import catalog
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
@@ -60,51 +62,15 @@ def _line(ctx: Context, op: Operation) -> int:
 
 
 def _proc(p: tuple[int, int]) -> str:
-    return f"({p[0]}, {p[1]})"
+    return process_name(p)
 
 
 def _procs(ps: list[tuple[int, int]], limit: int = 4) -> str:
-    names = [_proc(p) for p in ps]
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
+    return process_set(ps, limit)
 
 
-def _step_text(ctx: Context, step: Step) -> str:
-    where = step.where()
-    return f"{op_label(step.op)}" + (f" ({where})" if where else "")
-
-
-def waits_text(b: Blocked, limit: int = 3) -> str:
-    """What a blocked process waits for, peers with the same story grouped:
-    "processes (0, 1), (0, 2) and 5 more to reach this collective; they finished ..."."""
-    groups: dict[str, list[tuple[int, int]]] = {}
-    for w in b.waits_for:
-        template = w.text.replace(f"process {_proc(w.process)}", "{who}", 1)
-        groups.setdefault(template, []).append(w.process)
-    parts = []
-    for template, ps in list(groups.items())[:limit]:
-        if len(ps) == 1:
-            parts.append(template.replace("{who}", f"process {_proc(ps[0])}"))
-        else:
-            text = template.replace("{who}", f"processes {_procs(ps)}")
-            for one, many in (("; it finished", "; they finished"), ("; it never executes", "; they never execute"),
-                              ("; it is blocked", "; they are blocked"), ("; it stopped", "; they stopped")):
-                text = text.replace(one, many)
-            parts.append(text)
-    if len(groups) > limit:
-        parts.append(f"and {len(groups) - limit} more")
-    if b.waits_more:
-        parts.append(f"and {b.waits_more} more process{'es' if b.waits_more != 1 else ''} of the group")
-    return "; ".join(parts)
-
-
-def _trace_of(ctx: Context, b: Blocked) -> ProcessTrace:
-    shown = list(zip(b.completed, b.completed_what))[-MAX_STEPS:]
-    steps = [TraceStep(ctx.loc(s.op), _with_where(what, s)) for s, what in shown]
-    steps.append(TraceStep(ctx.loc(b.op), _with_where(b.what, b.step), blocked=True))
-    waits = waits_text(b)
-    return ProcessTrace(b.process, tuple(steps), waits_for=f"waits for {waits}" if waits else "")
+MAX_PEER_LANES = 4
+"""Lanes for the processes that never arrive, after the blocked ones."""
 
 
 def _with_where(what: str, step: Step | None) -> str:
@@ -112,40 +78,82 @@ def _with_where(what: str, step: Step | None) -> str:
     return f"{what} ({where})" if where else what
 
 
-def _peer_trace(ctx: Context, peer: Peer) -> ProcessTrace:
-    """A process that never arrives: what it did instead."""
-    shown = list(zip(peer.completed, peer.completed_what))[-MAX_STEPS:]
-    steps = tuple(TraceStep(ctx.loc(s.op), _with_where(what, s)) for s, what in shown)
-    text = "finished without reaching it" if peer.state == "finished" else "stopped being followed (unresolved)"
-    return ProcessTrace(peer.process, steps, waits_for=text)
-
-
-def _traces(ctx: Context, d: Deadlock) -> tuple[list[ProcessTrace], int]:
-    """(traces, processes left out). Up to MAX_TRACES processes one trace each;
-    more are grouped into classes with the same story (the same ops completed,
-    blocked at the same op), one trace per class naming its members (`others`)."""
+def _stories(d: Deadlock):
+    """Each process's story for lanes.py: (process, what it did, its phrases), the
+    blocked ones (the chain first) then the ones that never arrive."""
     by_proc = {b.process: b for b in d.blocked}
     in_chain = set(d.chain)  # a set: chains run to tens of thousands of processes
     order = [p for p in d.chain if p in by_proc] + [b.process for b in d.blocked if b.process not in in_chain]
-    if len(order) <= MAX_TRACES:
-        out = [_trace_of(ctx, by_proc[p]) for p in order]
-        left = 0
-    else:
-        classes: dict[tuple, list[tuple[int, int]]] = {}
-        for p in order:
-            b = by_proc[p]
-            classes.setdefault((id(b.op), tuple(id(s.op) for s in b.completed)), []).append(p)
-        groups = list(classes.values())
-        out = [replace(_trace_of(ctx, by_proc[ps[0]]), others=tuple(ps[1:])) for ps in groups[:MAX_TRACES]]
-        left = sum(len(ps) for ps in groups[MAX_TRACES:])
-    peer_classes: dict[tuple, list[Peer]] = {}
+    blocked = []
+    for p in order:
+        b = by_proc[p]
+        shown = list(zip(b.completed, b.completed_phrases))[-MAX_STEPS:]
+        key = ("blocked", b.step.index if b.step is not None else id(b.op), b.at_end,
+               tuple(st.index for st in b.completed))
+        what = b.what_phrase or Phrase(b.what.replace("{", "{{").replace("}", "}}"))
+        blocked.append((p, key, tuple(ph for _s, ph in shown) + (what, b.waits_phrase or Phrase(""))))
+    peers = []
     for peer in d.peers:
-        peer_classes.setdefault((peer.state, tuple(id(s.op) for s in peer.completed)), []).append(peer)
-    for members in list(peer_classes.values())[:2]:
-        trace = _peer_trace(ctx, members[0])
-        out.append(replace(trace, others=tuple(m.process for m in members[1:])) if len(members) > 1 else trace)
-    left += sum(len(m) for m in list(peer_classes.values())[2:])
-    return out, left
+        shown = list(zip(peer.completed, peer.completed_phrases))[-MAX_STEPS:]
+        peers.append((peer.process, ("peer", peer.state, tuple(st.index for st in peer.completed)),
+                      tuple(ph for _s, ph in shown)))
+    return by_proc, blocked, {peer.process: peer for peer in d.peers}, peers
+
+
+def _traces(ctx: Context, d: Deadlock, grid_shape: tuple[int, int]) -> tuple[list[ProcessTrace], int]:
+    """(traces, processes left out). Up to MAX_TRACES processes one trace each;
+    more are worded as classes (lanes.py): one trace per class, its steps true for
+    every member (`others`, `label`)."""
+    by_proc, blocked, peer_of, peers = _stories(d)
+    one_each = len(blocked) + len(peers) <= MAX_TRACES
+    if one_each:  # every process its own lane: a key of its own
+        blocked = [(p, (p, key), ph) for p, key, ph in blocked]
+        peers = [(p, (p, key), ph) for p, key, ph in peers]
+    blocked_lanes, left = lanes(blocked, grid_shape, len(blocked) if one_each else MAX_TRACES)
+    peer_lanes, left_peers = lanes(peers, grid_shape, len(peers) if one_each else MAX_PEER_LANES)
+    out: list[ProcessTrace] = []
+    for lane in blocked_lanes:
+        b = by_proc[lane.members[0]]
+        shown = list(b.completed)[-MAX_STEPS:]
+        texts = lane.texts
+        steps = [TraceStep(ctx.loc(st.op), _with_where(text, st)) for st, text in zip(shown, texts)]
+        steps.append(TraceStep(ctx.loc(b.op), _with_where(texts[len(shown)], b.step), blocked=True))
+        waits = texts[len(shown) + 1]
+        out.append(ProcessTrace(lane.members[0], tuple(steps), waits_for=f"waits for {waits}" if waits else "",
+                                others=tuple(lane.members[1:]), label=lane.label if len(lane.members) > 1 else ""))
+    for lane in peer_lanes:
+        peer = peer_of[lane.members[0]]
+        shown = list(peer.completed)[-MAX_STEPS:]
+        steps = tuple(TraceStep(ctx.loc(st.op), _with_where(text, st)) for st, text in zip(shown, lane.texts))
+        text = "finished without reaching it" if peer.state == "finished" else "stopped being followed (unresolved)"
+        out.append(ProcessTrace(lane.members[0], steps, waits_for=text, others=tuple(lane.members[1:]),
+                                label=lane.label if len(lane.members) > 1 else ""))
+    return _link(out, d), left + left_peers
+
+
+def _link(traces: list[ProcessTrace], d: Deadlock) -> list[ProcessTrace]:
+    """Each trace's `waits_on`: the traces holding a process its members wait for."""
+    lane_of: dict[tuple[int, int], int] = {}
+    for i, t in enumerate(traces):
+        for p in (t.process, *t.others):
+            lane_of[p] = i
+    by_proc = {b.process: b for b in d.blocked}
+    out = []
+    for t in traces:
+        targets: set[int] = set()
+        seen: set[int] = set()  # the members of a collective share their slots
+        for p in (t.process, *t.others):
+            b = by_proc.get(p)
+            if b is None:
+                continue
+            slots = b.waits_phrase.slots if b.waits_phrase is not None else tuple((w.process,) for w in b.waits_for)
+            for ps in slots:
+                if id(ps) in seen:
+                    continue
+                seen.add(id(ps))
+                targets.update(lane_of[q] for q in ps if q in lane_of)
+        out.append(replace(t, waits_on=tuple(sorted(targets))))
+    return out
 
 
 def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Diagnostic:
@@ -161,7 +169,7 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
         diag = diag.note(ctx.loc(b.op), f"process {_proc(b.process)} is blocked here, at {b.what}")
         if len(seen) > 4:
             break
-    for proc, items in d.orders:  # where each issue order starts (the message lists them)
+    for proc, items in d.orders:  # where each issue order starts, and what follows
         if len(items) >= 2:
             first, then = items[0][0], items[1][0]
             diag = diag.note(ctx.loc(first.op), f"process {_proc(proc)} issues this {_issue(first)} first, then the "
@@ -208,8 +216,9 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     in_branch = primary.step is not None and any(op.name in _BRANCHES for op, _ in primary.step.context)
     if d.orders:
         return "issue the collectives of a group in the same order on every process: XLA issues them (and async " \
-               "starts) in program order, and the k-th collective of each process meets the k-th of the others; " \
-               "where the order is the scheduler's choice, run them outside the branch or make one depend on the other"
+               "starts) in program order, and each process's first collective meets the others' first, its second " \
+               "their second; where the order is the scheduler's choice, run them outside the branch or make one " \
+               "depend on the other"
     if d.kind == "cycle" and kind == "recv":
         return "send before receiving on at least one process of the ring (or use one collective_permute), " \
                "so the first recv has a send to take"
@@ -227,8 +236,9 @@ def _help(d: Deadlock, primary: Blocked) -> str:
         return "every process of the group must reach the collective: move it out of the branch, or make the " \
                "branch condition the same on all of them (a lax.cond on axis_index runs it on some devices only)"
     if kind in catalog.KINDS and catalog.KINDS[kind].meets == catalog.POINT_TO_POINT or primary.at_end:
-        return "every send needs a recv at its target with the same source, channel and order (the n-th send " \
-               "s→t pairs with the n-th recv at t from s)"
+        return "every send needs a recv at its target with the same source and channel: the sends from one " \
+               "process to another on a channel pair with that process's recvs from it in order (first with " \
+               "first, second with second)"
     return "every process of a group must reach the same collectives in the same order"
 
 
@@ -243,39 +253,86 @@ def _scheduler_may_align(d: Deadlock) -> bool:
 
 
 MAX_CYCLE = 16
-"""Processes of a cycle named in the message before "and N more"."""
+"""Processes of a cycle named in its note before "and N more"."""
 
 
-def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
+def _short_what(b: Blocked) -> str:
+    """The op a process is blocked at, with its peer for a send or recv: "recv from (0, 7)"."""
+    kind = op_label(b.op)
+    if kind in ("send", "recv") and b.what.startswith(kind):
+        return b.what.split(" on channel ")[0]
+    return kind
+
+
+def _cycle_text(d: Deadlock, primary: Blocked, n: int) -> str:
+    """The headline of a cycle: what and where, in one line (the chain goes to a note)."""
     chain = d.chain
     if len(chain) == 1:
         selves = [b.process for b in d.blocked if b.waits_for and all(w.process == b.process for w in b.waits_for)]
         if len(selves) > 1:
-            who = f"processes {_procs(selves, MAX_CYCLE)} each wait"
-        else:
-            who = f"process {_proc(chain[0])} waits"
-        extra = f" ({n} processes blocked)" if n > len(selves) and n > 1 else ""
-        return (f"deadlock: {who} for {'themselves' if len(selves) > 1 else 'itself'} at this "
-                f"{primary.what}{where}: the op {'each' if len(selves) > 1 else 'it'} waits for comes later in "
-                f"its own program{extra}")
-    names = [_proc(p) for p in chain]
+            return (f"deadlock: processes {_procs(selves, 3)} each wait at this {op_label(primary.op)} for an op "
+                    f"later in their own program")
+        return (f"deadlock: process {_proc(chain[0])} waits at this {op_label(primary.op)} for an op later in its "
+                f"own program" + (f" ({n} processes blocked)" if n > 1 else ""))
+    if d.orders:
+        return (f"deadlock: {n} processes issue collectives in different orders; {_proc(primary.process)} hangs at "
+                f"this {op_label(primary.op)}")
+    extra = f" ({n} processes blocked)" if n > len(chain) else ""
+    return (f"deadlock: {len(chain)} processes wait for each other in a cycle; process {_proc(primary.process)} "
+            f"waits at this {_short_what(primary)}{extra}")
+
+
+def _chain_note(d: Deadlock) -> str:
+    names = [_proc(p) for p in d.chain]
     if len(names) > MAX_CYCLE:
         cyc = " → ".join(names[:MAX_CYCLE]) + f" → … and {len(names) - MAX_CYCLE} more → {names[0]}"
     else:
         cyc = " → ".join(names) + f" → {names[0]}"
-    size = f"{len(chain)} processes wait for each other in a cycle"
-    if n > len(chain):  # more processes are caught in it than the shortest chain of waits names
-        everyone = [b.process for b in d.blocked]
-        size = f"{n} processes wait for each other ({_procs(everyone, MAX_CYCLE)})"
-    return f"deadlock: {size}; process {_proc(primary.process)} is blocked at this {primary.what}{where}; waits: {cyc}"
+    return f"the cycle of waits (each waits for the next): {cyc}"
+
+
+def _missing_text(d: Deadlock, primary: Blocked) -> str:
+    """The headline of a peer that never arrives: who waits where, and who never comes."""
+    if primary.at_end:
+        msg = f"deadlock: process {_proc(primary.process)} cannot finish: " + (
+            primary.lacks or f"its {primary.what}")
+    elif primary.lacks:
+        msg = f"deadlock: process {_proc(primary.process)} hangs at this {op_label(primary.op)}: {primary.lacks}"
+    else:
+        here = [b for b in d.blocked if b.op is primary.op]
+        never: dict[tuple[int, int], None] = {}
+        seen: set[int] = set()
+        states = set()
+        for b in here:
+            if id(b.never_arrive) not in seen:  # shared between the members of one collective
+                seen.add(id(b.never_arrive))
+                never.update(dict.fromkeys(b.never_arrive))
+                states.update(b.never_states)
+        who = _procs(sorted(never), 2) or "a peer"
+        one = len(never) <= 1
+        if states == {"finished"}:
+            why = "finishes without reaching it" if one else "finish without reaching it"
+        elif states == {"never"}:
+            why = "never executes a matching op" if one else "never execute a matching op"
+        else:
+            why = "never reaches it" if one else "never reach it"
+        waiting = processes_phrase([b.process for b in here], 2)
+        msg = f"deadlock: {waiting} {'hangs' if len(here) == 1 else 'hang'} at this {op_label(primary.op)}; {who} {why}"
+        return msg
+    n = len(d.blocked)
+    return msg + (f" ({n} processes blocked)" if n > 1 else "")
 
 
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> Iterator[Diagnostic]:
     """The diagnostics of the verdict's deadlocks of one kind: errors (SHLO500,
     SHLO501), or warnings when the deadlock depends on the issue order XLA's
-    scheduler chooses (`warn`, SHLO505)."""
+    scheduler chooses (`warn`, SHLO505). The headline says what and where; the
+    chain of waits, the issue orders, the scheduler's part and the traces are
+    notes."""
     more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
     last = v.deadlocks[-1] if v.deadlocks else None
+    shape = (ctx.grid.num_replicas or 1, ctx.grid.num_partitions or 1) if v.trace is None else \
+        (v.trace.grid.num_replicas, v.trace.grid.num_partitions)
     for d in v.deadlocks:
         if d.kind != kind:
             continue
@@ -283,60 +340,33 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         primary = by_proc.get(d.chain[0]) if d.chain else None
         primary = primary or d.blocked[0]
         n = len(d.blocked)
-        where = primary.step.where() if primary.step is not None else ""
-        where = f" ({where})" if where else ""
-        if kind == "cycle":
-            msg = _cycle_text(d, primary, n, where)
-        else:
-            missing = [w for w in primary.waits_for if w.state in ("finished", "never")]
-            who = _procs([w.process for w in missing]) or "a peer"
-            if missing and primary.waits_more:  # the waits were cut: count the whole group
-                total = len(missing) + primary.waits_more
-                who = ", ".join(_proc(w.process) for w in missing[:3]) + f" and {total - 3} more"
-            one = len(missing) <= 1
-            noun = "recv" if primary.at_end else "send" if op_label(primary.op) == "recv" else ""
-            if noun:  # point-to-point: name the op the peer lacks
-                why = (f"{'has' if one else 'have'} no matching {noun} (the n-th {noun} of the pair on that "
-                       f"channel)" + (f"; {'it finishes' if one else 'they finish'} without one"
-                                      if all(w.state == "finished" for w in missing) else ""))
-                who = ("process " if one else "processes ") + who if missing else who
-            else:
-                why = ("finishes without reaching it" if one else "finish without reaching it") \
-                    if all(w.state == "finished" for w in missing) else \
-                    ("never executes a matching op" if one else "never execute a matching op")
-            if primary.at_end:
-                msg = (f"deadlock: process {_proc(primary.process)} cannot finish: this {primary.what}{where}; "
-                       f"{who} {why}")
-            else:
-                msg = (f"deadlock: process {_proc(primary.process)} waits forever at this {primary.what}{where}: "
-                       f"{who} {why}")
-            if n > 1:
-                msg += f" ({n} processes blocked)"
-        if d.orders:
-            msg += "; issue orders differ: " + "; ".join(
-                f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
-            if v.schedule is None and v.completes_with is None and _scheduler_may_align(d):
-                msg += (" (neither of the first two depends on the other, so XLA's scheduler chooses their order "
-                        "in each branch: it hangs whenever the orders stay crossed, as written)")
-        if v.schedule is not None:
-            a, b = v.schedule.first, v.schedule.second
-            msg += (f" — in an issue order XLA's scheduler may choose: the {_issue(b)} at line {_line(ctx, b.op)} "
-                    f"does not depend on the {_issue(a)} at line {_line(ctx, a.op)}, so the schedule of the "
-                    f"processes that run them may issue it first (as shown) while the others keep their own order")
-        if v.completes_with is not None:
-            a, b = v.completes_with.first, v.completes_with.second
-            msg += (f" — in the order written; it completes when the {_issue(b)} at line {_line(ctx, b.op)} is "
-                    f"issued before the {_issue(a)} at line {_line(ctx, a.op)}, an order XLA's scheduler may choose "
-                    f"(neither depends on the other)")
+        msg = _cycle_text(d, primary, n) if kind == "cycle" else _missing_text(d, primary)
         if v.matching == "spec":
             msg += " [spec matching]"
-        if d is last and more > 0:
-            msg += f" (and {more} more group{'s' if more != 1 else ''} of processes blocked elsewhere, not shown)"
         if warn:
             msg = "schedule-dependent " + msg
         diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(d, primary))
+        if kind == "cycle" and len(d.chain) > 1:
+            diag = diag.note(ctx.loc(primary.op), _chain_note(d))
         diag = _notes(ctx, diag, d, primary)
-        traces, left = _traces(ctx, d)
+        if d.orders and v.schedule is None and v.completes_with is None and _scheduler_may_align(d):
+            diag = diag.note(ctx.loc(primary.op), "neither of the first two collectives depends on the other, so "
+                                                  "XLA's scheduler chooses their order in each branch: it hangs "
+                                                  "whenever the orders stay crossed, as written")
+        if v.schedule is not None:
+            a, b = v.schedule.first, v.schedule.second
+            diag = diag.note(ctx.loc(b.op), f"XLA's scheduler may issue this {_issue(b)} before the {_issue(a)} at "
+                                            f"line {_line(ctx, a.op)} (it does not depend on it), as the trace "
+                                            f"shows, while the other processes keep their own order")
+        if v.completes_with is not None:
+            a, b = v.completes_with.first, v.completes_with.second
+            diag = diag.note(ctx.loc(b.op), f"this deadlock is in the order written: issued before the {_issue(a)} "
+                                            f"at line {_line(ctx, a.op)}, this {_issue(b)} completes (an order "
+                                            f"XLA's scheduler may choose: neither depends on the other)")
+        if d is last and more > 0:
+            diag = diag.note(ctx.loc(primary.op), f"{more} more group{'s' if more != 1 else ''} of processes "
+                                                  f"{'are' if more != 1 else 'is'} blocked elsewhere (not shown)")
+        traces, left = _traces(ctx, d, shape)
         if left:
             diag = diag.note(ctx.loc(primary.op), f"and {left} more process{'es' if left != 1 else ''} "
                                                   "not shown in the trace")
@@ -474,19 +504,21 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         return
     if v.spec_deadlocks and not v.xla_only:  # matched by XLA in a way we cannot name an op pair for
         b = v.spec_deadlocks[0].blocked[0]
-        yield ctx.warning(b.op, f"this {op_label(b.op)} completes on XLA only because XLA matches collectives by "
-                                f"kind and channel; under the StableHLO spec's matching process "
-                                f"{_proc(b.process)} waits forever here",
-                          help="run the program with -O deadlock-matching=spec for the spec's counterexample")
+        d = ctx.warning(b.op, f"this {op_label(b.op)} completes only because XLA matches collectives by kind and "
+                              f"channel", help="run the program with -O deadlock-matching=spec for the spec's "
+                                               "counterexample")
+        yield d.note(ctx.loc(b.op), f"under the StableHLO spec's matching process {_proc(b.process)} waits forever "
+                                    f"here")
     for m in v.xla_only:
         first = m.ops[0]
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
         procs = {id(o): ps for o, ps in ((o, m.processes.get(id(o), [])) for o in m.ops)}
-        msg = (f"this {op_label(first)} completes on XLA only because XLA matches it with the {op_label(first)} at "
-               f"{others} (same kind, {_channel_text(m.channel)} and process group); the StableHLO spec treats them as "
-               f"different collectives, and processes {_procs(procs[id(first)])} would wait forever")
+        msg = f"this {op_label(first)} completes only because XLA matches it with the one at {others}"
         diag = ctx.warning(first, msg, help="select the operand per process and run one collective outside the "
                                             "branch; with different channels this hangs on XLA too")
+        diag = diag.note(ctx.loc(first), f"XLA matches them by kind, {_channel_text(m.channel)} and process group; "
+                                         f"the StableHLO spec treats them as different collectives, and "
+                                         f"{processes_phrase(procs[id(first)])} would wait forever")
         for o in m.ops[1:]:
             diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
         yield diag

@@ -128,9 +128,8 @@ def future_never_completed(module: Module, ctx: Context) -> Iterator[Diagnostic]
                                        f"await takes it on any path", op=root.start)
         else:
             first = w.steps[0].op
-            d = ctx.error(first, f"{op_label(first)}: the future {name} (started at line {_line(ctx, root.start)}) "
-                                 f"is not completed when {path}" + ("" if others else ", nor on any other path"),
-                          op=first)
+            d = ctx.error(first, f"{op_label(first)}: the future {name} is not completed when {path}"
+                                 + ("" if others else ", nor on any other path"), op=first)
             for s in w.steps[1:]:
                 d = d.note(ctx.loc(s.op), f"on this path: {s.text}")
             if w.steps[-1].text.startswith("passed to @"):
@@ -184,16 +183,13 @@ def future_completed_twice(module: Module, ctx: Context) -> Iterator[Diagnostic]
         first, second = w.completions[0], w.completions[1]
         where = _primary(second)
         path = ", then ".join(s.text for s in w.steps if s.op.name in BRANCH_OPS)
-        msg = (f"{op_label(where)}: completes the future {_name(root)} a second time; it was already completed "
-               f"by the {_completion_words(ctx, first)}")
-        if second.calls:
-            msg += f"; this call completes it again by the {_completion_words(ctx, second)}"
-        if path:
-            msg += f" (when {path})"
+        msg = f"{op_label(where)}: completes the future {_name(root)} a second time"
         d = ctx.error(where, msg, op=where)
-        d = d.note(ctx.loc(first.op), "first completed here")
+        d = d.note(ctx.loc(first.op), f"first completed here, by the {_completion_words(ctx, first)}"
+                                      + (f" (when {path})" if path else ""))
         if second.calls:
-            d = d.note(ctx.loc(second.op), "completed again here")
+            d = d.note(ctx.loc(second.op), f"completed again here: this call completes it by the "
+                                           f"{_completion_words(ctx, second)}")
         d = _with_start(ctx, d, root)
         yield d.with_help("keep one done and reuse its result")
 
@@ -233,11 +229,11 @@ def future_used_outside_done(module: Module, ctx: Context) -> Iterator[Diagnosti
         if m.tessera or m.op.name in BRANCH_OPS:
             continue
         what = f"the future {m.value}" if m.start is not None else f"the future argument {m.value}"
-        d = ctx.error(m.op, f"{op_label(m.op)}: reads {what}; a future may only be passed to its done, a "
-                            f"func.call or a func.return", op=m.op)
+        d = ctx.error(m.op, f"{op_label(m.op)}: reads {what}", op=m.op)
         if m.start is not None:
             d = d.note(ctx.loc(m.start), f"the future is started here ({op_label(m.start)})")
-        yield d.with_help("complete the future first and use the done's result")
+        yield d.with_help("a future may only be passed to its done, a func.call or a func.return: complete it "
+                          "first and use the done's result")
 
 
 # =========================================================================== SHLO404
@@ -289,8 +285,9 @@ def future_returned_from_entry(module: Module, ctx: Context) -> Iterator[Diagnos
         where = ret_op or root.anchor
         pos = ", ".join(str(j) for j in sorted(ret))
         d = ctx.error(where, f"{op_label(where)}: the entry function @{a.entry.symbol_name} returns the future "
-                             f"{_name(root)} (result {pos}); nothing outside the program can complete it", op=where)
-        yield _with_start(ctx, d, root).with_help("return the done's result instead of the future")
+                             f"{_name(root)} (result {pos})", op=where)
+        yield _with_start(ctx, d, root).with_help("nothing outside the program can complete it: return the done's "
+                                                  "result instead of the future")
 
 
 # =========================================================================== SHLO405
@@ -328,8 +325,8 @@ def future_completed_in_loop(module: Module, ctx: Context) -> Iterator[Diagnosti
         c = lc.completion
         where = _primary(c)
         d = ctx.error(where, f"{op_label(where)}: completes a future started before the while loop at line "
-                             f"{_line(ctx, lc.loop)}, once per iteration: a second iteration completes it again and "
-                             f"zero iterations never complete it", op=where)
-        d = d.note(ctx.loc(lc.loop), "the loop is here")
+                             f"{_line(ctx, lc.loop)}, once per iteration", op=where)
+        d = d.note(ctx.loc(lc.loop), "the loop is here: a second iteration completes the future again, and zero "
+                                     "iterations never complete it")
         d = d.note(ctx.loc(lc.start), f"the future is started here ({op_label(lc.start)})")
         yield d.with_help("complete it before the loop, or start it inside the body")

@@ -78,13 +78,14 @@ def grid_unknown(module: Module, ctx: Context) -> Iterator[Diagnostic]:
     if where is None:
         where = ctx.cache.get(GRID_SKIPPED_AT) or Span(0, 0)
     checks = ", ".join(sorted(skipped))
-    yield ctx.info(
+    d = ctx.info(
         where,
-        f"process grid unknown (no mhlo.num_partitions / mhlo.num_replicas on the module): "
-        f"skipped {checks}",
+        f"process grid unknown (no mhlo.num_partitions / mhlo.num_replicas): "
+        f"{len(skipped)} check{'s' if len(skipped) != 1 else ''} skipped",
         help="pass --num-partitions N --num-replicas M, or set num-partitions / num-replicas "
              "under [tool.shlo-lint] in pyproject.toml",
     )
+    yield d.note(d.location, f"skipped: {checks}")
 
 
 _GRID_ATTRS = ("mhlo.num_partitions", "mhlo.num_replicas")
@@ -122,7 +123,7 @@ def grid_attribute_out_of_range(module: Module, ctx: Context) -> Iterator[Diagno
         where = a.span if isinstance(a.span, Span) else _module_span(module) or Span(0, 0)
         bounds = int_range(a.type) if a.type is not None else None
         if bounds is not None and not bounds[0] <= a.value <= bounds[1]:
-            yield ctx.error(where, f"{name} = {a.value} does not fit its type {a.type} (at most {bounds[1]}); "
-                                   f"XLA would read a different number")
+            yield ctx.error(where, f"{name} = {a.value} does not fit its type {a.type} (at most {bounds[1]})",
+                            help=f"XLA reads the {a.type} it holds, a different number: write a value that fits")
         elif a.value <= 0:
             yield ctx.error(where, f"{name} = {a.value}: a process count must be positive")

@@ -232,10 +232,11 @@ def async_done_without_overlap(op: Operation, ctx: Context) -> Iterator[Diagnost
     start = f.ops[s]
     n = len(movable)
     d_ = ctx.diag(op, f"{op_label(op)}: completes the future right after its {op_label(start)} (line "
-                      f"{_line(ctx, start)}), so nothing overlaps the collective; {n} later op{'s' if n > 1 else ''} "
-                      f"that do{'' if n > 1 else 'es'} not need its result could run before it: "
-                      f"{_list(ctx, movable)}", severity=_severity(ctx))
+                      f"{_line(ctx, start)}); {n} later op{'s' if n > 1 else ''} could overlap the collective",
+                  severity=_severity(ctx))
     d_ = d_.note(ctx.loc(start), "the collective is started here")
+    d_ = d_.note(ctx.loc(op), f"nothing overlaps the collective; these later ops do not need its result and could "
+                              f"run before the done: {_list(ctx, movable)}")
     for m in movable[:SHOW]:
         d_ = d_.note(ctx.loc(m), "independent of the done's result")
     yield d_.with_help("move independent work between the start and the done (in JAX: start earlier, "
@@ -293,10 +294,9 @@ def async_done_before_first_use(op: Operation, ctx: Context) -> Iterator[Diagnos
         return
     use = f.ops[first]
     n = len(between)
-    d_ = ctx.diag(op, f"{op_label(op)}: its value is first used at line {_line(ctx, use)} ({use.name}); {n} "
-                      f"op{'s' if n > 1 else ''} before that do{'' if n > 1 else 'es'} not need it and could overlap "
-                      f"the collective if the done moved down to line {_line(ctx, use)}: {_list(ctx, between)}",
-                  severity=_severity(ctx))
+    d_ = ctx.diag(op, f"{op_label(op)}: could move down to the first use of its value at line {_line(ctx, use)}, "
+                      f"overlapping {n} op{'s' if n > 1 else ''} with the collective", severity=_severity(ctx))
+    d_ = d_.note(ctx.loc(op), f"the ops before the first use that do not need its value: {_list(ctx, between)}")
     d_ = d_.note(ctx.loc(use), "first use of the done's result")
     yield d_.with_help("complete the future where its value is needed (in JAX: call .done() later)")
 
@@ -355,15 +355,14 @@ def async_start_later_than_ready(op: Operation, ctx: Context) -> Iterator[Diagno
         return  # only process-id reads and scalar work in between: moving the start changes no overlap
     n = len(between)
     more = " or more" if ready >= 0 and ready == floor - 1 else ""
-    if ready >= 0 and not more:
-        where = f"line {_line(ctx, f.ops[ready])} (where its last operand is ready)"
-    elif more:
-        where = f"line {_line(ctx, f.ops[ready])} (its operands are ready even earlier)"
+    if ready >= 0:
+        where = f"line {_line(ctx, f.ops[ready])}"
+        why = "its operands are ready even earlier" if more else "its last operand is ready there"
     else:
-        where = "the start of its block (its operands are ready there)"
-    d_ = ctx.diag(op, f"{op_label(op)}: could start right after {where}; {n}{more} op{'s' if n > 1 else ''} "
-                      f"before it do{'' if n > 1 else 'es'} not feed it and could overlap the collective: "
-                      f"{_list(ctx, between)}", severity=_severity(ctx))
+        where, why = "the start of its block", "its operands are ready there"
+    d_ = ctx.diag(op, f"{op_label(op)}: could start right after {where}, overlapping {n}{more} "
+                      f"op{'s' if n > 1 else ''} with the collective", severity=_severity(ctx))
+    d_ = d_.note(ctx.loc(op), f"{why}; the ops before it that do not feed it: {_list(ctx, between)}")
     if ready >= 0 and not more:
         d_ = d_.note(ctx.loc(f.ops[ready]), "its last operand is ready here")
     yield d_.with_help("start the collective as soon as its operands are ready (in JAX: call *_start earlier)")
@@ -459,8 +458,9 @@ def too_many_futures_in_flight(op: Operation, ctx: Context) -> Iterator[Diagnost
     if not live or len(live) <= limit[0]:
         return
     others = [s for s in live if s is not op]
-    d = ctx.diag(op, f"{op_label(op)}: {len(live)} futures are in flight once this starts, more than {limit[1]}; "
-                     f"started at lines {', '.join(str(_line(ctx, s)) for s in others[:6])} and not yet completed")
+    d = ctx.diag(op, f"{op_label(op)}: {len(live)} futures are in flight once this starts, more than {limit[1]}")
+    d = d.note(ctx.loc(op), f"started at lines {', '.join(str(_line(ctx, s)) for s in others[:6])} and not yet "
+                            f"completed")
     for s in others[:SHOW]:
         d = d.note(ctx.loc(s), "still in flight")
     yield d.with_help("complete an earlier future before starting this one")

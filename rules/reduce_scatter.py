@@ -52,8 +52,8 @@ def reduce_scatter_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[Di
         d = tt.shape[dim]  # type: ignore[index]
         if d is not None and d % gs:
             yield ctx.error(attr_where(ctx, op, "scatter_dimension"),
-                            f"{op_label(op)}: operand dimension {dim} (scatter_dimension) has size {d}, which "
-                            f"is not divisible by the group size {gs}", op=op)
+                            f"{op_label(op)}: operand dimension {dim} (scatter_dimension) has size {d}, not "
+                            f"divisible by the group size {gs}", op=op)
 
 
 @rule("SHLO222", "reduce-scatter-dim-out-of-range", on=REDUCE_SCATTER, spec="reduce_scatter C2", reuse=Reuse.OP)

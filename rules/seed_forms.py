@@ -77,8 +77,8 @@ def async_body_signature_mismatch(op: Operation, ctx: Context) -> Iterator[Diagn
         return
     for i, (r, t) in enumerate(zip(returned, results)):
         if r is not None and tuple(t.types) != (r,):  # type: ignore[union-attr]
-            yield ctx.error(op, f"async_start: result {i} has type {t}, but the body returns {r}; expected "
-                                f"async<{r}>")
+            yield ctx.error(op, f"async_start: result {i} has type {t}, expected async<{r}>").note(
+                ctx.loc(op), f"the body returns {r}")
 
 
 @rule("SHLO312", "async-done-unwrap-mismatch", on=ASYNC_DONE, spec="seed 002 async_done C1")
@@ -150,9 +150,8 @@ def start_done_kind_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic
             continue
         got = _started_kind(start)
         if got is not None and got != want:
-            yield (ctx.error(op, f"{op_label(op)}: completes a future started by {op_label(start)} "
-                                 f"({got}); use {got}_done")
-                   .note(ctx.loc(start), f"the {got} is started here"))
+            yield (ctx.error(op, f"{op_label(op)}: completes a future of a {got}", help=f"use {got}_done")
+                   .note(ctx.loc(start), f"the {got} is started here ({op_label(start)})"))
 
 
 @rule("SHLO322", "collective-done-type-mismatch", on=DONE_OPS, spec="seed 004 done typing")

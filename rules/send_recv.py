@@ -102,11 +102,12 @@ def send_recv_payload_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnost
     if not bad:
         return
     first = bad[0]
-    shared = sorted(first.pairs & mine)
-    pair_text = ", ".join(f"({a}, {b})" for a, b in shared[:3]) + (" ..." if len(shared) > 3 else "")
     d = ctx.error(op, f"recv: payload type ({_types(payload)}) differs from the matching send's "
-                      f"({_types(first.payload)}) on channel {ch}, pairs {pair_text}", op=op,
+                      f"({_types(first.payload)})", op=op,
                   help="declare the recv's results as the types the send sends (JAX does not check precv's out_shape)")
     for s in bad:
-        d = d.note(ctx.loc(s.op), f"matching send is here, sending ({_types(s.payload)})")
+        shared = sorted(s.pairs & mine)
+        pair_text = ", ".join(f"[{a}, {b}]" for a, b in shared[:3]) + (" ..." if len(shared) > 3 else "")
+        d = d.note(ctx.loc(s.op), f"matching send is here, sending ({_types(s.payload)}) on channel {ch}, pairs "
+                                  f"{pair_text}")
     yield d

@@ -15,6 +15,7 @@ from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.structure import op_label
+from shlo_lint.checker.source.processes import process_set
 
 from .support.verdict import MODULE_OPS, VERDICT_REUSE, verdict
 
@@ -23,10 +24,7 @@ MAX_REPORTS = 16
 
 
 def _procs(ids, grid, limit: int = 4) -> str:
-    names = [f"({r}, {p})" for r, p in (grid.unflat(int(i)) for i in ids)]
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
+    return process_set([grid.unflat(int(i)) for i in ids], limit)
 
 
 @rule("SHLO504", "communication-guarded-by-per-device-data", category="deadlock", severity="warning",
@@ -83,11 +81,12 @@ def communication_guarded_by_per_device_data(op: Operation, ctx: Context) -> Ite
         seen.add(id(d.op))
         comm = d.guarded
         verb = "leave the loop at different iterations" if d.what == "trip count" else "take different branches"
-        msg = (f"this {op_label(d.op)} may deadlock: its {d.what} depends on {d.text()}, which can differ between "
-               f"processes {_procs(d.group, grid)} of the {op_label(comm)} it guards; if they {verb}, the ones "
-               f"inside wait forever")
+        msg = (f"this {op_label(d.op)} may deadlock: its {d.what} depends on per-device data, around the "
+               f"{op_label(comm)} at line {ctx.source.line_col(comm.span.start)[0]}")
         diag = ctx.warning(d.op, msg, help=("decide on a value every process of the group shares: reduce it "
                                             "first (lax.pmax(err, axis) > tol) or pass it replicated"))
+        diag = diag.note(ctx.loc(d.op), f"its {d.what} depends on {d.text()}, which can differ between processes "
+                                        f"{_procs(d.group, grid)}; if they {verb}, the ones inside wait forever")
         diag = diag.note(ctx.loc(comm), f"processes {_procs(d.group, grid)} meet here only if all of them get here")
         for o in d.origins:
             if o.op is not None and o.op is not d.op:

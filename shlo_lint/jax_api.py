@@ -14,8 +14,11 @@ printed with its debug locations and linted like a file; each finding whose op
 carries a `loc()` with a file:line is then *moved* to that Python line (the
 primary location: `d.path` is your .py file, `d.location.line`/`.column` 1-based),
 and its notes too ("matching send is here" points at the `psend` line). A note
-keeps the place in the lowered module. Findings with no Python line stay at the
-module text (`d.path` is `<lowered NAME>`; `findings.text` is that text).
+keeps the place in the lowered module. The words follow: a line of the lowered
+module a message names ("the case at line 19") becomes the Python line of its op
+("the case at step.py:42"), and a deadlock's trace steps sit at Python lines.
+Findings with no Python line stay at the module text (`d.path` is `<lowered
+NAME>`; `findings.text` is that text).
 
 Settings come from the nearest pyproject.toml's `[tool.shlo-lint]` (from the current
 directory, as the CLI does), then the keyword arguments (`select`, `ignore`,
@@ -125,10 +128,24 @@ def mlir_text(obj: Any) -> str:
 
 # ----------------------------------------------------------------------------- locating
 class _OpFinder:
-    """The Python frame of the innermost op (with a file:line loc) around an offset."""
+    """The Python frame of the innermost op (with a file:line loc) around an offset,
+    and of the op written on a line of the lowered module."""
 
     def __init__(self, module: Module):
         self.ops = [op for op in module.walk() if op is not module.root]
+        self.source = module.source
+        self._by_line: dict[int, FileLineColLoc | None] | None = None
+
+    def frame_on_line(self, line: int) -> FileLineColLoc | None:
+        """The Python frame of the first op that starts on `line` of the module text."""
+        if self._by_line is None:
+            self._by_line = {}
+            for op in self.ops:
+                n = self.source.line_col(op.span.start)[0]
+                if self._by_line.get(n) is None:
+                    frames = op.python_frames
+                    self._by_line[n] = frames[0] if frames else None
+        return self._by_line.get(line)
 
     def frame(self, offset: int) -> tuple[Operation, FileLineColLoc] | None:
         around = [op for op in self.ops if op.span.start <= offset < max(op.span.end, op.span.start + 1)]
@@ -154,7 +171,43 @@ def _python_location(frame: FileLineColLoc) -> Location:
     return Location(frame.file, span, line, col, end_line, frame.end_col + 1 if end_line is not None else None)
 
 
+_LINES = re.compile(r"\b(lines?) (\d+(?:(?:, | and )\d+)*)\b")
+
+
+def _python_lines(text: str, where: _OpFinder, path: str) -> str:
+    """"the case at line 19" → "the case at step.py:42": a line of the lowered
+    module, which the user never sees, becomes the Python line its op came from
+    (or says which text it is a line of, when its op has no Python line)."""
+    def one(m: re.Match) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", m.group(2))]
+        frames = [where.frame_on_line(n) for n in numbers]
+        if all(f is not None for f in frames):
+            return ", ".join(f"{Path(f.file).name}:{f.line}" for f in frames)  # type: ignore[union-attr]
+        return f"{m.group(0)} of {path}"
+
+    return _LINES.sub(one, text)
+
+
+def _reworded(d: Diagnostic, where: _OpFinder, path: str) -> Diagnostic:
+    """Every "line N" of a message, note, help and trace in Python lines, and
+    each trace step at the Python line of its op."""
+    def w(text: str) -> str:
+        return _python_lines(text, where, path)
+
+    def at(loc: Location) -> Location:
+        found = where.frame(loc.span.start) if loc.span is not None and loc.path == path else None
+        return _python_location(found[1]) if found is not None else loc
+
+    return replace(d, message=w(d.message), help=w(d.help) if d.help else d.help,
+                   notes=tuple(Note(n.location, w(n.message)) for n in d.notes),
+                   trace=tuple(replace(t, waits_for=w(t.waits_for),
+                                       steps=tuple(replace(s, location=at(s.location), message=w(s.message))
+                                                   for s in t.steps))
+                               for t in d.trace))
+
+
 def _at_python(d: Diagnostic, where: _OpFinder, path: str) -> Diagnostic:
+    d = _reworded(d, where, path)
     found = where.frame(d.span.start) if d.span is not None and d.path == path else None
     if found is None:
         return d

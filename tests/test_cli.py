@@ -466,7 +466,7 @@ def test_a_1024_process_trace_is_one_class_and_a_cut_trace_says_how_many_more(mo
     (d,) = out["diagnostics"]
     (t,) = d["trace"]
     assert t["process"] == [0, 0] and len(t["others"]) == 1023
-    assert "processes (0, 0)\u2013(0, 1023) (1024" in run_cli("--no-source", str(ring)).stdout
+    assert "trace: 1024 processes (0, p), p = 0\u20131023: blocked at" in run_cli("--no-source", str(ring)).stdout
 
     from shlo_lint.checker.lint.engine import lint_text
     from shlo_lint.rules import deadlock as rules_deadlock

@@ -392,35 +392,50 @@ def test_one_external_channel_leaves_the_other_matched():
 def test_unmatched_device_send_names_waiting_process_and_missing_peer():
     diags = lint_text((CORPUS / "deadlock" / "jax_psend_without_precv.mlir").read_text(), "t.mlir")
     d, = [d for d in diags if d.code == "SHLO501"]
-    assert "process (0, 0) cannot finish" in d.message and "process (0, 1) has no matching recv" in d.message
+    assert d.message.startswith("deadlock: process (0, 0) cannot finish: (0, 1) never receives from it on channel 1")
     diags = lint_text((CORPUS / "deadlock" / "jax_precv_without_psend.mlir").read_text(), "t.mlir")
     d, = [d for d in diags if d.code == "SHLO501"]
-    assert "process (0, 1) waits forever" in d.message and "process (0, 0) has no matching send" in d.message
+    assert d.message.startswith("deadlock: process (0, 1) hangs at this recv: (0, 0) never sends to it on channel 1")
+
+
+def test_one_send_too_few_is_counted_not_a_placeholder():
+    """The recv that has no send says how many sends there are (not "the n-th send")."""
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "recv_without_send.mlir").read_text(), "t.mlir")
+          if d.code == "SHLO501"]
+    assert d.message == "deadlock: process (0, 1) hangs at this recv: (0, 0) sends to it on channel 1 only once"
+    d, = [d for d in lint_text((CORPUS / "deadlock" / "send_without_recv.mlir").read_text(), "t.mlir")
+          if d.code == "SHLO501"]
+    assert d.message == "deadlock: process (0, 0) cannot finish: (0, 1) receives from it on channel 1 only once"
 
 
 # ----------------------------------------------------------------------------- messages
 def test_a_self_wait_says_so():
     d, = [d for d in lint_text((CORPUS / "deadlock" / "self_wait.mlir").read_text(), "t.mlir") if d.code == "SHLO500"]
-    assert "processes (0, 0), (0, 1) each wait for themselves" in d.message
+    assert "processes (0, 0), (0, 1) each wait at this recv for an op later in their own program" in d.message
     assert "cycle" not in d.message
     one = (CORPUS / "deadlock" / "self_wait.mlir").read_text().replace("[[0, 0], [1, 1]]> : tensor<2x2xi64>",
                                                                      "[[0, 0]]> : tensor<1x2xi64>")
     d, = [d for d in lint_text(one, "t.mlir") if d.code == "SHLO500"]
-    assert d.message.startswith("deadlock: process (0, 0) waits for itself")
+    assert d.message.startswith("deadlock: process (0, 0) waits at this recv for an op later in its own program")
 
 
 def test_a_cycle_names_every_process_up_to_a_limit():
+    """The headline says how many and where; the chain of waits is a note."""
     d, = [d for d in lint_text(sendrecv(8, recv_first=True), "t.mlir") if d.code == "SHLO500"]
-    assert "waits: (0, 0) → (0, 7) → (0, 6) → (0, 5) → (0, 4) → (0, 3) → (0, 2) → (0, 1) → (0, 0)" in d.message
+    assert d.message == "deadlock: 8 processes wait for each other in a cycle; process (0, 0) waits at this recv " \
+                        "from (0, 7)"
+    assert d.notes[0].message.endswith("(0, 0) → (0, 7) → (0, 6) → (0, 5) → (0, 4) → (0, 3) → (0, 2) → (0, 1) → "
+                                       "(0, 0)")
     d, = [d for d in lint_text(sendrecv(40, recv_first=True), "t.mlir") if d.code == "SHLO500"]
     assert d.message.startswith("deadlock: 40 processes wait for each other in a cycle")
-    assert "(0, 25) → … and 24 more → (0, 0)" in d.message
+    assert "(0, 25) → … and 24 more → (0, 0)" in d.notes[0].message
 
 
 def test_processes_caught_in_a_group_cycle_are_all_named():
     d, = [d for d in lint_text((CORPUS / "deadlock" / "collectives_different_order.mlir").read_text(), "t.mlir")
           if d.code == "SHLO500"]
-    assert "4 processes wait for each other ((0, 0), (0, 1), (0, 2), (0, 3))" in d.message
+    assert d.message.startswith("deadlock: 4 processes issue collectives in different orders")
+    assert sorted(tuple(t.process) for t in d.trace) == [(0, 0), (0, 1), (0, 2), (0, 3)]
 
 
 # ----------------------------------------------------------------------------- rules and output
@@ -429,7 +444,7 @@ def test_grid_unknown_is_noted_once():
         " attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}", "")
     diags = lint_text(text, "t.mlir")
     grid = [d for d in diags if d.code == "SHLO190"]
-    assert len(grid) == 1 and "the deadlock analysis" in grid[0].message
+    assert len(grid) == 1 and any("the deadlock analysis" in n.message for n in grid[0].notes)
     assert not [d for d in diags if d.category == "deadlock"]
 
 
@@ -467,7 +482,7 @@ def test_json_and_sarif_carry_the_trace():
 def test_text_output_and_suppression():
     path = CORPUS / "deadlock" / "branch_on_partition_collective.mlir"
     proc = run_cli(str(path))
-    assert "error[SHLO501] deadlock: process (0, 0) waits forever at this all_reduce" in proc.stdout
+    assert "error[SHLO501] deadlock: process (0, 0) hangs at this all_reduce" in proc.stdout
     assert "= trace: process (0, 0): blocked at" in proc.stdout
     text = path.read_text().replace('      %s = "stablehlo.all_reduce"',
                                     '      // shlo-lint: ignore[SHLO501]\n      %s = "stablehlo.all_reduce"')

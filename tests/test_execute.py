@@ -155,7 +155,7 @@ def test_recv_before_send_ring_deadlocks_every_process():
     assert sorted(b.process for b in res.blocked) == [(0, p) for p in range(4)]
     b0 = next(b for b in res.blocked if b.process == (0, 0))
     assert b0.op == "stablehlo.recv" and b0.line == 5
-    assert "a send on channel 1 from process (0,3) (blocked at stablehlo.recv" in b0.waits_for
+    assert "a send on channel 1 from process (0, 3) (blocked at stablehlo.recv" in b0.waits_for
 
 
 def test_send_before_recv_ring_completes_and_delivers():

@@ -31,7 +31,7 @@ def test_recv_without_sender_blocks_at_the_recv():
     r = run_path(str(EXE / "recv_only.buggy_deadlock.mlir"))
     assert r.outcome == "deadlock", r.primary.message
     assert blocked(r) == [((0, 1), "stablehlo.recv")]
-    assert "a send on channel 2 from process (0,0) (finished)" in r.primary.blocked[0].waits_for
+    assert "a send on channel 2 from process (0, 0) (finished)" in r.primary.blocked[0].waits_for
 
 
 def test_channel_mismatch_blocks_both():

@@ -76,7 +76,7 @@ def test_real_deadlock_report():
     assert res.outcome == "deadlock"
     [b] = res.blocked
     assert b.process == (0, 0) and b.op == "stablehlo.all_reduce" and b.line == 17
-    assert "processes (0,1)..(0,7) (finished)" in b.waits_for
+    assert "processes (0, 1)\u2013(0, 7) (finished)" in b.waits_for
     assert any("stablehlo.case" in s for s in b.stack)
     assert {p for p, s in res.states.items() if s == "finished"} == {(0, p) for p in range(1, 8)}
 

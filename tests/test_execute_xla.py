@@ -61,7 +61,7 @@ def test_blocked_devices_come_from_their_own_progress_markers():
 
 
 def test_the_finished_process_is_not_blamed():
-    """Process (0,0) leaves the loop early; the other three wait in its all_reduce."""
+    """Process (0, 0) leaves the loop early; the other three wait in its all_reduce."""
     report = run_path(str(CORPUS / "deadlock" / "while_partition_trip_count.mlir"), RunOptions(engine="both", **FAST))
     xla = report.reports["xla"]
     assert sorted(b.process for b in xla.blocked) == [(0, 1), (0, 2), (0, 3)]
@@ -92,7 +92,7 @@ def test_confirm_with_xla_confirms_a_real_deadlock():
     assert diags
     marked = confirm(diags, load(str(path)), RunOptions(**FAST), "xla")
     notes = [d.notes[-1].message for d in marked if d.category == "deadlock"]
-    assert notes and all(n.startswith("confirmed by execution (xla): process (0,0) blocked as predicted")
+    assert notes and all(n.startswith("confirmed by execution (xla): process (0, 0) blocked as predicted")
                          for n in notes), notes
 
 

@@ -58,7 +58,7 @@ def test_a_global_program_is_assembled_from_every_process():
 
 
 def test_a_deadlock_names_the_process_that_did_not_return():
-    """Two processes of four devices each: device (0,0) takes the psum branch alone;
+    """Two processes of four devices each: device (0, 0) takes the psum branch alone;
     process 0 never returns, process 1 completes."""
     report = run_path(str(CORPUS / "real" / "cond_axis_index_psum.buggy_deadlock.mlir"),
                       RunOptions(engine="xla-distributed", num_processes=2, **FAST))
@@ -122,6 +122,6 @@ def test_confirm_on_the_multi_process_runtime():
     data = json.loads(proc.stdout)
     diags = data if isinstance(data, list) else data.get("diagnostics", data.get("results", []))
     text = json.dumps(diags)
-    assert "confirmed by execution (xla-distributed): processes (0,1), (0,2), (0,3) blocked as predicted" in text, \
+    assert "confirmed by execution (xla-distributed): processes (0, 1), (0, 2), (0, 3) blocked as predicted" in text, \
         proc.stdout[-3000:]
     assert "not reproduced" not in text

@@ -96,7 +96,7 @@ def test_sarif_for_github_code_scanning(repo):
         for i, rel in enumerate(res.get("relatedLocations", []), 1):
             assert f"]({rel['id']})" in res["message"]["text"] and rel["id"] == i
     ring = next(r for r in run["results"] if r["ruleId"] == "SHLO500")
-    assert "[process (0, 3) would have to reach this send](1)" in ring["message"]["text"]
+    assert "[process (0, 3) would have to reach this send](2)" in ring["message"]["text"]
     for rule in run["tool"]["driver"]["rules"]:
         assert len(rule["fullDescription"]["text"]) <= 1000
 

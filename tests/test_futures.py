@@ -58,7 +58,7 @@ def test_done_twice_export_points_at_the_second_done_and_notes_the_first_and_the
     line = lambda span: text.count("\n", 0, span.start) + 1  # noqa: E731
     assert line(d.span) == 11
     notes = {n.message: line(n.location.span) for n in d.notes if n.location.span is not None}
-    assert notes["first completed here"] == 10
+    assert notes["first completed here, by the async_done at line 10"] == 10
     assert notes["the future is started here (async_start)"] == 5
 
 

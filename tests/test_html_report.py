@@ -43,9 +43,16 @@ def test_page_is_self_contained_with_excerpts_and_one_diagram_per_deadlock(tmp_p
 def test_1024_processes_collapse_into_labelled_classes(tmp_path):
     _, page = html_report(tmp_path, RING1024, HALF2048)
     lanes = re.findall(r'<g class="lane" data-processes="(\d+)"', page)
-    assert lanes == ["1024", "1024", "1"]  # the ring: one class; the branch: the blocked half, a peer
-    assert "1024 processes (0, 0)\u2013(0, 1023)" in page
+    assert lanes == ["1024", "1024", "1024"]  # the ring: one class; the branch: the blocked half, the other half
+    assert "1024 processes (0, p), p = 0\u20131023" in page  # the ring's members, each (0, p)
+    assert "recv from (0, p-1 mod 1024)" in page
+    assert "1024 processes (0, 1024)\u2013(0, 2047)" in page  # every process that never arrives
     assert len(page) < 2_000_000
+
+
+def test_the_summary_counts_in_words(tmp_path):
+    _, page = html_report(tmp_path, RING1024)
+    assert "1 finding (1 error, 0 warnings, 0 infos) in 1 file checked" in page  # was "1 errors"
 
 
 def test_highlighting_is_optional(monkeypatch):

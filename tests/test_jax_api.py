@@ -4,6 +4,7 @@ lowered for CUDA on a CPU-only machine as corpus/generate.py does. The finding
 must point at the `lax.precv` line of *this* file."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -70,6 +71,29 @@ def test_check_lowered_points_at_the_precv_line_of_this_file(mesh):
     # the place in the lowered module is kept as a note
     assert lowered_at.location.path == findings.path == "<lowered jit_body>"
     assert findings.text[lowered_at.location.span.start:].startswith('"stablehlo.recv"')
+
+
+def cond_psum(mesh):
+    """Only device 0 enters the psum: a deadlock (SHLO501) whose words name lines."""
+    def body(x):
+        return lax.cond(lax.axis_index("x") == 0,  # <- cond
+                        lambda: lax.pcast(lax.psum(x, "x"), "x", to="varying"), lambda: x)
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    return jax.jit(f).trace(jax.ShapeDtypeStruct((32,), jnp.float32)).lower(lowering_platforms=("cuda",))
+
+
+def test_findings_name_python_lines_not_lines_of_the_lowered_module(mesh):
+    """The user never sees the lowered module: "the case at line 19" names the
+    Python line of the case (or says whose line it is)."""
+    findings = shlo_lint.check_lowered(cond_psum(mesh))
+    (d,) = [d for d in findings if d.code == "SHLO501"]
+    texts = [d.message, d.help or "", *(n.message for n in d.notes)]
+    texts += [t.waits_for for t in d.trace] + [s.message for t in d.trace for s in t.steps]
+    bare = [t for t in texts if re.search(r"\blines? \d+\b(?! of <lowered)", t)]
+    assert not bare, bare
+    cond = f"{HERE.name}:{_line_of('# <- cond')[0]}"
+    assert any(f"of the case at {cond}" in t for t in texts), texts
 
 
 def test_exported_modules_are_checked_too(mesh):

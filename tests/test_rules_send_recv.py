@@ -94,8 +94,8 @@ def test_shlo121_collective_permute_start_pairs_are_checked():
 def test_shlo102_note_and_rows():
     src = pair_program(send(pairs="dense<[[0, 1], [2, 3], [0, 2], [0, 4]]> : tensor<4x2xi64>"), recv())
     [d] = [d for d in lint(src) if d.code == "SHLO102"]
-    assert d.message == ("send: source 0 appears 3 times in source_target_pairs (rows 0, 2 and 3); "
-                         "each process sends at most once per op (send C2)")
+    assert d.message == "send: source 0 appears 3 times in source_target_pairs (rows 0, 2 and 3) (send C2)"
+    assert d.help == "each process sends at most once per op"
     assert d.notes and d.notes[-1].message == "row 0 is the first pair with source 0"
     assert d.notes[-1].location.span == d.span
 
@@ -130,14 +130,16 @@ def test_shlo104_bound_is_num_partitions_for_positive_channel():
     assert codes(ok) == []
     src = pair_program(send(pairs="dense<[[7, 8]]> : tensor<1x2xi64>"), recv(pairs="dense<[[6, 7]]> : tensor<1x2xi64>"))
     [d] = lint(src)
-    assert "expected ids in [0, 8), num_partitions = 8 (cross_partition: channel_id 1 > 0)" in d.message
+    assert d.message == "send: source_target_pairs names target 8 (row 0), outside [0, 8) (send C4)"
+    assert d.notes[-1].message == "N = num_partitions = 8 (cross_partition: channel_id 1 > 0)"
 
 
 def test_shlo104_bound_is_num_replicas_without_channel_and_hints_the_channel():
     ch0 = "#stablehlo.channel_handle<handle = 0, type = 1>"
     src = pair_program(send(ch=ch0), recv(ch=ch0), attrs="{mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32}")
     c4 = [d for d in lint(src) if d.code == "SHLO104"]
-    assert len(c4) == 1 and "num_replicas = 1 (cross_replica: channel_id 0 <= 0)" in c4[0].message
+    assert len(c4) == 1 and "outside [0, 1)" in c4[0].message
+    assert c4[0].notes[-1].message == "N = num_replicas = 1 (cross_replica: channel_id 0 <= 0)"
     assert c4[0].help and "positive channel_id" in c4[0].help
 
 
@@ -178,7 +180,7 @@ def test_shlo115_recv_host_transfer_says_which_reading():
                        recv(pairs=None, ch=ch2, extra="is_host_transfer = true"))
     [d] = lint(src)
     assert d.code == "SHLO115"
-    assert "expected type = 3 (HOST_TO_DEVICE)" in d.message and "RFC" in d.message
+    assert d.message.endswith("expected 3 (HOST_TO_DEVICE) (recv C5)") and "RFC" in d.notes[-2].message
     assert d.notes and "is_host_transfer = true is set here" in d.notes[-1].message
 
 
@@ -259,7 +261,7 @@ def test_shlo120_note_points_at_the_send():
                        '    %3 = stablehlo.slice %2#0 [0:4] : (tensor<8xf32>) -> tensor<4xf32>', ret="%3")
     [d] = lint(src)
     assert d.code == "SHLO120" and line_of(src, d) == 5
-    assert d.notes[-1].message == "matching send is here, sending (tensor<4xf32>)"
+    assert d.notes[-1].message == "matching send is here, sending (tensor<4xf32>) on channel 1, pairs [0, 1]"
     assert line_of(src, d.notes[-1].location) == 4
 
 
@@ -342,7 +344,8 @@ def test_one_grid_note_for_many_ops_at_the_module():
     text = module("\n".join(ops), attrs=None)
     notes = [d for d in lint(text) if d.code == "SHLO190"]
     assert len(notes) == 1 and notes[0].severity == Severity.INFO and line_of(text, notes[0]) == 1
-    assert "collective_permute C4 (ids < N), recv C4 (ids < N), send C4 (ids < N)" in notes[0].message
+    assert "4 checks skipped" in notes[0].message
+    assert "collective_permute C4 (ids < N), recv C4 (ids < N), send C4 (ids < N)" in notes[0].notes[-1].message
     assert "--num-partitions" in (notes[0].help or "")
 
 

@@ -55,7 +55,10 @@ def verdict(text: str):
 
 
 def codes(text: str) -> list[tuple[str, str]]:
-    return [(d.code, d.message) for d in lint_text(text, "t.mlir", Config()) if d.code.startswith("SHLO5")]
+    """(code, its words) of the deadlock findings: the one-line message, then its
+    notes (where the per-device data comes from is a note under the headline)."""
+    return [(d.code, " | ".join([d.message, *(n.message for n in d.notes)]))
+            for d in lint_text(text, "t.mlir", Config()) if d.code.startswith("SHLO5")]
 
 
 def case(pred: str, then: str, other: str = "", res: str = "%r") -> str:
@@ -99,6 +102,8 @@ def test_unsharded_argument_of_a_per_device_program_may_deadlock():
     # ... and speaks again when SHLO504 is not enabled: the cause is never silent
     alone = [(d.code, d.message) for d in lint_text(text, "t.mlir", Config(ignore=("SHLO504",)))
              if d.code.startswith("SHLO5")]
+    assert got[0][1].startswith("this if may deadlock: its branch index depends on per-device data, around the "
+                                "all_reduce at line ")
     assert [c for c, _ in alone] == ["SHLO503"] and "%flag" in alone[0][1]
     # suppressing the warning at its line silences the cause, not only one of its two findings
     line = text.splitlines().index(next(ln for ln in text.splitlines() if '"stablehlo.if"' in ln))

@@ -31,6 +31,7 @@ from ..lint.engine import read_path
 from ..lint.stages import announce, size
 from ..ir.core import Module
 from ..analysis.semantics import Grid, grid_of
+from ..source.processes import GRID_WORDS, names_a_process, process_name, processes_phrase
 from .interpreter import Blocked, Interpreter, Limits
 from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
@@ -453,9 +454,7 @@ def render_text(report: RunReport) -> str:
                 if s != "blocked":
                     others.setdefault(s, []).append(p)
             for s, ps in others.items():
-                ids = ", ".join(fmt_pid(p) for p in ps) if len(ps) <= 4 else \
-                    f"{fmt_pid(ps[0])}..{fmt_pid(ps[-1])} ({len(ps)})"
-                lines.append(f"  process{'es' if len(ps) > 1 else ''} {ids}: {s}")
+                lines.append(f"  {processes_phrase(ps, 6)}: {s}")
         if r.outcome == "completed":
             lines += _outputs_text(r.outputs, report.result_names, report.mode)
     if report.cross_check:
@@ -465,6 +464,8 @@ def render_text(report: RunReport) -> str:
         lines.append(f"cross-check interp vs xla: {cc['status']}: {detail}")
         for m in cc.get("mismatches", [])[:10]:
             lines.append(f"  {m}")
+    if any(names_a_process(line) for line in lines):  # said once, as the text report of `check` does
+        lines.append(f"note: {GRID_WORDS}")
     return "\n".join(lines)
 
 
@@ -480,7 +481,7 @@ def _outputs_text(outputs: dict, names: list[str | None], mode: str) -> list[str
             out.append(f"    ... {len(rows) - shown} more")
             break
         shown += 1
-        who = "" if row["process"] is None else f"process ({row['process'][0]},{row['process'][1]}) "
+        who = "" if row["process"] is None else f"process {process_name(row['process'])} "
         label = f"#{row['index']}" + (f" {row['name']}" if row.get("name") else "")
         if row.get("unavailable"):
             out.append(f"    {who}{label}: unavailable")

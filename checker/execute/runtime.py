@@ -4,12 +4,14 @@ assemble global values, and how processes are named in reports. Op modules
 import this (and registry.py), never the interpreter."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
 
 from ..ir.core import Module, Operation
+from ..source.processes import process_name, process_set
 from .values import sharding_errors
 
 
@@ -127,40 +129,37 @@ class Frame:
 
 
 def fmt_pid(p: tuple[int, int]) -> str:
-    return f"({p[0]},{p[1]})"
+    """`(0, 3)`: the one spelling of a process, `check`'s and `run`'s (source/processes.py)."""
+    return process_name(p)
+
+
+_PART = re.compile(r"process (\(\d+, ?\d+\)) (.*)$", re.S)
+_PID = re.compile(r"\((\d+), ?(\d+)\)")
 
 
 def compress_states(parts: list[str]) -> str:
-    """Join peer descriptions, folding neighbours that share a state:
-    "processes (0,1)..(0,3), (0,5) (finished)"."""
+    """Join peer descriptions ("process (0, 1) (finished)"), folding neighbours
+    that share a state: "processes (0, 1)–(0, 3), (0, 5) (finished)"."""
     groups: list[tuple[str, list[str]]] = []
     for part in parts:
-        _, pid, rest = part.split(" ", 2)
-        if groups and groups[-1][0] == rest:
+        m = _PART.match(part)
+        if m is None:
+            groups.append((part, []))
+            continue
+        pid, rest = m.group(1), m.group(2)
+        if groups and groups[-1][0] == rest and groups[-1][1]:
             groups[-1][1].append(pid)
         else:
             groups.append((rest, [pid]))
     out = []
     for state, pids in groups:
-        out.append(f"process{'es' if len(pids) > 1 else ''} {pid_ranges(pids)} {state}")
+        out.append(f"process{'es' if len(pids) > 1 else ''} {pid_ranges(pids)} {state}" if pids else state)
     return "; ".join(out)
 
 
 def pid_ranges(pids: list[str]) -> str:
-    """"(0,1)", "(0,2)", "(0,3)", "(0,5)" → "(0,1)..(0,3), (0,5)" (runs of consecutive partitions)."""
-    tuples = [tuple(int(x) for x in p.strip("()").split(",")) for p in pids]
-    runs: list[list[tuple[int, int]]] = []
-    for t in tuples:
-        if runs and runs[-1][-1][0] == t[0] and runs[-1][-1][1] + 1 == t[1]:
-            runs[-1].append(t)
-        else:
-            runs.append([t])
-    text = []
-    for run in runs:
-        if len(run) > 2:
-            text.append(f"{fmt_pid(run[0])}..{fmt_pid(run[-1])}")
-        else:
-            text += [fmt_pid(t) for t in run]
-    return ", ".join(text)
+    """"(0, 1)", "(0, 2)", "(0, 3)", "(0, 5)" → "(0, 1)–(0, 3), (0, 5)" (runs of consecutive partitions)."""
+    tuples = [(int(m.group(1)), int(m.group(2))) for m in map(_PID.match, pids) if m is not None]
+    return process_set(tuples, limit=len(tuples))
 
 

@@ -8,13 +8,17 @@ extra), else shown plain.
 
 The swimlane diagram (inline SVG) draws one lane per trace: a process, or a
 class of processes with the same story (the deadlock rules group processes so
-beyond 8, see ProcessTrace.others), labelled with its ids. Along a lane, left to
-right, the communication ops the process completed, then the op it is blocked at
-(red) or where it finished (grey). An arrow goes from a blocked op to the lane of
-the process it waits for ("waits for"); a class waiting on its own members (a
-ring) gets a loop. Where the processes split (a branch or loop whose outcome
-depends on the process id) each box names its branch or iteration underneath, and
-the note saying how the processes split is printed above the diagram. 1,024 processes draw as their few classes.
+beyond 8, see ProcessTrace.others and .label), labelled as the trace says: its
+words hold for every member ("1024 processes (0, p), p = 0–1023", a box "recv
+from (0, p-1 mod 1024)"). Every label is shown in full, wrapped over as many
+lines as it takes (the lane grows; nothing is left to a tooltip). Along a lane,
+left to right, the communication ops the process completed, then the op it is
+blocked at (red) or where it finished (grey). An arrow goes from a blocked op to
+each lane holding a process it waits for (ProcessTrace.waits_on); a class waiting
+on its own members (a ring) gets a loop. Where the processes split (a branch or
+loop whose outcome depends on the process id) each box names its branch or
+iteration underneath, and the note saying how the processes split is printed
+above the diagram. 1,024 processes draw as their few classes.
 
 The page's own script counts the lanes it finds and writes the number into the
 title and `<body data-lanes=...>` (what a headless-browser test reads back).
@@ -27,13 +31,13 @@ from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
-from .shared import (RuleLookup, binary_notice, counts, plural, process_label, process_ranges, resolve, severity_of,
-                     sorted_diagnostics)
+from .shared import (RuleLookup, binary_notice, counts, plural, resolve, severity_of, sorted_diagnostics,
+                     trace_label)
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")
 """Lane backgrounds, in turn (a test looks for them in a screenshot)."""
 BLOCKED, DONE, FINISHED = "#dc2626", "#2563eb", "#6b7280"
-LABEL_W, BOX_W, BOX_H, GAP, LANE_H, TOP = 260, 220, 34, 26, 58, 30
+LABEL_W, BOX_W, GAP, TOP = 310, 250, 26, 30
 CONTEXT_LINES = 2
 
 _CSS = """
@@ -140,121 +144,148 @@ def _excerpt(d: Diagnostic, sources: dict[str, SourceFile], hl: Callable[[str], 
 
 
 # ----------------------------------------------------------------------------- the diagram
-_PROC = re.compile(r"\((\d+), (\d+)\)")
+CHAR_W, LINE_H = 7.3, 15
+"""Width of a character of the diagram's 12px monospace font, and a line's height."""
+LABEL_CHARS = int((LABEL_W - 16) / CHAR_W)
+BOX_CHARS = int((BOX_W - 12) / CHAR_W)
 
 
 def _members(t: ProcessTrace) -> list[tuple[int, int]]:
     return [tuple(t.process), *map(tuple, t.others)]
 
 
-def _lane_label(t: ProcessTrace) -> str:
-    if not t.others:
-        return process_label(t.process)
-    return f"{1 + len(t.others)} processes {process_ranges(_members(t), limit=2)}"
+def _wrap(text: str, width: int) -> list[str]:
+    """Lines of at most `width` characters, broken at spaces (a longer word is cut)."""
+    lines: list[str] = []
+    cur = ""
+    text = re.sub(r"\((line|group of) (\d+)\)", "(\\1\u00a0\\2)", text)  # "(line 11)" stays on one line
+    for word in text.split(" "):
+        while len(word) > width:
+            if cur:
+                lines.append(cur)
+                cur = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not cur:
+            cur = word
+        elif len(cur) + 1 + len(word) <= width:
+            cur += " " + word
+        else:
+            lines.append(cur)
+            cur = word
+    if cur:
+        lines.append(cur)
+    return lines or [""]
 
 
-_DETAIL = re.compile(r"\s*\((?:channel|group|branch|iteration|line|async)[^()]*(?:\([^()]*\)[^()]*)*\)")
+_WHERE = re.compile(r"\s*\(((?:branch|iteration) \d+ of the \w+ at line \d+(?:, (?:branch|iteration) \d+ of the "
+                    r"\w+ at line \d+)*)\)$")
 
 
-def _step_label(message: str) -> str:
-    """`all_reduce (channel 1, group of 8)` → `all_reduce`: the details are in the tooltip."""
-    return _short(_DETAIL.sub("", message).replace(" on channel ", " ch "), 24)
-
-
-_WHERE = re.compile(r"\((?:branch|iteration) \d+ of the \w+ at line \d+\)")
-
-
-def _where(message: str) -> str:
-    """`(branch 0 of the case at line 12)` → `branch 0 of case :12`: where the
-    processes split, shown under the box."""
+def _split_where(message: str) -> tuple[str, str]:
+    """`all_reduce (channel 1, group of 4) (branch 0 of the case at line 12)` →
+    (`all_reduce (channel 1, group of 4)`, `branch 0 of case :12`): where the
+    processes split is written under the box."""
     m = _WHERE.search(message)
-    return re.sub(r" of the (\w+) at line (\d+)", r" of \1 :\2", m.group(0)[1:-1]) if m else ""
-
-
-def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "\u2026"
-
-
-def _waits_target(t: ProcessTrace, lanes: list[ProcessTrace]) -> int | None:
-    """The lane holding the first process this one waits for (None: none named)."""
-    m = _PROC.search(t.waits_for or "")
     if m is None:
-        return None
-    who = (int(m.group(1)), int(m.group(2)))
-    for i, lane in enumerate(lanes):
-        if who in _members(lane):
-            return i
-    return None
+        return message, ""
+    where = re.sub(r" of the (\w+) at line (\d+)", r" of \1 :\2", m.group(1))
+    return message[:m.start()], where
+
+
+def _tspans(lines: list[str], x: float, y: float, **attrs: str) -> str:
+    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    spans = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else LINE_H}">{html.escape(line)}</tspan>'
+                    for i, line in enumerate(lines))
+    return f'<text x="{x}" y="{y}"{extra}>{spans}</text>'
+
+
+_CAPTION = ("time \u2192 (communication ops each completed, in order; red: where it is blocked; "
+            "arrows: waits for)")
 
 
 def swimlanes(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
-    """The SVG of one deadlock's trace."""
+    """The SVG of one deadlock's trace: every label in full (wrapped, never cut),
+    a class of processes labelled as its trace says (its boxes speak of each member)."""
     lanes = list(d.trace)
     cols = max((len(t.steps) for t in lanes), default=0) + 1
-    width = max(1000, LABEL_W + cols * (BOX_W + GAP) + 60)
-    height = TOP + len(lanes) * LANE_H + 20
+    width = max(LABEL_W + int(len(_CAPTION) * CHAR_W) + 40, LABEL_W + cols * (BOX_W + GAP) + 60)
+    layout = []
+    for t in lanes:
+        left = [(line, True) for line in _wrap(trace_label(t), LABEL_CHARS)]
+        left += [(line, False) for line in _wrap(t.waits_for, LABEL_CHARS)] if t.waits_for else []
+        boxes = []
+        for step in t.steps:
+            pos = resolve(step.location, sources)
+            text, where = _split_where(step.message)
+            line = f" (line {pos.line})" if pos.line is not None else ""
+            boxes.append((step, pos, _wrap(text + line, BOX_CHARS), _wrap(where, BOX_CHARS + 4) if where else []))
+        end = [] if any(s.blocked for s in t.steps) else _wrap(t.waits_for or "finished", BOX_CHARS)
+        box_lines = max([len(b[2]) for b in boxes] + [len(end), 1])
+        where_lines = max([len(b[3]) for b in boxes] + [0])
+        box_h = box_lines * LINE_H + 14
+        lane_h = max(len(left) * LINE_H + 18, 5 + box_h + where_lines * 13 + 12)
+        layout.append((t, left, boxes, end, box_h, lane_h))
+    height = TOP + sum(item[5] + 6 for item in layout) + 20
     out = [f'<svg class="swimlanes" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="swimlane diagram of the deadlock">',
            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
            f'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="{BLOCKED}"/></marker></defs>',
-           f'<text x="{LABEL_W}" y="18" fill="#555">time \u2192 (communication ops each completed, in order; '
-           'red: where it is blocked; arrows: waits for)</text>']
-    ends: list[tuple[float, float] | None] = []
-    for i, t in enumerate(lanes):
-        y = TOP + i * LANE_H
+           f'<text x="{LABEL_W}" y="18" fill="#555">{html.escape(_CAPTION)}</text>']
+    ends: list[tuple[float, float, float] | None] = []
+    y = TOP
+    for i, (t, left, boxes, end_lines, box_h, lane_h) in enumerate(layout):
         color = LANE_COLORS[i % len(LANE_COLORS)]
-        label = _lane_label(t)
         out.append(f'<g class="lane" data-processes="{1 + len(t.others)}">')
-        out.append(f'<rect x="0" y="{y}" width="{width}" height="{LANE_H - 6}" fill="{color}" rx="4"/>')
-        out.append(f'<text x="8" y="{y + 20}" font-weight="bold"><title>{html.escape(label)}</title>'
-                   f'{html.escape(_short(label, 32))}</text>')
-        if t.waits_for:
-            out.append(f'<text x="8" y="{y + 38}" fill="#444"><title>{html.escape(t.waits_for)}</title>'
-                       f'{html.escape(_short(t.waits_for, 32))}</text>')
+        out.append(f'<rect x="0" y="{y}" width="{width}" height="{lane_h}" fill="{color}" rx="4"/>')
+        ty = y + 18
+        for line, bold in left:
+            weight = ' style="font-weight:bold"' if bold else ' fill="#444"'
+            out.append(f'<text x="8" y="{ty}"{weight}>{html.escape(line)}</text>')
+            ty += LINE_H
         end = None
-        for j, step in enumerate(t.steps):
+        for j, (step, pos, lines, where) in enumerate(boxes):
             x = LABEL_W + j * (BOX_W + GAP)
-            pos = resolve(step.location, sources)
-            line = f" :{pos.line}" if pos.line is not None else ""
             stroke = BLOCKED if step.blocked else DONE
             fill = "#fee2e2" if step.blocked else "#ffffff"
             tip = f"{pos.label()} {step.message}" + (" \u2014 blocked here" if step.blocked else "")
             out.append(f'<g class="{"step blocked" if step.blocked else "step"}"><title>{html.escape(tip)}</title>'
-                       f'<rect x="{x}" y="{y + 5}" width="{BOX_W}" height="{BOX_H}" rx="5" fill="{fill}" '
+                       f'<rect x="{x}" y="{y + 5}" width="{BOX_W}" height="{box_h}" rx="5" fill="{fill}" '
                        f'stroke="{stroke}" stroke-width="{3 if step.blocked else 1.5}"/>'
-                       f'<text x="{x + 6}" y="{y + 26}">{html.escape(_step_label(step.message) + line)}</text>'
-                       + (f'<text class="where" x="{x + 4}" y="{y + 50}" font-size="10" fill="#7c2d12">'
-                          f'{html.escape(_short(_where(step.message), 34))}</text>' if _where(step.message) else "")
+                       + _tspans(lines, x + 6, y + 23)
+                       + (_tspans(where, x + 4, y + 5 + box_h + 13, font_size="10", fill="#7c2d12",
+                                  **{"class": "where"}) if where else "")
                        + "</g>")
-            if j + 1 < len(t.steps):
+            if j + 1 < len(boxes):
                 out.append(f'<line x1="{x + BOX_W}" y1="{y + 22}" x2="{x + BOX_W + GAP}" y2="{y + 22}" '
                            f'stroke="{DONE}" stroke-width="1.5"/>')
             if step.blocked:
-                end = (x + BOX_W / 2, y + 5 + BOX_H / 2)
-        if not any(s.blocked for s in t.steps):  # finished (or stopped): a grey end marker
-            x = LABEL_W + len(t.steps) * (BOX_W + GAP)
+                end = (x + BOX_W / 2, y + 5 + box_h / 2, box_h)
+        if end_lines:  # finished (or stopped): a grey end marker saying so
+            x = LABEL_W + len(boxes) * (BOX_W + GAP)
             out.append(f'<g class="step finished"><title>{html.escape(t.waits_for or "finished")}</title>'
-                       f'<rect x="{x}" y="{y + 5}" width="{BOX_W}" height="{BOX_H}" rx="17" fill="#f3f4f6" '
-                       f'stroke="{FINISHED}" stroke-dasharray="4 3"/><text x="{x + 10}" y="{y + 26}" '
-                       f'fill="{FINISHED}">{html.escape(_short(t.waits_for or "finished", 20))}</text></g>')
-            end = (x + BOX_W / 2, y + 5 + BOX_H / 2)
+                       f'<rect x="{x}" y="{y + 5}" width="{BOX_W}" height="{box_h}" rx="14" fill="#f3f4f6" '
+                       f'stroke="{FINISHED}" stroke-dasharray="4 3"/>'
+                       + _tspans(end_lines, x + 10, y + 23, fill=FINISHED) + "</g>")
+            end = (x + BOX_W / 2, y + 5 + box_h / 2, box_h)
         out.append("</g>")
         ends.append(end)
+        y += lane_h + 6
     for i, t in enumerate(lanes):
-        target = _waits_target(t, lanes)
-        if target is None or ends[i] is None or ends[target] is None:
-            continue
-        (x1, y1), (x2, y2) = ends[i], ends[target]
-        if target == i:  # waits for another member of its own class (a ring): a loop
-            out.append(f'<path class="waits" d="M{x1 + BOX_W / 2},{y1 - 6} c 34,-22 34,26 2,14" fill="none" '
-                       f'stroke="{BLOCKED}" stroke-width="2" marker-end="url(#arrow)"><title>'
-                       f'{html.escape(t.waits_for)}</title></path>')
-            continue
-        bend = BOX_W / 2 + 24 + 10 * (i % 4)
-        sy, ty = (y1 + BOX_H / 2, y2 - BOX_H / 2) if y2 > y1 else (y1 - BOX_H / 2, y2 + BOX_H / 2)
-        out.append(f'<path class="waits" d="M{x1},{sy} C{x1 + bend},{sy} {x2 + bend},{ty} {x2 + 8},{ty}" '
-                   f'fill="none" stroke="{BLOCKED}" stroke-width="1.6" marker-end="url(#arrow)">'
-                   f'<title>{html.escape(t.waits_for)}</title></path>')
+        for k, target in enumerate(t.waits_on):
+            if target >= len(lanes) or ends[i] is None or ends[target] is None:
+                continue
+            (x1, y1, h1), (x2, y2, h2) = ends[i], ends[target]
+            if target == i:  # waits for another member of its own class (a ring): a loop
+                out.append(f'<path class="waits" d="M{x1 + BOX_W / 2},{y1 - 6} c 34,-22 34,26 2,14" fill="none" '
+                           f'stroke="{BLOCKED}" stroke-width="2" marker-end="url(#arrow)"><title>'
+                           f'{html.escape(t.waits_for)}</title></path>')
+                continue
+            bend = BOX_W / 2 + 24 + 10 * ((i + k) % 4)
+            sy, ty = (y1 + h1 / 2, y2 - h2 / 2) if y2 > y1 else (y1 - h1 / 2, y2 + h2 / 2)
+            out.append(f'<path class="waits" d="M{x1},{sy} C{x1 + bend},{sy} {x2 + bend},{ty} {x2 + 8},{ty}" '
+                       f'fill="none" stroke="{BLOCKED}" stroke-width="1.6" marker-end="url(#arrow)">'
+                       f'<title>{html.escape(t.waits_for)}</title></path>')
     out.append("</svg>")
     return "".join(out)
 
@@ -278,9 +309,9 @@ def _finding(d: Diagnostic, sources: dict[str, SourceFile], rules, hl, file: int
         parts.append(f'<div class="help">help: {html.escape(d.help)}</div>')
     if d.trace:
         blocked = sum(1 + len(t.others) for t in d.trace if any(s.blocked for s in t.steps))
-        parts.append(f'<div class="caption">{plural(len(d.trace), "lane")}: {blocked} blocked '
-                     f'process{"es" if blocked != 1 else ""}, and the peers they wait for '
-                     "(processes with the same story share a lane; hover a box for its details)</div>")
+        parts.append(f'<div class="caption">{plural(len(d.trace), "lane")}: {plural(blocked, "blocked process", "blocked processes")} '
+                     "and the peers they wait for (processes with the same story share a lane; in a lane of "
+                     "processes (0, p), what a box says holds for each member p)</div>")
         parts.append(f'<div class="diagram">{swimlanes(d, sources)}</div>')
     parts.append("</section>")
     return "".join(parts)
@@ -294,8 +325,9 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
     hl = _highlighter()
     files = c.get("files")
     checked = f" in {plural(files, 'file')} checked" if isinstance(files, int) else ""
-    head = (f"{plural(len(diags), 'finding')} ({c['errors']} errors, {c['warnings']} warnings, {c['infos']} infos)"
-            f"{checked}" if diags else f"All checks passed{checked}.")
+    kinds = ", ".join(plural(c[k], word, many) for k, word, many in
+                      (("errors", "error", None), ("warnings", "warning", None), ("infos", "info", "infos")))
+    head = (f"{plural(len(diags), 'finding')} ({kinds}){checked}" if diags else f"All checks passed{checked}.")
     paths = list(dict.fromkeys(d.path for d in diags))  # files with findings, in report order
     number = {p: i for i, p in enumerate(paths, 1)}
     body: list[str] = []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol
 
 from ..source.diagnostics import Diagnostic, Location, Severity, positioned
+from ..source.processes import process_name, process_set
 from ..source.text import SourceFile, Span
 
 class RuleDoc(Protocol):
@@ -137,29 +138,20 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def process_label(process: tuple[int, int] | list[int]) -> str:
-    r, p = process
-    return f"process ({r}, {p})"
+    return f"process {process_name(process)}"
 
 
 def process_ranges(processes, limit: int = 6) -> str:
-    """`(0, 0)–(0, 511), (1, 0)` for a set of processes: runs of consecutive
-    partition ids in one replica become ranges; more than `limit` runs end in "…"."""
-    runs: list[list[tuple[int, int]]] = []
-    for r, p in sorted(set(map(tuple, processes))):
-        if runs and runs[-1][1][0] == r and runs[-1][1][1] == p - 1:
-            runs[-1][1] = (r, p)
-        else:
-            runs.append([(r, p), (r, p)])
-    parts = [f"({a[0]}, {a[1]})" if a == b else f"({a[0]}, {a[1]})\u2013({b[0]}, {b[1]})" for a, b in runs]
-    return ", ".join(parts[:limit]) + (f", \u2026 ({len(parts) - limit} more runs)" if len(parts) > limit else "")
+    """`(0, 0)–(0, 511), (1, 0)` for a set of processes (source/processes.py)."""
+    return process_set(processes, limit)
 
 
 def trace_label(trace) -> str:
-    """`process (0, 3)`, or for a class of processes with the same story
-    `processes (0, 0)–(0, 1023) (1024; the steps of (0, 0))` (the messages
-    of the steps name the first member's peers)."""
+    """`process (0, 3)`, or for a class of processes the trace's own label
+    (`1024 processes (0, p), p = 0–1023`: its steps speak of the member (0, p))."""
+    if getattr(trace, "label", ""):
+        return trace.label
     if not getattr(trace, "others", ()):
         return process_label(trace.process)
     members = [tuple(trace.process), *map(tuple, trace.others)]
-    r, p = trace.process
-    return f"processes {process_ranges(members)} ({len(members)}; the steps of ({r}, {p}))"
+    return f"{len(members)} processes {process_ranges(members)}"

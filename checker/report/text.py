@@ -19,6 +19,7 @@ import unicodedata
 from collections import Counter
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
+from ..source.processes import GRID_WORDS, names_a_process
 from ..source.text import SourceFile
 from .shared import (Position, RuleLookup, binary_notice, counts, plural, resolve, severity_of, sorted_diagnostics,
                      trace_label)
@@ -204,6 +205,12 @@ def statistics_lines(diagnostics: list[Diagnostic]) -> list[str]:
     return out
 
 
+def _names_processes(d: Diagnostic) -> bool:
+    texts = [d.message, *(n.message for n in d.notes)]
+    texts += [t.waits_for for t in d.trace] + [s.message for t in d.trace for s in t.steps]
+    return bool(d.trace) or any(names_a_process(t) for t in texts)
+
+
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            rules: RuleLookup | None = None, *, summary: dict | None = None,
            color: bool = False, show_source: bool = True, statistics: bool = False,
@@ -217,6 +224,8 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
             lines += render_one(d, sources, color=color, show_source=show_source, max_width=max_width)
             if show_source:
                 lines.append("")
+        if any(_names_processes(d) for d in diags):  # once per report, not per finding
+            lines.append(f"{_Paint(color).bold('note')}: {GRID_WORDS}")
     if summary is not None:
         if statistics and lines:
             lines.append("")

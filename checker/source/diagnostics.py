@@ -112,6 +112,13 @@ class ProcessTrace:
     others: tuple[tuple[int, int], ...] = ()
     """Further processes whose trace is this one's (the same ops completed, blocked at
     the same op), where a deadlock has too many processes to show one by one."""
+    label: str = ""
+    """Who the trace stands for when it is a class of processes: "1024 processes
+    (0, p), p = 0–1023". Its steps and `waits_for` then hold for every member,
+    with the member's ids put in ("recv from (0, p-1 mod 1024)")."""
+    waits_on: tuple[int, ...] = ()
+    """The traces (indices into the diagnostic's trace) holding processes this
+    one's members wait for."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,7 +171,8 @@ def corpus_files() -> dict[str, tuple[str, str | None]]:
         "grid_2048_branch_half_psum.mlir": (
             head + "// 2,048 partitions; only the first 1,024 enter the all_reduce over all of them.\n"
             + branch_psum(2048, 1024, [list(range(2048))], name="half_psum"),
-            "SHLO501 12 | waits forever at this all_reduce\n"),
+            "SHLO501 12 | deadlock: processes (0, 0)\u2013(0, 1023) hang at this all_reduce; (0, 1024)\u2013(0, 2047) "
+            "finish without reaching it\n"),
         "grid_2x1024_branch_whole_replica.mlir": (
             head + "// 2 replicas x 1,024 partitions; replica 0 (a whole all_reduce group) takes the branch,\n"
                    "// replica 1 (the other group) does not: deadlock-free.\n"

@@ -86,9 +86,9 @@ def gather_like_result(op: Operation, ctx: Context, attr: str, grow: bool) -> It
             want = od * gs if grow else (od // gs if od % gs == 0 else None)
             if want is not None and rd != want:
                 how = f"{od} x {gs}" if grow else f"{od} / {gs}"
-                yield ctx.warning(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, expected "
-                                      f"{how} (group size) = {want}; the StableHLO verifier accepts this, XLA "
-                                      f"rejects it")
+                d = ctx.warning(op, f"{name}: {which(op, i)} dimension {dim} ({attr}) is {rd}, expected "
+                                    f"{how} (group size) = {want}")
+                yield d.note(ctx.loc(op), "the StableHLO verifier accepts this, XLA rejects it")
 
 
 def dim_in_range(op: Operation, ctx: Context, attr: str) -> Iterator[Diagnostic]:
@@ -113,7 +113,7 @@ def element_is_e(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         tt = tensor(t)
         if tt is not None and tt.element != e:
             yield ctx.error(op, f"{op_label(op)}: {which(op, i)} element type {tt.element} differs from the "
-                                f"computation's element type {e}")
+                                f"computation's {e}")
 
 
 def same_shapes(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
@@ -153,19 +153,19 @@ def dynamic_root(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     name = op_label(op)
     ops_, res = list(op.operand_types), result_types(op)
     if len(ops_) < 2:
-        yield ctx.error(op, f"{name}: has_dynamic_root needs at least two operands (the data, then the root "
-                            f"indices), got {len(ops_)}")
+        yield ctx.error(op, f"{name}: has_dynamic_root needs at least two operands, got {len(ops_)}",
+                        help="pass the data, then the root indices (one tensor<Nxi32>, N data operands)")
         return
     n_data = len(ops_) - 1
     root_t = tensor(ops_[-1])
     want = f"tensor<{n_data}xi32>"
     if ops_[-1] is not None and (root_t is None or root_t.rank != 1 or not _is_i32(root_t.element)):
-        yield ctx.error(op, f"{name}: the root operand (the last) has type {ops_[-1]}, expected {want}: one "
-                            f"32-bit root index per data operand")
+        yield ctx.error(op, f"{name}: the root operand (the last) has type {ops_[-1]}, expected {want}",
+                        help="one 32-bit root index per data operand")
         return
     if root_t is not None and root_t.shape[0] is not None and root_t.shape[0] != n_data:
-        yield ctx.error(op, f"{name}: the root operand has {root_t.shape[0]} element(s), expected {n_data} "
-                            f"(one per data operand): {want}")
+        yield ctx.error(op, f"{name}: root operand has {root_t.shape[0]} element(s), expected {n_data}",
+                        help=f"one root index per data operand: make the root operand a {want}")
         return
     if len(res) != n_data:
         yield ctx.error(op, f"{name}: {n_data} data operand(s) but {len(res)} result(s); with has_dynamic_root "

@@ -273,9 +273,10 @@ def check_groups_form(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
         return
     mesh = groups.mesh
     if mesh is not None and mesh.old_spelling is not None:
-        d = ctx.error(groups.span, f"{op_label(op)}: replica_group_mesh_axes names its mesh with `mesh_name`, the "
-                                   f"seed RFC's spelling; StableHLO (1.20) writes `mesh = @...` and does not parse "
-                                   f"`mesh_name` ({label})", op=op)
+        d = ctx.error(groups.span, f"{op_label(op)}: replica_group_mesh_axes names its mesh with `mesh_name` "
+                                   f"({label})", op=op)
+        d = d.note(ctx.loc(groups.span), "`mesh_name` is the seed RFC's spelling; StableHLO (1.20) writes "
+                                         "`mesh = @...` and does not parse `mesh_name`")
         if mesh.old_spelling != groups.span:
             d = d.with_fix(Fix.safe("Write `mesh`", [Edit(mesh.old_spelling, "mesh")]))
         yield d
@@ -317,8 +318,8 @@ def check_unique_ids(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
                 reported.add(i)
                 first = where[i]
                 place = "in the same group" if first == g else f"in groups {first} and {g}"
-                yield ctx.error(groups.span, f"{op_label(op)}: replica id {i} appears more than once "
-                                             f"in replica_groups ({place})", op=op)
+                yield ctx.error(groups.span, f"{op_label(op)}: replica id {i} appears twice in replica_groups "
+                                             f"({place})", op=op)
             where.setdefault(i, g)
 
 
@@ -362,8 +363,9 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
         return
     over = sorted({i for i in ids if i >= n})
     if over:
-        yield ctx.error(groups.span, f"{name}: replica id {over[0]} is out of range [0, {n}) for "
-                                     f"{_axis_words(op, ctx)}", op=op)
+        d = ctx.error(groups.span, f"{name}: replica id {over[0]} is out of range [0, {n}) for {strategy(op)}",
+                      op=op)
+        yield d.note(ctx.loc(groups.span), _axis_words(op, ctx))
     elif contiguous:
         # The verifier's own check, grid or not: the ids are exactly 0..k-1
         # (ops with no coverage constraint, e.g. collective_reduce).
@@ -374,13 +376,14 @@ def check_ids_in_range(op: Operation, ctx: Context, *, padding: bool, need_grid:
 
 
 def _axis_words(op: Operation, ctx: Context) -> str:
+    """What the ids count under the op's strategy (a note: the headline names the strategy)."""
     strat = strategy(op)
     g = ctx.grid
     if strat in (CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION):
-        return f"{strat} (num_replicas = {g.num_replicas})"
+        return f"{strat} ids count the replicas: num_replicas = {g.num_replicas}"
     if strat == CROSS_PARTITION:
-        return f"{strat} (num_partitions = {g.num_partitions})"
-    return f"{strat} (num_replicas x num_partitions = {g.size})"
+        return f"{strat} ids count the partitions: num_partitions = {g.num_partitions}"
+    return f"{strat} ids count every process: num_replicas x num_partitions = {g.size}"
 
 
 def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diagnostic]:
@@ -395,8 +398,9 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
         return
     if groups.empty:
         if strat == FLATTENED_IDS:
-            yield ctx.error(groups.span, f"{name}: replica_groups is empty, but use_global_device_ids "
-                                         f"(flattened_ids) needs the process ids written out", op=op)
+            yield ctx.error(groups.span, f"{name}: replica_groups is empty under use_global_device_ids", op=op,
+                            help="write the process ids out: use_global_device_ids (flattened_ids) gives no "
+                                 "default group")
         return
     n = axis_size(op, ctx)
     if n is None:
@@ -410,8 +414,9 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
     missing = first_missing(distinct, n, 7)
     more = n - in_range > len(missing)
     detail = f"; missing {_short(missing, more=more)}" if missing and len(distinct) < n else ""
-    yield ctx.error(groups.span, f"{name}: replica_groups name {len(distinct)} distinct ids, but "
-                                 f"{_axis_words(op, ctx)} needs all {n}{detail}", op=op)
+    d = ctx.error(groups.span, f"{name}: replica_groups name {len(distinct)} distinct ids, but {strat} needs all "
+                               f"{n}{detail}", op=op)
+    yield d.note(ctx.loc(groups.span), _axis_words(op, ctx))
 
 
 def first_missing(present: set[int], n: int, limit: int) -> list[int]:
@@ -444,8 +449,10 @@ def check_global_ids_channel(op: Operation, ctx: Context, zero_is_warning: bool 
     where = attr_where(ctx, op, "channel_handle") if op.attr("channel_handle") is not None \
         else attr_where(ctx, op, "use_global_device_ids")
     seen = "no channel_handle" if ch is None else f"channel_id {ch}"
-    msg = f"{op_label(op)}: use_global_device_ids is set, but the op has {seen}; it needs a channel_id > 0"
+    msg = f"{op_label(op)}: use_global_device_ids needs a channel_id > 0"
     if zero_is_warning and (ch is None or ch == 0):
-        yield ctx.warning(where, msg + " (the StableHLO verifier accepts this; the spec and XLA do not)", op=op)
+        d = ctx.warning(where, msg, op=op)
+        yield d.note(ctx.loc(where), f"the op has {seen}: the StableHLO verifier accepts this; the spec and XLA "
+                                     f"do not")
         return
-    yield ctx.error(where, msg, op=op)
+    yield ctx.error(where, msg, op=op).note(ctx.loc(where), f"the op has {seen}")

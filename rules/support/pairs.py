@@ -156,7 +156,7 @@ def pairs_unique_diags(op: Operation, ctx: Context, column: int) -> Iterator[Dia
         times = "twice" if len(rows) == 2 else f"{len(rows)} times"
         what = "sends" if column == 0 else "receives"
         d = ctx.error(span, f"{kind_of(op)}: {role} {value} appears {times} in source_target_pairs "
-                            f"({_rows(rows)}); each process {what} at most once per op", op=op)
+                            f"({_rows(rows)})", op=op, help=f"each process {what} at most once per op")
         yield d.note(ctx.loc(span), f"row {rows[0]} is the first pair with {role} {value}")
 
 
@@ -188,16 +188,17 @@ def pairs_range_diags(op: Operation, ctx: Context, label: str) -> Iterator[Diagn
         return
     shown = ", ".join(bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else "")
     if n is not None:
-        expect = f"expected ids in [0, {n}), {why}"
+        expect, note = f"outside [0, {n})", f"N = {why}"
     else:
-        expect = "expected ids >= 0 (`-1` padding is not allowed in source_target_pairs)"
+        expect, note = "below 0", "`-1` padding is not allowed in source_target_pairs: every id is a process id"
     help = None
     if n is not None and over and strategy(op) != CROSS_PARTITION and ctx.grid.num_partitions:
         if max(v for _i, _c, v in over) < ctx.grid.num_partitions:
             help = ("with no positive channel_id these are replica ids; to address partitions give the op "
                     "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>")
-    yield ctx.error(pairs_span(op, ctx), f"{kind_of(op)}: source_target_pairs id out of range: {shown}; {expect}",
-                    op=op, help=help)
+    d = ctx.error(pairs_span(op, ctx), f"{kind_of(op)}: source_target_pairs names {shown}, {expect}", op=op,
+                  help=help)
+    yield d.note(ctx.loc(pairs_span(op, ctx)), note)
 
 
 # ----------------------------------------------------------------------------- C5 and host transfers
@@ -207,19 +208,20 @@ def channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str =
     handle = op.attr("channel_handle")
     span = ctx.attr_span(op, "channel_handle")
     if handle is None:
-        yield ctx.error(op, f"{kind}: no channel_handle; expected one with type = {type_name(expected)} "
-                            f"since is_host_transfer = {str(host).lower()}", op=op)
+        yield ctx.error(op, f"{kind}: no channel_handle; expected one of type {type_name(expected)}", op=op,
+                        help=_type_help(host, expected))
         return
     t = channel_type(op)
     if t == expected:
         return
     if t == 0:
-        msg = (f"{kind}: channel_handle type 0 (CHANNEL_TYPE_INVALID) is not a valid channel type; expected "
-               f"{type_name(expected)} since is_host_transfer = {str(host).lower()}")
+        msg = f"{kind}: channel type 0 (CHANNEL_TYPE_INVALID) is invalid; expected {type_name(expected)}"
     else:
-        msg = (f"{kind}: channel_handle type = {type_name(t)} does not match is_host_transfer = "
-               f"{str(host).lower()}; expected type = {type_name(expected)}{reading}")
-    d = ctx.error(span, msg, op=op)
+        msg = (f"{kind}: channel type {type_name(t)} with is_host_transfer = {str(host).lower()}; expected "
+               f"{type_name(expected)}")
+    d = ctx.error(span, msg, op=op, help=_type_help(host, expected))
+    if reading:
+        d = d.note(ctx.loc(span), reading)
     ht = op.attr("is_host_transfer")
     if ht is not None and getattr(ht, "span", None) is not None:
         d = d.note(ctx.loc(ht), f"is_host_transfer = {str(host).lower()} is set here")
@@ -230,17 +232,26 @@ def channel_type_diag(op: Operation, ctx: Context, expected: int, reading: str =
     yield d
 
 
+def _type_help(host: bool, expected: int) -> str:
+    what = "a transfer with the host" if host else "a device-to-device transfer"
+    return f"is_host_transfer = {str(host).lower()} makes this {what}: its channel type is {type_name(expected)}"
+
+
+PAIRS_HELP = ("name the pairs (source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>): without them which "
+              "process talks to which is undefined (is_host_transfer = false)")
+
+
 def missing_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     if flag(op, "is_host_transfer"):
         return
     p = read_pairs(op, ctx)
     kind = kind_of(op)
     if not p.present:
-        yield ctx.warning(op, f"{kind}: no source_target_pairs on a device-to-device transfer "
-                              f"(is_host_transfer = false): which process talks to which is undefined", op=op)
+        yield ctx.warning(op, f"{kind}: no source_target_pairs on a device-to-device transfer", op=op,
+                          help=PAIRS_HELP)
     elif p.rows == []:
         yield ctx.warning(pairs_span(op, ctx), f"{kind}: source_target_pairs is empty on a device-to-device "
-                                               f"transfer (is_host_transfer = false): undefined behaviour", op=op)
+                                               f"transfer", op=op, help=PAIRS_HELP)
 
 
 def host_pairs_diag(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
@@ -258,8 +269,8 @@ def is_token(t: Type | None) -> bool:
     return isinstance(t, TokenType)
 
 
-RECV_READING = (" (the current StableHLO spec and verifier; the 2025 send/recv RFC's text says "
-                 "DEVICE_TO_HOST for recv)")
+RECV_READING = ("HOST_TO_DEVICE for a recv from the host, as the current StableHLO spec and verifier read it "
+                "(the 2025 send/recv RFC's text says DEVICE_TO_HOST for recv)")
 
 
 def send_payload(op: Operation) -> tuple[Type | None, ...] | None:

@@ -187,8 +187,9 @@ def check_computation(op: Operation, ctx: Context, operand_types: list[Type | No
         return  # types we cannot read: say nothing
     sig = f"({', '.join(map(str, comp.args))}) -> {fmt_types(comp.returns)}"
     if comp.element is None:
-        yield ctx.error(op, f"{name}: computation has type {sig}, expected (tensor<E>, tensor<E>) -> "
-                            f"tensor<E> with 0-d tensors of one element type E")
+        d = ctx.error(op, f"{name}: computation type is not (tensor<E>, tensor<E>) -> tensor<E>",
+                      help="the reduction takes two 0-d tensors of one element type E and returns one")
+        yield d.note(ctx.loc(op), f"the computation has type {sig}")
         return
     e = comp.element
     for i, t in enumerate(operand_types):
@@ -198,12 +199,13 @@ def check_computation(op: Operation, ctx: Context, operand_types: list[Type | No
         ok = is_promotable(tt.element, e)
         if ok is False:
             which = f"operand {i} " if len(operand_types) > 1 else "operand "
-            msg = f"{name}: {which}element type {tt.element} is not promotable to the computation's element type {e}"
+            msg = f"{name}: {which}element type {tt.element} is not promotable to the computation's {e}"
             if is_promotable(tt.element, e, ignore_fp_precision=True):
                 # A narrower float: the spec's is_promotable says no, the 1.20
                 # verifier ignores float precision here. A warning.
-                yield ctx.warning(op, msg + " (a narrower float: the StableHLO verifier accepts it, the spec does "
-                                            "not)")
+                d = ctx.warning(op, msg)
+                yield d.note(ctx.loc(op), f"{e} is a narrower float: the StableHLO verifier accepts it, the spec "
+                                          f"does not")
             else:
                 yield ctx.error(op, msg)
 

@@ -7,8 +7,10 @@ import time
 from typing import Any
 
 from ...ir.core import Operation
+from ...source.processes import process_set
 from ..tracer.trace import Step
 from ..tracer.structure import collective_kind, op_label
+from .lanes import Phrase
 from .model import COLL, DONE, EXIT, NOP, PERM, RECV, SEND, START, UNRES, Model, line_of
 from .results import Blocked, Deadlock, Peer, Wait
 
@@ -112,9 +114,10 @@ def counterexamples(model: Model, final: list[int], stuck: list[int], needs, opt
         else:
             root = next(p for p in first if missing(p))
             chain = [root] + missing(root)[:1]
-        blocked = [_blocked(model, p, final, lens, needs[p], stuck_set) for p in members]
+        waits = _Waits(model, final, lens, stuck_set)
+        blocked = [_blocked(model, p, final, lens, needs[p], stuck_set, waits) for p in members]
         P = model.grid.num_partitions
-        peers = [_peer(model, q, final) for q in chain if q not in stuck_set]
+        peers = [_peer(model, q, final) for q in sorted(waits.peers)]
         orders = _issue_orders(model, final, members) if kind == "cycle" else []
         out.append(Deadlock(kind, blocked, [divmod(p, P) for p in chain], core, peers, orders))
     return out, len(listing)
@@ -194,19 +197,158 @@ def _order_cycle(edges: list[tuple[int, int]]) -> list[int] | None:
 
 
 def _pl(model: Model, p: int) -> str:
+    """process_name of a flattened id (written out: it runs once per wait of every blocked process)."""
     r, q = divmod(p, model.grid.num_partitions)
     return f"({r}, {q})"
 
 
 def process_list(procs: list[tuple[int, int]], limit: int = 4) -> str:
-    """"(0, 1), (0, 2), (0, 3) and 4 more"."""
-    names = [f"({r}, {p})" for r, p in procs]
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit - 1]) + f" and {len(names) - limit + 1} more"
+    """"(0, 1)–(0, 3), (0, 5) and 4 more"."""
+    return process_set(procs, limit)
 
 
-def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuck_set: set[int]) -> Blocked:
+def _lit(text: str) -> str:
+    """Text put into a Phrase template as it is."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+
+
+class _Waits:
+    """What blocked processes wait for, every process named, grouped by what those
+    processes do instead. A collective's missing members are found once per
+    instance (every member blocked at it waits for the same ones)."""
+
+    def __init__(self, model: Model, final: list[int], lens: list[int], stuck_set: set[int]):
+        self.model, self.final, self.lens, self.stuck_set = model, final, lens, stuck_set
+        self.cache: dict[tuple, tuple[Phrase, tuple[tuple[int, int], ...], frozenset[str]]] = {}
+        self.peers: set[int] = set()
+        """Processes waited for that are not blocked themselves (Deadlock.peers)."""
+        self.where: dict[int, tuple[str, int]] = {}
+        """id(op) → (its short name, its line): asked once per op, not once per process."""
+
+    def of(self, p: int, e: tuple, need) -> tuple[Phrase, tuple[tuple[int, int], ...], frozenset[str]]:
+        """(the waits phrase of process p at event e, the processes that never
+        arrive, what those do instead: "finished" and/or "never")."""
+        inst = _instance_of(self.model, e)
+        if inst is None:
+            return self._phrase(e, [(q, j) for q, j in need])
+        key = (id(inst), e[0])
+        got = self.cache.get(key)
+        if got is None:
+            final = self.final
+            missing = []
+            for q in inst.members.tolist():
+                j = inst.pos.get(q)
+                if q != p and (j is None or final[q] < j):
+                    missing.append((q, j))
+            got = self.cache[key] = self._phrase(e, missing)
+        return got
+
+    def _phrase(self, e: tuple, waits: list[tuple[int, int | None]]):
+        model = self.model
+        P = model.grid.num_partitions
+        goal = _lit(_goal(e))
+        groups: dict[tuple, list[tuple[int, int]]] = {}
+        never: list[tuple[int, int]] = []
+        how: set[str] = set()
+        for q, j in waits:
+            state, at = _state(model, q, j, self.final, self.lens, self.stuck_set)
+            where = None
+            if at is not None:
+                where = self.where.get(id(at.op))
+                if where is None:
+                    where = self.where[id(at.op)] = (at.op.name.rsplit(".", 1)[-1], line_of(at.op))
+            groups.setdefault((state, where), []).append(divmod(q, P))
+            if state in ("finished", "never"):
+                never.append(divmod(q, P))
+                how.add(state)
+            if q not in self.stuck_set:
+                self.peers.add(q)
+        parts = []
+        for k, (state, where) in enumerate(groups):
+            parts.append(f"{{{k}}} {goal}{_suffix(k, state, where)}")
+        return Phrase("; ".join(parts), tuple(tuple(ps) for ps in groups.values())), tuple(never), frozenset(how)
+
+
+def _instance_of(model: Model, e: tuple):
+    """The collective instance event e waits at (None: it waits for single peers)."""
+    if e[0] == COLL or (e[0] == START and model.issue_order):
+        return e[2]
+    if e[0] == DONE and e[2][0] == START:
+        return e[2][2]
+    return None
+
+
+def _goal(e: tuple) -> str:
+    t = e[0]
+    if t == RECV:
+        return f"to send on channel {e[3]}"
+    if t == EXIT:
+        return "to receive this send"
+    if t == COLL:
+        return "to reach this collective"
+    if t == DONE:
+        return "to start the collective"
+    if t == START:
+        return "to issue this collective"
+    return "to reach this collective_permute"
+
+
+def _suffix(k: int, state: str, where: tuple[str, int] | None) -> str:
+    if state == "finished":
+        return f"; {{{k}:it|they}} finished without getting there"
+    if state == "never":
+        return f"; {{{k}:it never executes|they never execute}} a matching op"
+    if state == "unresolved":
+        return f"; {{{k}:it|they}} stopped being followed" + (f" at line {where[1]}" if where else "")
+    if where is not None:
+        return f"; {{{k}:it is|they are}} blocked at {_lit(where[0])} (line {where[1]})"
+    return ""
+
+
+def _state(model: Model, q: int, j: int | None, final: list[int], lens: list[int],
+           stuck_set: set[int]) -> tuple[str, Step | None]:
+    """What process q, waited for at its event j, does instead: (state, where it stopped)."""
+    qe = model.events[q]
+    cur = qe[final[q]] if final[q] < lens[q] else None
+    at = model.trace.steps[cur[1]] if cur is not None and cur[0] != EXIT else None
+    if j is None:
+        state = "unresolved" if model.truncated[q] else "never" if final[q] < lens[q] else "finished"
+    elif q in stuck_set:
+        state = "blocked"
+    elif cur is not None and cur[0] == UNRES:
+        state = "unresolved"
+    else:
+        state = "blocked"
+    return state, at
+
+
+def _lacks(model: Model, p: int, e: tuple, unmet: list) -> str:
+    """What the peer of a recv with no send, or of a send never received, lacks."""
+    me = "it"
+    if e[0] == RECV:
+        _k, _i, s, ch, n = e
+        if model.send_pos[s].get((p, ch, n)) is not None:
+            return ""
+        sent = sum(1 for t, c, _m in model.send_pos[s] if t == p and c == ch)
+        return (f"{_pl(model, s)} never sends to {me} on channel {ch}" if not sent else
+                f"{_pl(model, s)} sends to {me} on channel {ch} only {_times(sent)}")
+    if e[0] == EXIT and unmet:
+        kind, tgt, key, _pos = unmet[0]
+        if kind != SEND:
+            return f"{_pl(model, tgt)} never reaches the matching collective_permute"
+        ch = key[1]
+        got = sum(1 for s, c, _m in model.recv_pos[tgt] if s == p and c == ch)
+        return (f"{_pl(model, tgt)} never receives from {me} on channel {ch}" if not got else
+                f"{_pl(model, tgt)} receives from {me} on channel {ch} only {_times(got)}")
+    return ""
+
+
+def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuck_set: set[int],
+             waits_of: _Waits) -> Blocked:
     tr = model.trace
     P = model.grid.num_partitions
     ev = model.events[p]
@@ -214,7 +356,8 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
     e = ev[i]
     done_events = [x for x in ev[:i] if x[0] not in (NOP, EXIT, UNRES)]
     completed = tuple(tr.steps[x[1]] for x in done_events)
-    completed_what = tuple(_event_text(model, p, x) for x in done_events)
+    completed_phrases = tuple(_event_phrase(model, p, x) for x in done_events)
+    completed_what = tuple(ph.text() for ph in completed_phrases)
     step = tr.steps[e[1]] if e[0] != EXIT else None
     waits = []
     for q, j in need:
@@ -233,6 +376,7 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
             at = None
         need_op = tr.steps[qe[j][1]].op if j is not None and j < len(qe) and qe[j][0] != EXIT else None
         waits.append(Wait(divmod(q, P), state, at, need_op, _wait_text(model, p, e, q, j, state, at)))
+    unmet: list = []
     if e[0] == EXIT:
         unmet = [(k, tgt, key, spos) for k, tgt, key, spos in e[2]
                  if (model.recv_pos[tgt] if k == SEND else model.perm_pos[tgt]).get(key) is None
@@ -242,14 +386,18 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
         op = send_step.op
         sent = ev[spos]
         channel = f" on channel {sent[3]}" if sent[0] == SEND else ""
-        what = (f"{send_step.op.name.rsplit('.', 1)[-1]} to {_pl(model, unmet[0][1]) if unmet else '?'}{channel}, "
-                f"never received")
+        name = _lit(send_step.op.name.rsplit('.', 1)[-1])
+        what_phrase = (Phrase(f"{name} to {{0:bare}}{channel}, never received", ((divmod(unmet[0][1], P),),))
+                       if unmet else Phrase(f"{name}{channel}, never received"))
         step = send_step
     else:
         op = step.op  # type: ignore[union-attr]
-        what = _event_text(model, p, e)
-    return Blocked(divmod(p, P), step, op, what, tuple(waits), completed, completed_what,
-                   _hint(model, p, e, need), at_end=e[0] == EXIT, waits_more=getattr(need, "more", 0))
+        what_phrase = _event_phrase(model, p, e)
+    waits_phrase, never, never_states = waits_of.of(p, e, need)
+    return Blocked(divmod(p, P), step, op, what_phrase.text(), tuple(waits), completed, completed_what,
+                   _hint(model, p, e, need), at_end=e[0] == EXIT, waits_more=getattr(need, "more", 0),
+                   completed_phrases=completed_phrases, what_phrase=what_phrase, waits_phrase=waits_phrase,
+                   never_arrive=never, never_states=never_states, lacks=_lacks(model, p, e, unmet))
 
 
 def _hint(model: Model, p: int, e: tuple, need) -> tuple[Operation, str] | None:
@@ -280,33 +428,34 @@ def _peer(model: Model, q: int, final: list[int]) -> Peer:
     ev = model.events[q]
     state = "finished" if final[q] >= len(ev) else "unresolved"
     done_events = [x for x in ev[:final[q]] if x[0] not in (NOP, EXIT, UNRES)][-PEER_STEPS:]
+    phrases = tuple(_event_phrase(model, q, x) for x in done_events)
     return Peer(divmod(q, model.grid.num_partitions), state,
                 tuple(model.trace.steps[x[1]] for x in done_events),
-                tuple(_event_text(model, q, x) for x in done_events))
+                tuple(ph.text() for ph in phrases), phrases)
 
 
-def _event_text(model: Model, p: int, e: tuple) -> str:
+def _event_phrase(model: Model, p: int, e: tuple) -> Phrase:
+    """What process p does at event e, the processes it names kept apart."""
     tr = model.trace
+    P = model.grid.num_partitions
     step = tr.steps[e[1]]
-    kind = op_label(step.op)
+    kind = _lit(op_label(step.op))
     t = e[0]
     if t == RECV:
-        return f"{kind} from {_pl(model, e[2])} on channel {e[3]}"
+        return Phrase(f"{kind} from {{0:bare}} on channel {e[3]}", ((divmod(e[2], P),),))
     if t == SEND:
-        return f"{kind} to {_pl(model, e[2])} on channel {e[3]}"
+        return Phrase(f"{kind} to {{0:bare}} on channel {e[3]}", ((divmod(e[2], P),),))
     if t == PERM:
-        src = f"from {_pl(model, e[4])}" if e[4] >= 0 else "receives nothing"
-        return f"{kind} ({src})"
-    if t == START:
+        if e[4] >= 0:
+            return Phrase(f"{kind} (from {{0:bare}})", ((divmod(e[4], P),),))
+        return Phrase(f"{kind} (receives nothing)")
+    if t in (START, COLL):
         inst = e[2]
-        return f"{kind} (channel {inst.info.channel}, group of {inst.size})"
+        return Phrase(f"{kind} (channel {inst.info.channel}, group of {inst.size})")
     if t == DONE:
         start = tr.steps[e[2][1]]
-        return f"{kind} of the {start.op.name.rsplit('.', 1)[-1]} at line {line_of(start.op)}"
-    if t == COLL:
-        inst = e[2]
-        return f"{kind} (channel {inst.info.channel}, group of {inst.size})"
-    return kind
+        return Phrase(f"{kind} of the {_lit(start.op.name.rsplit('.', 1)[-1])} at line {line_of(start.op)}")
+    return Phrase(kind)
 
 
 def _wait_text(model: Model, p: int, e: tuple, q: int, j: int | None, state: str, at: Step | None) -> str:

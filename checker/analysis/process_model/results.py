@@ -7,6 +7,7 @@ from typing import Any
 
 from ...ir.core import Operation
 from ..tracer.trace import Step, Trace
+from .lanes import Phrase
 
 @dataclass(frozen=True)
 class Wait:
@@ -50,6 +51,23 @@ class Blocked:
     waits_more: int = 0
     """Processes it also waits for, left out of `waits_for` (a collective over a
     large group lists the first few members that never arrive)."""
+    completed_phrases: tuple[Phrase, ...] = ()
+    """`completed_what` with the processes it names kept apart (lanes.py words
+    classes of processes from them)."""
+    what_phrase: Phrase | None = None
+    """`what`, likewise."""
+    waits_phrase: Phrase | None = None
+    """Everything it waits for, every process named (not cut like `waits_for`),
+    grouped by what those processes do instead: "processes (0, 1)–(0, 3) to reach
+    this collective; they finished without getting there"."""
+    never_arrive: tuple[tuple[int, int], ...] = ()
+    """Every process it waits for that never gets there (it finished, or its
+    trace has no matching op)."""
+    never_states: frozenset[str] = frozenset()
+    """What those do instead: "finished", "never" (no matching op), or both."""
+    lacks: str = ""
+    """For a recv or a send that is never received: what its peer lacks, in
+    words ("(0, 0) never sends to it on channel 1")."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,8 @@ class Peer:
     """"finished" or "unresolved"."""
     completed: tuple[Step, ...]
     completed_what: tuple[str, ...] = ()
+    completed_phrases: tuple[Phrase, ...] = ()
+    """`completed_what` with the processes it names kept apart."""
 
 
 @dataclass
@@ -78,7 +98,8 @@ class Deadlock:
     core: list[str] = field(default_factory=list)
     """The unsat core (Z3's names for the waits that close the cycle), when extracted."""
     peers: list[Peer] = field(default_factory=list)
-    """For a missing peer: what the processes that never arrive did instead."""
+    """What the processes that never arrive did instead: every process a member
+    waits for that is not blocked itself (it finished, or stopped being followed)."""
     orders: list[tuple[tuple[int, int], tuple[tuple[Step, str], ...]]] = field(default_factory=list)
     """When processes issue collectives in different orders: for one process of
     each order, the collectives it issues (completed, blocked, next), in order."""

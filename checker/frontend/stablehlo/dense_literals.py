@@ -77,8 +77,8 @@ def _element(tok: str, kind: tuple) -> str | None:
         return ("hexadecimal float constant out of range for type"
                 if width is not None and int(tok, 16) >= 1 << width else None)
     if _DEC_INT.match(tok):
-        return (f"unexpected decimal integer literal for a floating point value (write `{tok}.0`: "
-                "MLIR reads a float literal only with a '.')")
+        # MLIR's own words, then the fix (a float literal needs a '.')
+        return f"unexpected decimal integer literal for a floating point value (write `{tok}.0`)"
     if _NO_DOT_EXPONENT.match(tok):
         mant, _, exp = tok.replace("E", "e").partition("e")
         return f"`{tok}` is not a float literal MLIR reads: it needs a '.' (`{mant}.0e{exp}`)"

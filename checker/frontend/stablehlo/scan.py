@@ -151,9 +151,10 @@ def stray_characters(text: str) -> list[tuple[str, Span]]:
                            "tab, newline and carriage return")
             else:
                 name = unicodedata.name(ch, "")
-                hint = ": it looks like a space but is not one" if unicodedata.category(ch) == "Zs" else ""
-                message = (f"unexpected character U+{ord(ch):04X}" + (f" ({name})" if name else "") + hint
-                           + "; MLIR reads only ASCII outside string literals and comments")
+                # a space-like character says so (that is the why); any other one says where ASCII is needed
+                hint = (": it looks like a space but is not one" if unicodedata.category(ch) == "Zs" else
+                        "; MLIR reads only ASCII outside string literals and comments")
+                message = f"unexpected character U+{ord(ch):04X}" + (f" ({name})" if name else "") + hint
             out.append((message, Span(i, i + 1)))
             break
         if len(out) >= _MAX_CHARACTER_ERRORS:
