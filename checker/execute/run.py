@@ -29,7 +29,7 @@ from ..frontend.read import read_module
 from ..lint.engine import read_path
 from ..ir.core import Module
 from ..analysis.semantics import Grid, grid_of
-from .interpreter import Blocked, Interpreter, Limits
+from .interpreter import Blocked, Interpreter, Limits, default_max_processes, grid_refusal
 from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
@@ -69,6 +69,9 @@ class RunOptions:
     """interp: (first, second) ops of one block; every process that runs the block
     issues `second` just before `first` (an issue order XLA's scheduler may choose:
     the deadlock analysis's Verdict.schedule; issue_order.py)."""
+    max_processes: int | None = None
+    """The largest grid any engine runs (`-O run-max-processes`; None: its default):
+    a larger one is refused before anything runs."""
     issue_order: str = "scheduler"
     """interp, matching "xla", no `reorder`: "scheduler" runs the issue order XLA's
     scheduler may choose in which the deadlock analysis finds a hang (when the
@@ -265,6 +268,13 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
         mode = program_mode(module)
     except Exception:  # noqa: BLE001 - a broken module: the engines report it
         mode = "?"
+    max_processes = options.max_processes or default_max_processes()
+    refused = grid_refusal(grid, max_processes)
+    if refused:  # before any engine builds a value (or a device) per process
+        engines = ("interp", "xla") if options.engine == "both" else (options.engine,)
+        return RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(),
+                         {e: EngineReport("unsupported", e, options.device, message=refused) for e in engines},
+                         result_names(module))
     reports: dict[str, EngineReport] = {}
     if options.engine in ("interp", "both"):
         reports["interp"] = run_interp(module, grid, options)
@@ -296,7 +306,9 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
 
         reorder = scheduler_order(module, grid, {"external-channels": sorted(options.external_channels)})
     try:
-        interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
+        interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes,
+                                                           max_processes=options.max_processes
+                                                           or default_max_processes()),
                              schedule=options.schedule, matching=options.matching,
                              external_channels=options.external_channels, reorder=reorder)
     except ExecutionError as e:
