@@ -149,3 +149,35 @@ def test_dot_general_dimensions_that_are_not_numbers_are_a_syntax_error():
     assert [d.code for d in diags] == ["SHLO001"]
     assert "expected two lists of dimension numbers, got [%a]" in diags[0].message
     assert diags[0].span.start == text.index("[%a]")
+
+
+def test_a_type_nested_a_thousand_deep_is_a_located_syntax_error_not_a_recursion_error():
+    """Issue 24 (seed 31128): SHLO304 formatting a tensor nested 1,000 deep was a
+    RecursionError in the IR type's __str__ (SHLO003). Types nested past
+    MAX_TYPE_DEPTH are a SHLO001 where they are written; up to it, printing,
+    comparing and hashing them work from inside a rule."""
+    from shlo_lint.checker.frontend.stablehlo.parse import SyntaxProblem, parse_type
+    from shlo_lint.checker.ir.types import MAX_TYPE_DEPTH
+
+    text = (FIXTURES / "type_nested_1000_deep.mlir").read_text()
+    diags = lint_text(text, "f.mlir", Config())
+    assert not [d.message for d in diags if d.code == "SHLO003"]
+    (d,) = [d for d in diags if d.code == "SHLO001"]
+    assert f"nested more than {MAX_TYPE_DEPTH} levels deep" in d.message
+    start, end = text.index("tensor<tensor<"), text.index("(tensor<4xf32>) -> !stablehlo.future")
+    assert start <= d.span.start < d.span.end <= end
+    for opener, closer in [("tensor<", ">"), ("tuple<", ">"), ("complex<", ">"), ("!stablehlo.future<", ">"),
+                           ("tensor<4xf32, ", ">"), ("(", ") -> f32")]:
+        for depth, ok in [(MAX_TYPE_DEPTH - 1, True), (MAX_TYPE_DEPTH + 1, False), (3000, False)]:
+            deep = opener * depth + "f32" + closer * depth
+            if opener.startswith("!"):
+                pass  # the BANG token reads a few levels of <...> only: a syntax error at any depth
+            elif ok:
+                t = parse_type(deep)
+                assert str(t) and hash(t) == hash(parse_type(deep)) and t == parse_type(deep)
+                assert t.depth == depth
+            else:
+                with pytest.raises(SyntaxProblem, match="levels deep"):
+                    parse_type(deep)
+            bad = [d for d in lint_text(text[:start] + deep + text[end:], "f.mlir", Config()) if d.code == "SHLO003"]
+            assert not bad, (opener, depth, bad[0].message[:300])
