@@ -232,6 +232,16 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     return "every process of a group must reach the same collectives in the same order"
 
 
+def _replicas_note(ctx: Context, diag: Diagnostic, v: Verdict, op: Operation) -> Diagnostic:
+    """A verdict decided on replica 0 of identical replicas says so: the processes
+    it names stand for theirs in every replica."""
+    if v.replicas <= 1:
+        return diag
+    return diag.note(ctx.loc(op), f"the {v.replicas:,} replicas never communicate with each other and run the same "
+                                  f"steps: the processes named are replica 0's, and every replica r has the same "
+                                  f"with (0, p) read as (r, p)")
+
+
 def _scheduler_may_align(d: Deadlock) -> bool:
     """The crossed issues of some process are independent (their order is the
     scheduler's choice): the message must not suggest it always hangs."""
@@ -310,8 +320,11 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
             else:
                 msg = (f"deadlock: process {_proc(primary.process)} waits forever at this {primary.what}{where}: "
                        f"{who} {why}")
-            if n > 1:
+            if n > 1 and v.replicas == 1:
                 msg += f" ({n} processes blocked)"
+        if v.replicas > 1:
+            msg += (f" ({n} process{'es' if n != 1 else ''} blocked in each of the {v.replicas:,} replicas, "
+                    f"{n * v.replicas:,} in all)")
         if d.orders:
             msg += "; issue orders differ: " + "; ".join(
                 f"{_proc(p)} issues " + ", then ".join(text for _s, text in items) for p, items in d.orders)
@@ -335,7 +348,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         if warn:
             msg = "schedule-dependent " + msg
         diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(d, primary))
-        diag = _notes(ctx, diag, d, primary)
+        diag = _replicas_note(ctx, _notes(ctx, diag, d, primary), v, primary.op)
         traces, left = _traces(ctx, d)
         if left:
             diag = diag.note(ctx.loc(primary.op), f"and {left} more process{'es' if left != 1 else ''} "
@@ -474,10 +487,10 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         return
     if v.spec_deadlocks and not v.xla_only:  # matched by XLA in a way we cannot name an op pair for
         b = v.spec_deadlocks[0].blocked[0]
-        yield ctx.warning(b.op, f"this {op_label(b.op)} completes on XLA only because XLA matches collectives by "
-                                f"kind and channel; under the StableHLO spec's matching process "
-                                f"{_proc(b.process)} waits forever here",
-                          help="run the program with -O deadlock-matching=spec for the spec's counterexample")
+        yield _replicas_note(ctx, ctx.warning(
+            b.op, f"this {op_label(b.op)} completes on XLA only because XLA matches collectives by kind and channel; "
+                  f"under the StableHLO spec's matching process {_proc(b.process)} waits forever here",
+            help="run the program with -O deadlock-matching=spec for the spec's counterexample"), v, b.op)
     for m in v.xla_only:
         first = m.ops[0]
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
@@ -489,7 +502,7 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
                                             "branch; with different channels this hangs on XLA too")
         for o in m.ops[1:]:
             diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
-        yield diag
+        yield _replicas_note(ctx, diag, v, first)
 
 
 def _channel_text(channel: int | None) -> str:

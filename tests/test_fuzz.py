@@ -181,3 +181,31 @@ def test_a_type_nested_a_thousand_deep_is_a_located_syntax_error_not_a_recursion
                     parse_type(deep)
             bad = [d for d in lint_text(text[:start] + deep + text[end:], "f.mlir", Config()) if d.code == "SHLO003"]
             assert not bad, (opener, depth, bad[0].message[:300])
+
+
+def test_identical_replicas_cost_what_one_replica_costs():
+    """Issue 24 (seed 31128): a 1.2 KB send/recv module whose header says 65,536
+    replicas x 8 partitions (a line swap moved the send out of the function) took
+    15 s and 1 GB: the exact per-process model built 524,288 event lists and
+    explained 458,752 blocked processes one by one, and the JSON report was 30 MB.
+    No communication crosses replicas and every replica runs the same, so the
+    model is replica 0's and the finding says it holds in every replica."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from deadlock_helpers import verdict_of
+
+    path = FIXTURES / "sendrecv_65536_replicas_ops_moved_out.mlir"
+    v = verdict_of(path)
+    assert v.status == "deadlock" and v.replicas == 65536
+    assert v.stats["events"] <= 16  # replica 0's 8 processes, not 524,288 of them
+    (d,) = v.deadlocks
+    assert sorted(b.process for b in d.blocked) == [(0, p) for p in range(1, 8)]
+    proc = subprocess.run([sys.executable, "-m", "shlo_lint", "check", "--isolated", "-f", "json", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert len(proc.stdout) < 20_000
+    (diag,) = json.loads(proc.stdout)["diagnostics"]
+    assert diag["code"] == "SHLO501"
+    assert "7 processes blocked in each of the 65,536 replicas, 458,752 in all" in diag["message"]
+    assert any("every replica r has the same with (0, p) read as (r, p)" in r["message"] for r in diag["related"])
