@@ -255,3 +255,16 @@ def test_identical_replicas_cost_what_one_replica_costs():
     assert diag["code"] == "SHLO501"
     assert "7 processes blocked in each of the 65,536 replicas, 458,752 in all" in diag["message"]
     assert any("every replica r has the same with (0, p) read as (r, p)" in r["message"] for r in diag["related"])
+
+
+def test_a_million_processes_that_cannot_be_grouped_stop_at_the_event_budget():
+    """Campaign seed 2411 (issue 24): 1,000,000 partitions split by a case on the
+    partition id, a collective_permute in each branch (one with unreadable pairs):
+    the exact per-process check built 2,000,000 events, 22 s and past 1.5 GB (a
+    MemoryError, SHLO003). deadlock-max-events (1,000,000) now stops it first."""
+    text = (FIXTURES / "permute_case_million_partitions.mlir").read_text()
+    res = _in_worker(text)
+    assert not res["problems"], res
+    diags = lint_text(text, "f.mlir", Config())
+    (d,) = [d for d in diags if d.code == "SHLO503"]
+    assert "more than 1000000 events over all processes (deadlock-max-events)" in d.message

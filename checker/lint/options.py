@@ -131,7 +131,7 @@ declare("deadlock-timeout-ms", INT, 20000, "time limit of the whole deadlock ana
 declare("deadlock-max-trips", INT, 4096, "loop iterations followed before giving up (SHLO503)", rules=_DEADLOCK,
         minimum=0)
 declare("deadlock-max-steps", INT, 200_000, "ops followed per process before giving up", rules=_DEADLOCK, minimum=0)
-declare("deadlock-max-events", INT, 4_000_000, "communication events simulated before giving up", rules=_DEADLOCK,
+declare("deadlock-max-events", INT, 1_000_000, "communication events simulated before giving up", rules=_DEADLOCK,
         minimum=0)
 declare("deadlock-core-limit", INT, 64, "processes whose steps are kept for the counterexample", rules=_DEADLOCK,
         minimum=0)

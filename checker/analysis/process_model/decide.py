@@ -23,7 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "deadlock-matching": "xla",
     "deadlock-max-trips": 4096,
     "deadlock-max-steps": 200_000,
-    "deadlock-max-events": 4_000_000,
+    "deadlock-max-events": 1_000_000,
     "deadlock-core-limit": 64,
     "external-channels": "",
     "max-processes": 1 << 20,
