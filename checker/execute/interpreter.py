@@ -149,6 +149,9 @@ class InterpResult:
     checks: dict | None = None
     """{"passed": n, "failed": [{"op", "path", "line", "column", "message"}]} when the
     program asserts with the check dialect (outcome "failed" when one fails)."""
+    printed: list[str] = field(default_factory=list)
+    """What `interpreter.print` ops printed, in the order they ran (printing.py:
+    `%0 = tensor<2xi32> {...}`, as StableHLO's interpreter prints it)."""
 
 
 # Ops that make a program need a grid: without grid attributes and without any
@@ -204,6 +207,8 @@ class Interpreter:
         self.parent = parent
         """The interpreter whose interpreter.run_parallel started this one (shares checks and probes)."""
         self.checks: dict = parent.checks if parent else {"passed": 0, "failed": []}
+        self.printed: list[str] = parent.printed if parent else []
+        """interpreter.print's output, shared with the processes run_parallel starts."""
         self.probes: dict = parent.probes if parent else {}
         self.infeeds: list[str] = []
         self.external_channels = parent.external_channels if parent else frozenset(external_channels)
@@ -401,6 +406,7 @@ class Interpreter:
         if outcome == "completed":
             res.outputs = self._outputs(mode)
         res.checks = self._checks_json()
+        res.printed = list(self.printed)
         if outcome == "completed" and res.checks and res.checks["failed"]:
             failed = res.checks["failed"]
             res.outcome = "failed"

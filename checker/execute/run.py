@@ -6,6 +6,7 @@ JSON (one object per program):
     {"outcome": "completed" | "failed" | "deadlock" | "aborted" | "unsupported" | "error" | "timeout",
      "engine": "interp" | "xla" | "both", "path", "grid": [replicas, partitions],
      "mode": "global" | "per_device", "device", "inputs", "message",
+     "printed": [...],                                 # interpreter.print, when the program has one
      "blocked": [{"process": [r, p], "op", "path", "line", "column", "waits_for", "stack"}],
      "processes": [{"process": [r, p], "state"}],
      "outputs": [{"index", "name", "process": [r, p] | null, "shape", "dtype", "min", "max", "mean", "sum"}],
@@ -91,10 +92,13 @@ class EngineReport:
     notes: list[str] = field(default_factory=list)
     checks: dict | None = None
     """The check dialect's assertions: {"passed": n, "failed": [{"op", "path", "line", "column", "message"}]}."""
+    printed: list[str] = field(default_factory=list)
+    """What the program's interpreter.print ops printed (the interpreter's runs)."""
 
     def to_json(self, names: list[str | None]) -> dict:
         return {"outcome": self.outcome, "engine": self.engine, "device": self.device, "message": self.message,
                 "notes": self.notes, **({"checks": self.checks} if self.checks else {}),
+                **({"printed": self.printed} if self.printed else {}),
                 "blocked": [b.to_json() for b in self.blocked],
                 "processes": [{"process": list(p), "state": s} for p, s in sorted(self.states.items())],
                 "outputs": _outputs_json(self.outputs, names), "elapsed_s": round(self.elapsed_s, 4)}
@@ -138,6 +142,7 @@ class RunReport:
                "grid": [self.grid.num_replicas, self.grid.num_partitions] if self.grid and self.grid.known else None,
                "mode": self.mode, "device": p.device, "inputs": self.inputs, "message": p.message, "notes": p.notes,
                **({"checks": p.checks} if p.checks else {}),
+               **({"printed": p.printed} if p.printed else {}),
                "blocked": [b.to_json() for b in p.blocked],
                "processes": [{"process": list(q), "state": s} for q, s in sorted(p.states.items())],
                "outputs": _outputs_json(p.outputs, self.result_names), "elapsed_s": round(p.elapsed_s, 4)}
@@ -319,7 +324,7 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
 
         r.notes.insert(0, describe(interp.where, reorder))
     return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
-                        r.notes, r.checks)
+                        r.notes, r.checks, r.printed)
 
 
 def run_xla_engine(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
@@ -436,6 +441,8 @@ def render_text(report: RunReport) -> str:
             lines.append(f"  {n} check{'s' if n != 1 else ''} passed")
         for note in r.notes:
             lines.append(f"  note: {note}")
+        for text in r.printed:  # interpreter.print, as StableHLO's interpreter prints
+            lines += ["  printed: " + text.splitlines()[0]] + [f"  {line}" for line in text.splitlines()[1:]]
         for b in r.blocked:
             at = f"{b.path}:{b.line}:{b.column}" if b.line else b.path
             lines.append(f"  process {fmt_pid(b.process)} blocked at {b.op} ({at})")
