@@ -268,3 +268,64 @@ def test_a_million_processes_that_cannot_be_grouped_stop_at_the_event_budget():
     diags = lint_text(text, "f.mlir", Config())
     (d,) = [d for d in diags if d.code == "SHLO503"]
     assert "more than 1000000 events over all processes (deadlock-max-events)" in d.message
+
+
+def test_thousands_of_nested_dialect_attributes_in_a_string_are_read_in_linear_time():
+    """Campaign seed 2414 (issue 24): `#stablehlo.x<` 2,785 times inside a Shardy
+    string took over 20 s (the comma check looked for the enclosing string and the
+    closing `>` from the start of the op for every attribute: quadratic); it is
+    found once per op now (0.6 s here)."""
+    text = (FIXTURES / "dialect_attribute_3000_deep_in_a_string.mlir").read_text()
+    pool = fuzz.Pool(1, time_limit=8, memory_mb=1000)
+    try:
+        (res,) = pool.run([text])
+    finally:
+        pool.close()
+    assert not res["problems"], res
+
+
+def test_the_comma_checks_string_and_bracket_lookups_match_a_plain_scan():
+    """The one-pass lookups (parse/commas.py) against the scan they replaced, on
+    random texts of quotes, escapes, brackets and arrows."""
+    import random
+
+    from shlo_lint.checker.frontend.stablehlo.parse import commas
+
+    def in_string(text, pos):  # from the start, each time: the reference
+        i = text.find('"')
+        while 0 <= i < pos:
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if pos < j:
+                return True
+            i = text.find('"', j + 1)
+        return False
+
+    def closing(text, i):
+        depth = 1
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                j = i + 1
+                while j < len(text) and text[j] != '"':
+                    j += 2 if text[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c == "<":
+                depth += 1
+            elif c == ">" and text[i - 1] != "-":
+                depth -= 1
+                if depth == 0:
+                    return i
+            i += 1
+        return -1
+
+    rng = random.Random(2414)
+    for _ in range(2000):
+        text = "".join(rng.choice('ab<>-"\\, ') for _ in range(rng.randint(0, 40)))
+        strings, pairs = commas.StringSpans(text), commas.angle_pairs(text)
+        assert [strings.inside(p) for p in range(len(text) + 1)] == [in_string(text, p) for p in range(len(text) + 1)]
+        for i, c in enumerate(text):
+            if c == "<" and not in_string(text, i):
+                assert pairs.get(i, -1) == closing(text, i + 1), (text, i)
