@@ -162,12 +162,7 @@ class TensorType(Type):
             dims = "*x"
         else:
             dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
-        from .attributes import TypeAttr  # (attributes.py imports this module)
-
-        enc = self.encoding
-        if isinstance(enc, TypeAttr):
-            enc = enc.type  # `tensor<4xf32, tensor<...>>` as written, not the attribute's repr
-        enc = f", {enc}" if enc is not None else ""
+        enc = f", {self.encoding}" if self.encoding is not None else ""
         return f"tensor<{dims}{self.element}{enc}>"
 
 
