@@ -177,6 +177,9 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
     branch = _branch_note(ctx, primary)
     if branch is not None:
         diag = diag.note(*branch)
+    where = primary.step.where() if primary.step is not None else ""
+    if where:  # which iteration or branch the processes hang in (a summarised loop: the iterations it stands for)
+        diag = diag.note(ctx.loc(primary.op), f"blocked in {where}")
     for w in primary.waits_for[:1]:
         if w.need is not None and id(w.need) not in seen:
             diag = diag.note(ctx.loc(w.need), f"process {_proc(w.process)} would have to reach this "
@@ -240,6 +243,16 @@ def _help(d: Deadlock, primary: Blocked) -> str:
                "process to another on a channel pair with that process's recvs from it in order (first with " \
                "first, second with second)"
     return "every process of a group must reach the same collectives in the same order"
+
+
+def _replicas_note(ctx: Context, diag: Diagnostic, v: Verdict, op: Operation) -> Diagnostic:
+    """A verdict decided on replica 0 of identical replicas says so: the processes
+    it names stand for theirs in every replica."""
+    if v.replicas <= 1:
+        return diag
+    return diag.note(ctx.loc(op), f"the {v.replicas:,} replicas never communicate with each other and run the same "
+                                  f"steps: the processes named are replica 0's, and every replica r has the same "
+                                  f"with (0, p) read as (r, p)")
 
 
 def _scheduler_may_align(d: Deadlock) -> bool:
@@ -348,7 +361,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(d, primary))
         if kind == "cycle" and len(d.chain) > 1:
             diag = diag.note(ctx.loc(primary.op), _chain_note(d))
-        diag = _notes(ctx, diag, d, primary)
+        diag = _replicas_note(ctx, _notes(ctx, diag, d, primary), v, primary.op)
         if d.orders and v.schedule is None and v.completes_with is None and _scheduler_may_align(d):
             diag = diag.note(ctx.loc(primary.op), "neither of the first two collectives depends on the other, so "
                                                   "XLA's scheduler chooses their order in each branch: it hangs "
@@ -507,8 +520,8 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
         d = ctx.warning(b.op, f"this {op_label(b.op)} completes only because XLA matches collectives by kind and "
                               f"channel", help="run the program with -O deadlock-matching=spec for the spec's "
                                                "counterexample")
-        yield d.note(ctx.loc(b.op), f"under the StableHLO spec's matching process {_proc(b.process)} waits forever "
-                                    f"here")
+        d = d.note(ctx.loc(b.op), f"under the StableHLO spec's matching process {_proc(b.process)} waits forever here")
+        yield _replicas_note(ctx, d, v, b.op)
     for m in v.xla_only:
         first = m.ops[0]
         others = ", ".join(f"line {_line(ctx, o)}" for o in m.ops[1:])
@@ -521,7 +534,7 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
                                          f"{processes_phrase(procs[id(first)])} would wait forever")
         for o in m.ops[1:]:
             diag = diag.note(ctx.loc(o), f"processes {_procs(procs[id(o)])} run this {op_label(o)} instead")
-        yield diag
+        yield _replicas_note(ctx, diag, v, first)
 
 
 def _channel_text(channel: int | None) -> str:
@@ -567,7 +580,9 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         return
     where = v.unresolved[0].op if v.unresolved else op
     if v.skipped:
-        yield ctx.info(where, f"deadlock analysis skipped: {v.reason}")
+        yield ctx.info(where, f"deadlock analysis skipped: {v.reason}",
+                       help="the per-process trace holds a value per process; raise the option "
+                            "(-O max-processes=N) to run it")
         return
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
 

@@ -80,3 +80,19 @@ def deep(x):
     if isinstance(x, float) and math.isnan(x):
         return "nan"
     return x
+
+
+BIG_NAMES = ("transformer_2mb.mlir", "transformer_9mb.mlir", "transformer_30mb.mlir")
+
+
+@pytest.fixture(scope="session")
+def big_dir():
+    """corpus/big/ (git-ignored): the ~2/9/30 MB transformer modules, generated
+    here when a file is missing, whichever test asks first (needs the `jax`
+    extra; about a minute on two cores)."""
+    big = CORPUS / "big"
+    if not all((big / n).exists() for n in BIG_NAMES):
+        proc = subprocess.run([sys.executable, str(ROOT / "corpus" / "generate.py"), "--no-small", "--big", str(big)],
+                              capture_output=True, text=True, timeout=1200)
+        assert proc.returncode == 0, f"could not generate corpus/big (is the jax extra installed?)\n{proc.stderr}"
+    return big

@@ -2,29 +2,13 @@
 git-ignored): they scan and lint cleanly, and the 2 MB one parses op by op."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 import shlo_lint
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.source.diagnostics import Severity
 
-from conftest import CORPUS, ROOT
-
-BIG = CORPUS / "big"
-NAMES = ["transformer_2mb.mlir", "transformer_9mb.mlir", "transformer_30mb.mlir"]
-
-
-@pytest.fixture(scope="session")
-def big_dir():
-    if not all((BIG / n).exists() for n in NAMES):
-        # Needs the `jax` extra; about a minute on two cores.
-        proc = subprocess.run([sys.executable, str(ROOT / "corpus" / "generate.py"), "--no-small", "--big", str(BIG)],
-                              capture_output=True, text=True, timeout=1200)
-        assert proc.returncode == 0, f"could not generate corpus/big (is the jax extra installed?)\n{proc.stderr}"
-    return BIG
+from conftest import BIG_NAMES as NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)

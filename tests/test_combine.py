@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -221,11 +220,8 @@ def test_fixed_module_computes_the_same_values_on_8_cpu_devices(tmp_path):
     assert result == {"same": True, "outputs": 3, "replicas": 8}
 
 
-def test_big_module_groups_are_found(request):
-    path = Path(CORPUS / "big" / "transformer_2mb.mlir")
-    if not path.exists():
-        pytest.skip("corpus/big is not generated")
-    got = groups(path.read_text())
+def test_big_module_groups_are_found(big_dir):
+    got = groups((big_dir / "transformer_2mb.mlir").read_text())
     assert got and all("independent all_reduces" in m for _l, m in got)
 
 

@@ -1,8 +1,9 @@
 """Every corpus program against its expected diagnostics.
 
 corpus/invalid/NAME.mlir has a sidecar NAME.expect listing what must be
-reported, one `CODE LINE` per line (optionally `| text the message contains`);
-blank lines and `#` comments are ignored. The set of (code, line) reported must
+reported, one `CODE LINE` per line (optionally `| text the message contains`,
+read to the end of the line: messages quote `#1`, `#loc`, `#stablehlo...`);
+blank lines and lines starting with `#` (comments) are ignored. The set of (code, line) reported must
 equal the set expected. corpus/valid/ and corpus/seeds/ use the same sidecars;
 a valid program without one must produce no diagnostic at all.
 corpus/real/ (JAX exports) must raise no error, except `*.buggy_*` files, which
@@ -27,13 +28,25 @@ def read_expect(path: Path) -> list[tuple[str, int, str | None]]:
     if not path.exists():
         return out
     for raw in path.read_text().splitlines():
-        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
-        if not line:
+        line = raw.strip()
+        if not line or line.startswith("#"):
             continue
         head, _, text = line.partition("|")
         code, lineno = head.split()
         out.append((code, int(lineno), text.strip() or None))
     return out
+
+
+def test_the_expect_reader_keeps_the_whole_text_after_the_bar(tmp_path):
+    """Messages quote `#1`, `#loc3`, `#stablehlo.channel_handle<...>`: only a line
+    that starts with `#` is a comment (the reader cut the text at the first `#`,
+    so `result #1 is a token` checked only "result")."""
+    sidecar = tmp_path / "x.expect"
+    sidecar.write_text("# a comment line\n\nSHLO118 6 | result #1 is a token\n  # indented comment\n"
+                       "SHLO105 3 | #stablehlo.channel_handle<handle = 1, type = 0>\nSHLO001 2\n")
+    assert read_expect(sidecar) == [("SHLO118", 6, "result #1 is a token"),
+                                    ("SHLO105", 3, "#stablehlo.channel_handle<handle = 1, type = 0>"),
+                                    ("SHLO001", 2, None)]
 
 
 def cases(*dirs: str) -> list[Path]:

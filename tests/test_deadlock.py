@@ -588,3 +588,33 @@ def test_schedule_dependent_deadlocks_are_warnings():
         assert [d.code for d in diags] == [code], (name, [d.code for d in diags])
         assert diags[0].severity.value == ("warning" if code == "SHLO505" else "error")
     assert not verdict_of(CORPUS / "deadlock" / "collectives_different_order.mlir").schedule_dependent
+
+
+@pytest.mark.parametrize("name", ["recv_before_send_ring", "channel_mismatch", "self_wait", "send_without_recv",
+                                  "permute_branch_partial_group", "recv_before_send_chain", "mismatched_pairs",
+                                  "jax_precv_without_psend"])
+def test_identical_replicas_decided_on_replica_0_say_what_every_replica_does(name, monkeypatch):
+    """replicas.py: when no communication crosses replicas and every replica runs
+    the same, the exact model is replica 0's. On 3 replicas of corpus programs that
+    communicate between partitions, the verdict and every blocked process (what it
+    is blocked at, shifted to each replica) are those of the model over the whole grid."""
+    import re
+
+    import shlo_lint.checker.analysis.process_model.decide as decide
+
+    text = (CORPUS / "deadlock" / f"{name}.mlir").read_text()
+    assert "mhlo.num_replicas = 1 : i32" in text
+    text = text.replace("mhlo.num_replicas = 1 : i32", "mhlo.num_replicas = 3 : i32")
+    folded = verdict_of(text)
+    monkeypatch.setattr(decide, "replica_copies", lambda *a: 1)
+    whole = verdict_of(text)
+    assert folded.replicas == 3 and whole.replicas == 1
+    assert folded.status == whole.status
+
+    def blocked(v, copies):
+        return sorted(((r, b.process[1]), re.sub(r"\((\d+), ", "(R, ", b.what))
+                      for d in v.deadlocks for b in d.blocked
+                      for r in (range(copies) if copies > 1 else [b.process[0]]))
+
+    assert blocked(folded, 3) == blocked(whole, 1)
+    assert all(b.process[0] == 0 for d in folded.deadlocks for b in d.blocked)

@@ -250,12 +250,16 @@ def test_every_process_that_never_arrives_is_drawn():
 
 
 def test_a_ring_over_replicas_and_partitions_speaks_of_both():
-    """4 replicas x 8 partitions, a ring over the partitions of each replica, recv first."""
+    """4 replicas x 8 partitions, a ring over the partitions of each replica, recv first.
+    The replicas never talk to each other and run the same steps, so the verdict is
+    decided on replica 0 (its 8 processes are drawn) and a note carries it to every
+    replica r, reading (0, p) as (r, p)."""
     text = sendrecv(8, recv_first=True).replace("mhlo.num_replicas = 1", "mhlo.num_replicas = 4")
     d, = check_lanes(text)
-    t, = d.trace
-    assert t.label.startswith("32 processes (r, p) in ")
-    assert "recv from (r, p-1 mod 8)" in t.steps[-1].message
+    assert sorted(tuple(t.process) for t in d.trace) == [(0, p) for p in range(8)]
+    assert any("every replica r has the same with (0, p) read as (r, p)" in n.message for n in d.notes)
+    by_process = {tuple(t.process): t for t in d.trace}
+    assert "recv from (0, 7)" in by_process[(0, 0)].steps[-1].message
 
 
 def test_a_branch_on_half_the_replicas():

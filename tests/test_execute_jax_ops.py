@@ -120,17 +120,39 @@ CASES = {
 
 
 def _run(fn, args):
-    from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
     from shlo_lint.checker.frontend.stablehlo.scan import scan
+    from shlo_lint.checker.frontend.read import header_parser
     from shlo_lint.checker.source.text import SourceFile
 
     lowered = jax.jit(fn).lower(*args)
-    # A fresh header cache per program: with the shared one, parsing the LAPACK exports one
-    # after another makes a later custom_call header fall back (AttributeError relocating
-    # #stablehlo.output_operand_alias spans in checker/frontend/stablehlo/parse/) -- a parser bug, reported.
-    module = scan(SourceFile("jax.mlir", lowered.as_text()), LarkParser(cache=False))
+    module = scan(SourceFile("jax.mlir", lowered.as_text()), header_parser())  # the shared header cache, as lint uses
     expected = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
     return module, [np.asarray(e) for e in expected]
+
+
+def test_the_shared_header_cache_reads_every_export_as_a_fresh_parser_does():
+    """These programs were once parsed with a fresh header cache each: with the
+    shared one, a LAPACK export's custom_call header fell back after earlier
+    programs (an AttributeError relocating #stablehlo.output_operand_alias spans).
+    Every op of every program, one after another through the shared cache, must
+    read exactly as a parser without a cache reads it."""
+    from conftest import deep
+    from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+    from shlo_lint.checker.frontend.stablehlo.scan import scan
+    from shlo_lint.checker.frontend.read import header_parser
+    from shlo_lint.checker.source.text import SourceFile
+
+    ops = 0
+    for name in sorted(CASES):
+        fn, args = CASES[name]
+        text = jax.jit(fn).lower(*args).as_text()
+        shared = scan(SourceFile("jax.mlir", text), header_parser())
+        fresh = scan(SourceFile("jax.mlir", text), LarkParser(cache=False))
+        for a, b in zip(shared.walk(), fresh.walk(), strict=True):
+            assert deep(a.header) == deep(b.header), (name, a.name)
+            ops += 1
+        assert not shared.syntax_errors and not shared.internal_errors, name
+    assert ops > 1000
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -210,8 +232,8 @@ def test_gpu_backend_code_path_runs_the_same_ops():
 
 
 def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
-    from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
     from shlo_lint.checker.frontend.stablehlo.scan import scan
+    from shlo_lint.checker.frontend.read import header_parser
     from shlo_lint.checker.source.text import SourceFile
 
     def printing(x):
@@ -223,7 +245,7 @@ def test_debug_print_is_skipped_and_pure_callback_refused(tmp_path):
 
     for fn, outcome in ((printing, "completed"), (calling, "error")):
         text = jax.jit(fn).lower(F).as_text()
-        module = scan(SourceFile("cb.mlir", text), LarkParser(cache=False))
+        module = scan(SourceFile("cb.mlir", text), header_parser())
         np.savez(tmp_path / "in.npz", arg0=F)
         res = Interpreter(module).run(Inputs("npz", path=str(tmp_path / "in.npz")))
         assert res.outcome == outcome, res.message

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
+from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
 from conftest import deep
@@ -23,8 +24,7 @@ def _mlir_files() -> list[Path]:
 
 
 def _scan(path: Path, parser: LarkParser):
-    scan_mod = pytest.importorskip("shlo_lint.checker.frontend.stablehlo.scan")
-    return scan_mod.scan(SourceFile(str(path), path.read_text(encoding="utf-8")), parser)
+    return scan(SourceFile(str(path), path.read_text(encoding="utf-8")), parser)
 
 
 @pytest.mark.parametrize("path", _mlir_files(), ids=lambda p: str(p.relative_to(ROOT)))

@@ -295,3 +295,79 @@ def test_class_events_over_the_limit_stop_the_trace():
     with pytest.raises(TraceLimit, match="deadlock-max-events"):
         trace(m, grid_of(m), max_class_events=100)
     assert len(trace(m, grid_of(m), max_class_events=64 * 64).classes) == 64
+
+
+# ----------------------------------------------------------------------------- identical iterations
+def _verdict(text: str, **options):
+    from deadlock_helpers import verdict_of
+
+    return verdict_of(text, **options)
+
+
+def test_a_5000_trip_uniform_loop_around_an_all_reduce_is_decided():
+    """Issue 24: 5,000 identical iterations of an all_reduce were SHLO503 "more
+    than 4096 iterations (deadlock-max-trips)". The tracer follows iterations
+    until two repeat, counts the rest (i < n: a division, checked by the cond
+    region itself) and the model decides the program from what it followed."""
+    import loop_programs
+
+    v = _verdict(loop_programs.cases(5000)["uniform_all_reduce"])
+    assert v.status == "deadlock-free", v.reason
+    (summary,) = v.trace.summaries
+    assert summary.trips == 5000 and summary.followed == 64 and len(v.trace.steps) == 64
+    (op, counts) = next(iter(v.trace.loops.values()))
+    assert counts.tolist() == [5000] * 8
+    # a trillion trips (an i64 counter) is counted the same way, at once
+    big = loop_programs.cases(5)["uniform_all_reduce"].replace("tensor<i32>", "tensor<i64>").replace(
+        "dense<5> : tensor<i64>", "dense<1000000000000> : tensor<i64>")
+    v = _verdict(big)
+    assert v.status == "deadlock-free" and v.trace.summaries[0].trips == 10 ** 12
+
+
+@pytest.mark.parametrize("trips", [70, 300])
+@pytest.mark.parametrize("name", ["uniform_all_reduce", "two_collectives", "extra_before_on_half",
+                                  "extra_before_one_group", "extra_before_part_of_group", "compensated_after",
+                                  "ring_send_first", "ring_recv_first", "step_two_le", "counting_down_gt",
+                                  "ne_exact", "per_process_trips"])
+def test_summarised_loops_give_the_verdict_of_the_loop_followed_to_the_end(name, trips, monkeypatch):
+    """The summary is exact: with and without it, the same verdict and the same
+    processes blocked at the same ops (collectives some processes ran once more
+    before the loop, a recv-first ring, counters going up by 2, down, to an exact
+    `!=`), and a loop whose trip count differs by process is not summarised."""
+    import loop_programs
+    import shlo_lint.checker.analysis.tracer.tracer as tracer
+
+    text = loop_programs.cases(trips)[name]
+    summarised = _verdict(text)
+    monkeypatch.setattr(tracer.Tracer, "_summarised_trips", lambda *a, **k: None)
+    followed = _verdict(text)
+
+    def blocked(v):
+        return sorted((b.process, b.op.span.start) for d in v.deadlocks for b in d.blocked)
+
+    assert (summarised.status, blocked(summarised)) == (followed.status, blocked(followed))
+    assert bool(summarised.trace.summaries) == (name != "per_process_trips")
+    short = _verdict(loop_programs.cases(20)[name])  # shorter than SUMMARISE_AFTER: followed to the end
+    assert not short.trace.summaries
+    assert len(summarised.trace.steps) <= len(followed.trace.steps)
+
+
+def test_a_deadlock_in_a_summarised_loop_names_the_iterations_it_stands_for():
+    import loop_programs
+    from shlo_lint import Config, lint_text
+
+    text = loop_programs.cases(5000)["extra_before_on_half"]
+    (d,) = [d for d in lint_text(text, "t.mlir", Config()) if d.code == "SHLO501"]
+    assert any(n.message.startswith("blocked in iterations 64\u20135000 of the while at line") for n in d.notes)
+    assert "(0, 4)\u2013(0, 7) finish without reaching it" in d.message
+
+
+def test_a_loop_that_never_ends_is_not_summarised():
+    """Identical iterations but a test that never fails (the counter does not
+    move toward the bound): no count to give; it stays undecided at max-trips."""
+    import loop_programs
+
+    text = loop_programs.cases(10)["uniform_all_reduce"].replace(
+        "%one = stablehlo.constant dense<1>", "%one = stablehlo.constant dense<-1>")
+    v = _verdict(text, **{"deadlock-max-trips": 100})
+    assert v.status == "unknown" and "more than 100 iterations" in v.reason and not v.trace.summaries

@@ -534,7 +534,8 @@ def _confirm(results: list[FileResult], config: Config, engine: str) -> list[Fil
         raise click.BadParameter(str(e), param_hint="--option") from None
     matching = str(config.options.get("deadlock-matching", "xla")).lower()
     options = RunOptions(num_partitions=config.num_partitions, num_replicas=config.num_replicas,
-                         external_channels=external, matching=matching if matching in ("xla", "spec") else "xla")
+                         external_channels=external, matching=matching if matching in ("xla", "spec") else "xla",
+                         max_processes=config.options.get("run-max-processes"))
     for r in results:
         if r.module is not None and not r.failed:
             try:

@@ -65,8 +65,9 @@ def _size(value: str) -> int:
               help="interp: 'scheduler' runs the order of two independent collectives XLA's scheduler may choose "
                    "when the deadlock analysis finds that it hangs (a note says so); 'written' the program's order.")
 @click.option("-O", "--option", "rule_options", multiple=True, metavar="KEY=VALUE",
-              help="Options as for `check` (and [tool.shlo-lint.options]); `run` reads external-channels=1,3: "
-                   "send/recv channels that talk to another program.")
+              help="Options as for `check` (and [tool.shlo-lint.options]); `run` reads external-channels=1,3 "
+                   "(send/recv channels that talk to another program) and run-max-processes=N (the largest grid "
+                   "run; default 65536).")
 def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
             xla_stuck_timeout, num_partitions, num_replicas, num_processes, coordinator, process_ids, stuck_timeout,
             save_outputs, issue_order, rule_options) -> None:
@@ -96,14 +97,15 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
         inputs = Inputs.parse(inputs_spec, seed)
     except ExecutionError as e:
         raise click.BadParameter(e.message, param_hint="--inputs") from None
+    external, max_processes = _run_settings(paths, rule_options)
     options = RunOptions(engine=engine, device=device, inputs=inputs, time_limit_s=time_limit,
                          memory_limit_bytes=_size(memory_limit), num_replicas=num_replicas,
                          num_partitions=num_partitions, xla_timeout_s=xla_timeout,
                          xla_stuck_warn_s=max(1, min(2, xla_stuck_timeout - 1)),
                          xla_stuck_terminate_s=xla_stuck_timeout, num_processes=num_processes,
                          coordinator=coordinator, process_ids=list(process_ids) or None,
-                         dist_stuck_s=stuck_timeout,
-                         external_channels=_external_channels(paths, rule_options), issue_order=issue_order)
+                         dist_stuck_s=stuck_timeout, issue_order=issue_order,
+                         external_channels=external, max_processes=max_processes)
     from ..lint.stages import listening
     from .progress import Progress
 
@@ -118,20 +120,24 @@ def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit,
     sys.exit(max(r.exit_code() for r in reports))
 
 
-def _external_channels(paths, rule_options) -> frozenset:
-    """`external-channels` from -O, else from the project's [tool.shlo-lint.options]."""
+def _run_settings(paths, rule_options) -> tuple[frozenset, int | None]:
+    """(`external-channels`, `run-max-processes`) from -O, else from the project's
+    [tool.shlo-lint.options]; an unknown key or a bad value is exit 2, as for `check`."""
     from .settings import parse_options, project_config
+    from ..lint import options as declared
     from ..lint.config import ConfigError
     from ..execute.comm import parse_external_channels
 
     try:
-        options = {**project_config(paths, None, False).options, **parse_options(rule_options)}
-    except ConfigError as e:
+        options = {**project_config(paths, None, False).options,
+                   **declared.validate(parse_options(rule_options), "-O")}
+    except (ConfigError, declared.OptionError) as e:
         raise click.UsageError(str(e)) from None
     try:
-        return parse_external_channels(options.get("external-channels"))
+        external = parse_external_channels(options.get("external-channels"))
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--option") from None
+    return external, options.get("run-max-processes")
 
 
 def _save(reports, path: str) -> None:

@@ -130,8 +130,11 @@ class CommunicationFunctions(OpFunctions):
             grid = self.interp.grid
             self.group_of(op, grid.unflat(0))  # fills self._groups (and checks the groups)
             strat = strategy(op)
+            # The table maps every member to its group's one tuple: distinct by identity
+            # (hashing each member's copy of a group of n is n * n work)
+            distinct = {id(g): g for g in self._groups[id(op)].values()}.values()
             got = self._xla_partitions[id(op)] = frozenset(
-                xla_participants(grid, strat, list(g)) for g in set(self._groups[id(op)].values()))
+                xla_participants(grid, strat, list(g)) for g in distinct)
         return got
 
     def instance(self, me: Pid, key: tuple) -> int:

@@ -38,11 +38,31 @@ from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, Pendi
 _OURS = (AttributeError, NameError, KeyError, AssertionError, UnboundLocalError)
 
 
+def default_max_processes() -> int:
+    """`run-max-processes`'s default (declared with the other -O options)."""
+    from ..lint import options
+
+    return options.get("run-max-processes").default
+
+
 @dataclass
 class Limits:
     time_s: float = 60.0
     memory_bytes: int = 4 << 30
     max_steps: int = 50_000_000
+    max_processes: int = field(default_factory=default_max_processes)
+    """The largest grid run (`-O run-max-processes`): each process is a coroutine with
+    its own values, so a grid of millions would take minutes and gigabytes before the
+    time or memory limit could say anything."""
+
+
+def grid_refusal(grid: Grid, max_processes: int) -> str | None:
+    """Why no engine runs this grid (more processes than `max_processes`), or None."""
+    if not grid.known or grid.size <= max_processes:
+        return None
+    return (f"refused: the grid has {grid.size:,} processes ({grid.num_replicas:,} x {grid.num_partitions:,}), "
+            f"more than run-max-processes = {max_processes:,} (each process runs the program with its own values; "
+            f"-O run-max-processes=N raises the limit, --num-replicas / --num-partitions run a smaller grid)")
 
 
 class World:
@@ -129,6 +149,9 @@ class InterpResult:
     checks: dict | None = None
     """{"passed": n, "failed": [{"op", "path", "line", "column", "message"}]} when the
     program asserts with the check dialect (outcome "failed" when one fails)."""
+    printed: list[str] = field(default_factory=list)
+    """What `interpreter.print` ops printed, in the order they ran (printing.py:
+    `%0 = tensor<2xi32> {...}`, as StableHLO's interpreter prints it)."""
 
 
 # Ops that make a program need a grid: without grid attributes and without any
@@ -184,6 +207,8 @@ class Interpreter:
         self.parent = parent
         """The interpreter whose interpreter.run_parallel started this one (shares checks and probes)."""
         self.checks: dict = parent.checks if parent else {"passed": 0, "failed": []}
+        self.printed: list[str] = parent.printed if parent else []
+        """interpreter.print's output, shared with the processes run_parallel starts."""
         self.probes: dict = parent.probes if parent else {}
         self.infeeds: list[str] = []
         self.external_channels = parent.external_channels if parent else frozenset(external_channels)
@@ -252,6 +277,9 @@ class Interpreter:
         if not self.grid.known:
             raise ExecutionError("the process grid is unknown: the module has no mhlo.num_partitions / "
                                  "mhlo.num_replicas (pass --num-partitions / --num-replicas)")
+        refused = grid_refusal(self.grid, self.limits.max_processes)
+        if refused:
+            raise ExecutionError(refused)
         from ..analysis.semantics import reachable_funcs
 
         names = reachable_funcs(self.module, entry.symbol_name or "main")
@@ -378,6 +406,7 @@ class Interpreter:
         if outcome == "completed":
             res.outputs = self._outputs(mode)
         res.checks = self._checks_json()
+        res.printed = list(self.printed)
         if outcome == "completed" and res.checks and res.checks["failed"]:
             failed = res.checks["failed"]
             res.outcome = "failed"

@@ -6,6 +6,7 @@ JSON (one object per program):
     {"outcome": "completed" | "failed" | "deadlock" | "aborted" | "unsupported" | "error" | "timeout",
      "engine": "interp" | "xla" | "both", "path", "grid": [replicas, partitions],
      "mode": "global" | "per_device", "device", "inputs", "message",
+     "printed": [...],                                 # interpreter.print, when the program has one
      "blocked": [{"process": [r, p], "op", "path", "line", "column", "waits_for", "stack"}],
      "processes": [{"process": [r, p], "state"}],
      "outputs": [{"index", "name", "process": [r, p] | null, "shape", "dtype", "min", "max", "mean", "sum"}],
@@ -32,7 +33,7 @@ from ..lint.stages import announce, size
 from ..ir.core import Module
 from ..analysis.semantics import Grid, grid_of
 from ..source.processes import GRID_WORDS, names_a_process, process_name, processes_phrase
-from .interpreter import Blocked, Interpreter, Limits
+from .interpreter import Blocked, Interpreter, Limits, default_max_processes, grid_refusal
 from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
@@ -72,6 +73,9 @@ class RunOptions:
     """interp: (first, second) ops of one block; every process that runs the block
     issues `second` just before `first` (an issue order XLA's scheduler may choose:
     the deadlock analysis's Verdict.schedule; issue_order.py)."""
+    max_processes: int | None = None
+    """The largest grid any engine runs (`-O run-max-processes`; None: its default):
+    a larger one is refused before anything runs."""
     issue_order: str = "scheduler"
     """interp, matching "xla", no `reorder`: "scheduler" runs the issue order XLA's
     scheduler may choose in which the deadlock analysis finds a hang (when the
@@ -91,10 +95,13 @@ class EngineReport:
     notes: list[str] = field(default_factory=list)
     checks: dict | None = None
     """The check dialect's assertions: {"passed": n, "failed": [{"op", "path", "line", "column", "message"}]}."""
+    printed: list[str] = field(default_factory=list)
+    """What the program's interpreter.print ops printed (the interpreter's runs)."""
 
     def to_json(self, names: list[str | None]) -> dict:
         return {"outcome": self.outcome, "engine": self.engine, "device": self.device, "message": self.message,
                 "notes": self.notes, **({"checks": self.checks} if self.checks else {}),
+                **({"printed": self.printed} if self.printed else {}),
                 "blocked": [b.to_json() for b in self.blocked],
                 "processes": [{"process": list(p), "state": s} for p, s in sorted(self.states.items())],
                 "outputs": _outputs_json(self.outputs, names), "elapsed_s": round(self.elapsed_s, 4)}
@@ -140,6 +147,7 @@ class RunReport:
                "grid": [self.grid.num_replicas, self.grid.num_partitions] if self.grid and self.grid.known else None,
                "mode": self.mode, "device": p.device, "inputs": self.inputs, "message": p.message, "notes": p.notes,
                **({"checks": p.checks} if p.checks else {}),
+               **({"printed": p.printed} if p.printed else {}),
                "blocked": [b.to_json() for b in p.blocked],
                "processes": [{"process": list(q), "state": s} for q, s in sorted(p.states.items())],
                "outputs": _outputs_json(p.outputs, self.result_names), "elapsed_s": round(p.elapsed_s, 4)}
@@ -271,6 +279,13 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
         mode = program_mode(module)
     except Exception:  # noqa: BLE001 - a broken module: the engines report it
         mode = "?"
+    max_processes = options.max_processes or default_max_processes()
+    refused = grid_refusal(grid, max_processes)
+    if refused:  # before any engine builds a value (or a device) per process
+        engines = ("interp", "xla") if options.engine == "both" else (options.engine,)
+        return RunReport(module.source.path, options.engine, grid, mode, options.inputs.describe(),
+                         {e: EngineReport("unsupported", e, options.device, message=refused) for e in engines},
+                         result_names(module))
     reports: dict[str, EngineReport] = {}
     if options.engine in ("interp", "both"):
         reports["interp"] = run_interp(module, grid, options)
@@ -304,7 +319,9 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
         reorder = scheduler_order(module, grid, {"external-channels": sorted(options.external_channels)})
     announce(f"running the interpreter on {_processes(grid)} ({backend.describe()})")
     try:
-        interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes),
+        interp = Interpreter(module, grid, backend, Limits(options.time_limit_s, options.memory_limit_bytes,
+                                                           max_processes=options.max_processes
+                                                           or default_max_processes()),
                              schedule=options.schedule, matching=options.matching,
                              external_channels=options.external_channels, reorder=reorder)
     except ExecutionError as e:
@@ -315,7 +332,7 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
 
         r.notes.insert(0, describe(interp.where, reorder))
     return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
-                        r.notes, r.checks)
+                        r.notes, r.checks, r.printed)
 
 
 def _processes(grid: Grid) -> str:
@@ -442,6 +459,8 @@ def render_text(report: RunReport) -> str:
             lines.append(f"  {n} check{'s' if n != 1 else ''} passed")
         for note in r.notes:
             lines.append(f"  note: {note}")
+        for text in r.printed:  # interpreter.print, as StableHLO's interpreter prints
+            lines += ["  printed: " + text.splitlines()[0]] + [f"  {line}" for line in text.splitlines()[1:]]
         for b in r.blocked:
             at = f"{b.path}:{b.line}:{b.column}" if b.line else b.path
             lines.append(f"  process {fmt_pid(b.process)} blocked at {b.op} ({at})")

@@ -194,7 +194,9 @@ def _literal_values(tokens: list[str], dt: np.dtype) -> np.ndarray:
 class Inputs:
     """What the entry function's arguments are bound to.
 
-    kind: "random" (seeded), "zeros", or "npz" (path). For a program whose entry
+    kind: "random" (seeded), "zeros", "npz" (path) or "values" (`values`, one
+    array per argument: what StableHLO's `stablehlo-translate --interpret
+    --args=[dense<...> : tensor<...>, ...]` passes). For a program whose entry
     takes global arrays (shard_map / GSPMD exports) every process sees the same
     arguments; for a hand-written per-device program each process gets its own."""
 
@@ -202,6 +204,7 @@ class Inputs:
     seed: int = 0
     path: str | None = None
     _npz: dict = field(default_factory=dict, repr=False)
+    values: list | None = None
 
     @staticmethod
     def parse(spec: str, seed: int = 0) -> "Inputs":
@@ -212,6 +215,8 @@ class Inputs:
         raise ExecutionError(f"--inputs must be random, zeros or a FILE.npz, not {spec!r}")
 
     def describe(self) -> str:
+        if self.kind == "values":
+            return f"{len(self.values or [])} given arrays"
         return {"random": f"random (seed {self.seed})", "zeros": "zeros"}.get(self.kind, f"from {self.path}")
 
     def _load(self) -> dict:
@@ -238,9 +243,21 @@ class Inputs:
             elif self.kind == "random":
                 rng = np.random.default_rng([self.seed, i] if flat is None else [self.seed, i, 1 + flat])
                 out.append(_random(rng, shape, dt))
+            elif self.kind == "values":
+                out.append(self._given(i, tt, dt, len(types)))
             else:
                 out.append(self._from_npz(i, tt, dt, process))
         return out
+
+    def _given(self, i: int, tt: TensorType, dt: np.dtype, count: int) -> np.ndarray:
+        values = self.values or []
+        if len(values) != count:
+            raise ExecutionError(f"{len(values)} input{'s' if len(values) != 1 else ''} given, the entry function "
+                                 f"takes {count}")
+        arr = np.asarray(values[i])
+        if tuple(arr.shape) != tuple(tt.shape) or arr.dtype != dt:
+            raise ExecutionError(f"input {i} is {arr.dtype}{list(arr.shape)}, argument {i} is {tt}")
+        return arr
 
     def _from_npz(self, i: int, tt: TensorType, dt: np.dtype, process) -> np.ndarray:
         data = self._load()

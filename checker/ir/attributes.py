@@ -71,6 +71,9 @@ class TypeAttr(Attribute):
     type: Type
     span: Span | None = _span()
 
+    def __str__(self) -> str:
+        return str(self.type)  # as written (a tensor's type encoding prints through this)
+
 
 @dataclass(frozen=True, slots=True)
 class ArrayAttr(Attribute):

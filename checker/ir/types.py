@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Bit widths of the element types StableHLO allows; f8/f6/f4 variants by prefix.
 _WIDTH = {"i1": 1, "bf16": 16, "f16": 16, "f32": 32, "f64": 64, "tf32": 32, "index": 64}
@@ -11,10 +11,37 @@ _INT = re.compile(r"^(?:s|u)?i(\d+)$")
 _FLOAT_SMALL = re.compile(r"^f(\d)E")
 
 
+MAX_TYPE_DEPTH = 100
+"""The deepest type the parser reads (tensor<tensor<...>>, tuple<tuple<...>>): printing,
+comparing and hashing a type recurse once per level, so a deeper one is a syntax
+error where it is written, not a RecursionError in whatever rule touches it."""
+
+
+def _depth(types) -> int:
+    return 1 + max((getattr(t, "depth", 0) for t in types), default=0)
+
+
+def _encoding_depth(encoding) -> int:
+    """How deep the types in a tensor's encoding attribute sit (a type attribute, or
+    lists and dictionaries holding them: `tensor<4xf32, tensor<...>>` nests through
+    it), walked with a stack; 0 for none."""
+    deepest, stack = 0, [(encoding, 0)]
+    while stack:
+        attr, level = stack.pop()
+        inner = getattr(attr, "type", None)
+        if isinstance(inner, Type):
+            deepest = max(deepest, inner.depth + level)
+        stack.extend((a, level + 1) for a in getattr(attr, "elements", None) or ())
+        stack.extend((a, level + 1) for _key, a in getattr(attr, "entries", None) or ())
+    return deepest
+
+
 class Type:
-    """Base of all types."""
+    """Base of all types. `depth`: 0 for a type with no type inside (a scalar, a
+    token), else 1 + its deepest inner type's (each nesting type keeps it)."""
 
     __slots__ = ()
+    depth = 0
 
     def __str__(self) -> str:  # pragma: no cover - overridden
         return repr(self)
@@ -64,6 +91,10 @@ class ComplexType(Type):
     """complex<f32>."""
 
     element: Type
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", getattr(self.element, "depth", 0) + 1)
 
     @property
     def bitwidth(self) -> int | None:
@@ -98,6 +129,13 @@ class TensorType(Type):
     element: Type
     encoding: object = None
     """The optional encoding attribute (e.g. a sparsity or bounds attribute)."""
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        depth = getattr(self.element, "depth", 0)
+        if self.encoding is not None:
+            depth = max(depth, _encoding_depth(self.encoding))
+        object.__setattr__(self, "depth", depth + 1)
 
     @property
     def rank(self) -> int | None:
@@ -146,6 +184,10 @@ class FutureType(Type):
 
     types: tuple[Type, ...]
     flavor: str = "stablehlo"
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", _depth(self.types))
 
     def __str__(self) -> str:
         inner = ", ".join(map(str, self.types))
@@ -158,6 +200,10 @@ class ShardType(Type):
     """Seed 003's !tessera.shard<T>."""
 
     value: Type
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", getattr(self.value, "depth", 0) + 1)
 
     def __str__(self) -> str:
         return f"!tessera.shard<{self.value}>"
@@ -168,6 +214,10 @@ class TupleType(Type):
     """tuple<T, ...>."""
 
     types: tuple[Type, ...]
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", _depth(self.types))
 
     def __str__(self) -> str:
         return f"tuple<{', '.join(map(str, self.types))}>"
@@ -179,6 +229,10 @@ class FunctionType(Type):
 
     inputs: tuple[Type, ...]
     results: tuple[Type, ...]
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", _depth((*self.inputs, *self.results)))
 
     def __str__(self) -> str:
         res = ", ".join(map(str, self.results))
@@ -194,6 +248,10 @@ class MemRefType(Type):
     shape: tuple[int | None, ...] | None
     element: Type
     layout: str | None = None
+    depth: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", getattr(self.element, "depth", 0) + 1)
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in (self.shape or ()))

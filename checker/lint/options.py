@@ -131,13 +131,15 @@ declare("deadlock-timeout-ms", INT, 20000, "time limit of the whole deadlock ana
 declare("deadlock-max-trips", INT, 4096, "loop iterations followed before giving up (SHLO503)", rules=_DEADLOCK,
         minimum=0)
 declare("deadlock-max-steps", INT, 200_000, "ops followed per process before giving up", rules=_DEADLOCK, minimum=0)
-declare("deadlock-max-events", INT, 4_000_000, "communication events simulated before giving up", rules=_DEADLOCK,
+declare("deadlock-max-events", INT, 1_000_000, "communication events simulated before giving up", rules=_DEADLOCK,
         minimum=0)
 declare("deadlock-core-limit", INT, 64, "processes whose steps are kept for the counterexample", rules=_DEADLOCK,
         minimum=0)
 declare("external-channels", INT_LIST, [], "channel ids that talk to another program or the host: their "
         "sends and recvs are not matched within the program", rules=_DEADLOCK)
 declare("max-processes", INT, None, "largest process grid the deadlock analysis runs on", rules=_DEADLOCK, minimum=1)
+declare("run-max-processes", INT, 1 << 16, "largest process grid `shlo-lint run` and `--confirm` execute, "
+        "every engine: a larger grid is refused at once (exit 2), not run process by process", minimum=1)
 declare("placement-severity", CHOICE, None, "severity of the placement findings", rules=("SHLO601", "SHLO602",
         "SHLO603"), choices=("error", "warning", "info"))
 declare("overlap-window", INT, 200, "later (SHLO601) or earlier (SHLO603) ops examined", rules=("SHLO601", "SHLO603"),

@@ -413,10 +413,12 @@ def check_groups_cover(op: Operation, ctx: Context, check: str) -> Iterator[Diag
     in_range = sum(1 for i in distinct if 0 <= i < n)
     missing = first_missing(distinct, n, 7)
     more = n - in_range > len(missing)
-    detail = f"; missing {_short(missing, more=more)}" if missing and len(distinct) < n else ""
     d = ctx.error(groups.span, f"{name}: replica_groups name {len(distinct)} distinct ids, but {strat} needs all "
-                               f"{n}{detail}", op=op)
-    yield d.note(ctx.loc(groups.span), _axis_words(op, ctx))
+                               f"{n}", op=op)
+    d = d.note(ctx.loc(groups.span), _axis_words(op, ctx))
+    if missing and len(distinct) < n:
+        d = d.note(ctx.loc(groups.span), f"missing {_short(missing, more=more)}")
+    yield d
 
 
 def first_missing(present: set[int], n: int, limit: int) -> list[int]:

@@ -40,6 +40,8 @@ the deadline in every one):
    propagation to a fixpoint (linear time). explain.py turns the processes it
    leaves blocked into counterexamples; for a cycle of up to `core-limit`
    processes, Z3's unsat core over their waits gives the chain that closes it.
+   replicas.py: a grid of identical replicas that never talk to each other is
+   modelled on replica 0 alone (`Verdict.replicas` says how many it stands for).
 4. schedule.py: under XLA's matching, the issue orders XLA's scheduler may
    choose for the branches the processes split over, decided the same way.
 

@@ -13,6 +13,7 @@ from ..tracer.tracer import TraceLimit, trace
 from .explain import counterexamples, process_list
 from .model import MATCHING, UNRES, Model, Facts, line_of
 from .quotient import linear_classes
+from .replicas import replica_copies
 from .results import Verdict, XlaMatch
 from .schedule import candidates, variant
 
@@ -22,7 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "deadlock-matching": "xla",
     "deadlock-max-trips": 4096,
     "deadlock-max-steps": 200_000,
-    "deadlock-max-events": 4_000_000,
+    "deadlock-max-events": 1_000_000,
     "deadlock-core-limit": 64,
     "external-channels": "",
     "max-processes": 1 << 20,
@@ -99,9 +100,8 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
         return Verdict("unknown", matching, "none", "the process grid is unknown", stats=_stats(t0))
     if grid.size > opts["max-processes"]:
         return Verdict("unknown", matching, "none",
-                       f"the grid has {grid.size} processes, more than max-processes = "
-                       f"{opts['max-processes']} (the per-process trace holds a value per process; raise the "
-                       f"option to run it)", skipped=True, stats=_stats(t0))
+                       f"the grid has {grid.size} processes, more than max-processes = {opts['max-processes']}",
+                       skipped=True, stats=_stats(t0))
     facts = Facts(grid, struct, opts["external-channels"])
     try:
         tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
@@ -134,9 +134,11 @@ def decide_trace(tr: Trace, facts: Facts, opts: dict[str, Any], *, t0: float, de
                 return chosen
             spec = _decide(tr, facts, "spec", opts, deadline)
             if spec.status == "deadlock":
-                model = Model(tr, facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline)
+                model = Model(tr, facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline,
+                              processes=tr.grid.num_partitions if spec.replicas > 1 else None)
                 verdict.xla_only = _xla_matches(model)
                 verdict.spec_deadlocks = spec.deadlocks
+                verdict.replicas = spec.replicas
     except TraceLimit as e:
         return Verdict("unknown", matching, "none", str(e), trace=tr, stats=_stats(t0))
     verdict.trace = tr
@@ -197,10 +199,14 @@ def _decide(tr: Trace, facts: Facts, matching: str, opts: dict, deadline: float)
                        f"quotient)", stats=stats)
     if time.monotonic() > deadline:
         raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while deciding")
-    model = Model(tr, facts, matching, max_events=opts["deadlock-max-events"], deadline=deadline)
+    copies = replica_copies(tr, facts)
+    model = Model(tr, facts, matching, max_events=opts["deadlock-max-events"], deadline=deadline,
+                  processes=tr.grid.num_partitions if copies > 1 else None)
     stats["events"] = sum(len(e) for e in model.events)
     final = model.propagate()
-    return _verdict_from(model, final, matching, opts, deadline, stats)
+    verdict = _verdict_from(model, final, matching, opts, deadline, stats)
+    verdict.replicas = copies
+    return verdict
 
 
 def _xla_matches(model: Model) -> list[XlaMatch]:
@@ -341,5 +347,6 @@ def _unres_reason(model: Model, unres: list[int]) -> str:
         reasons.setdefault(f"{where}: {e[2]}", []).append(p)
     parts = [f"{text} ({process_list([divmod(p, model.grid.num_partitions) for p in ps])})"
              for text, ps in reasons.items()]
-    return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+    copies = "" if model.n == model.grid.size else f" (the same in each of the {model.grid.num_replicas:,} replicas)"
+    return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "") + copies
 

@@ -163,18 +163,18 @@ class Facts:
             return
         target = np.full(self.n, -1, dtype=np.int64)
         source = np.full(self.n, -1, dtype=np.int64)
+        # every pair in every replica (partition) at once: sources and targets are
+        # distinct and inside the axis (checked above)
+        s_ids = np.array(sources, dtype=np.int64)
+        t_ids = np.array(targets, dtype=np.int64)
         if strategy(op) == CROSS_PARTITION:
-            for s, t in pairs:
-                if 0 <= s < P and 0 <= t < P:
-                    for r in range(R):  # type: ignore[arg-type]
-                        target[r * P + s] = r * P + t
-                        source[r * P + t] = r * P + s
+            base = (np.arange(R, dtype=np.int64) * P)[:, None]  # type: ignore[operator]
+            s_flat, t_flat = (base + s_ids).ravel(), (base + t_ids).ravel()
         else:
-            for s, t in pairs:
-                if 0 <= s < R and 0 <= t < R:
-                    for p in range(P):  # type: ignore[arg-type]
-                        target[s * P + p] = t * P + p
-                        source[t * P + p] = s * P + p
+            base = np.arange(P, dtype=np.int64)[None, :]  # type: ignore[arg-type]
+            s_flat, t_flat = (s_ids[:, None] * P + base).ravel(), (t_ids[:, None] * P + base).ravel()
+        target[s_flat] = t_flat
+        source[t_flat] = s_flat
         info.target, info.source = target, source
 
     def _groups(self, op: Operation, inner: Operation, info: CommInfo) -> None:
@@ -258,10 +258,14 @@ class Model:
     """Per-process events for one trace under one matching semantics, and their
     exact decision by propagation."""
 
-    def __init__(self, tr: Trace, facts: Facts, matching: str, *, max_events: int, deadline: float | None):
+    def __init__(self, tr: Trace, facts: Facts, matching: str, *, max_events: int, deadline: float | None,
+                 processes: int | None = None):
         self.trace = tr
         self.grid = tr.grid
-        self.n = tr.grid.size
+        self.n = processes or tr.grid.size
+        """The processes modelled: flattened ids 0..n-1, the whole grid unless
+        `processes` says fewer (replicas.py: replica 0 of identical replicas,
+        whose requirements never leave it)."""
         self.matching = matching
         self.issue_order = matching == "xla"
         """XLA's runtime (see ISSUE_ORDER): an async start is issued like a synchronous
@@ -284,13 +288,16 @@ class Model:
         tr, facts = self.trace, self.facts
         total = 0
         for cls in tr.classes:
+            procs = cls.processes if self.n == self.grid.size else cls.processes[cls.processes < self.n]
+            if not len(procs):
+                continue
             steps = [tr.steps[i] for i in cls.steps]
             infos = [facts.info(s.op) if s.role not in ("unresolved", "done") else None for s in steps]
             posmap = {s.index: k for k, s in enumerate(steps)}
-            total += len(steps) * len(cls.processes)
+            total += len(steps) * len(procs)
             if total > max_events:
                 raise TraceLimit(f"more than {max_events} events over all processes (deadlock-max-events)")
-            for k, p in enumerate(cls.processes.tolist()):
+            for k, p in enumerate(procs.tolist()):
                 self._build_process(p, steps, infos, posmap)
                 if (k & 15) == 15 and self.deadline is not None and time.monotonic() > self.deadline:
                     raise TraceLimit("the time limit (deadlock-timeout-ms) ran out while building the model")

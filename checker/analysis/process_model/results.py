@@ -158,6 +158,11 @@ class Verdict:
     completes_with: Any = None
     """A schedule.Reorder in which the program completes, when the deadlock is in
     the order written: XLA's scheduler may choose that order instead."""
+    replicas: int = 1
+    """More than 1: the grid is that many identical replicas that never talk to
+    each other (replicas.py), decided on replica 0: the processes the deadlocks,
+    peers and XLA matches name are replica 0's, and replica r has the same with
+    (0, p) read as (r, p)."""
 
     @property
     def schedule_dependent(self) -> bool:

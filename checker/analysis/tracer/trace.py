@@ -48,6 +48,20 @@ class Step:
 
 
 @dataclass
+class LoopSummary:
+    """A while whose last iterations repeated exactly: the trace holds the steps of
+    the iterations followed; the others were counted (tracer._summarised_trips)."""
+
+    op: Operation
+    followed: int
+    """Iterations whose steps are in the trace."""
+    trips: int
+    """Iterations in all (the same for every process of `processes`)."""
+    processes: np.ndarray
+    """bool[N]: the processes that ran them."""
+
+
+@dataclass
 class ProcessClass:
     """Processes that execute exactly the same steps."""
 
@@ -80,6 +94,8 @@ class Trace:
     divergent: list[Divergence] = field(default_factory=list)
     """Branches and loops whose index / predicate is per-device data that can split
     a communicator they guard (SHLO504)."""
+    summaries: list[LoopSummary] = field(default_factory=list)
+    """Loops whose identical iterations were counted, not followed."""
 
     def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
         """Branch → the flattened ids that took it (first execution of `op`)."""

@@ -52,7 +52,11 @@ from .process_values import (BINARY_FOLDS, COMPARE_UFUNCS, MISSING, NONCOMM_FUTU
                              uniform_value, wrap)
 from .structure import (CALL_OPS, CASE_OPS, INLINE_OPS, RETURN_OPS, WHILE_OPS, Structure, collective_kind,
                         collective_op, comm_role, structure)
-from .trace import ProcessClass, Step, Trace
+from .trace import LoopSummary, ProcessClass, Step, Trace
+
+SUMMARISE_AFTER = 64
+"""Iterations of a loop followed one by one before identical ones are counted
+instead (_summarised_trips): a shorter loop's trace names every iteration."""
 
 # Memory the tracer may spend on process masks (one bool per process per distinct
 # set of processes that reaches a step) before it gives up with a TraceLimit.
@@ -86,6 +90,52 @@ def _region_op(op: Operation) -> str | None:
 
 class TraceLimit(Exception):
     """The trace grew past its step budget or deadline."""
+
+
+def _integer(x) -> bool:
+    """A concrete integer value per process (or the same for all)."""
+    if isinstance(x, bool):
+        return False
+    return isinstance(x, int) or (isinstance(x, np.ndarray) and x.dtype.kind in "iub")
+
+
+def _advance(x, delta, k: int):
+    """A carried value `k` iterations on, `delta` per iteration (0: unchanged)."""
+    if not isinstance(delta, np.ndarray):
+        return x
+    moved = np.asarray(x, dtype=np.int64) + delta.astype(np.int64) * k
+    return int(moved) if moved.ndim == 0 else moved  # a value the same everywhere stays a plain int
+
+
+def _compare_direction(op: Operation) -> str:
+    d = op.attr("comparison_direction")
+    direction = d.value if isinstance(d, EnumAttr) else str(getattr(d, "text", d))
+    return direction.strip().split()[-1].strip(">") if direction else ""
+
+
+def _compare_type(op: Operation) -> str | None:
+    ct = op.attr("compare_type")
+    return ct.value if isinstance(ct, EnumAttr) else None
+
+
+def _first_failure(direction: str, gap: int, step: int) -> int | None:
+    """The first m >= 0 at which `compare(direction, a, b)` fails, a - b being
+    gap + m * step; None when it never does."""
+    if direction == "LT":  # a - b < 0 until it reaches 0
+        return 0 if gap >= 0 else (-gap + step - 1) // step if step > 0 else None
+    if direction == "LE":
+        return 0 if gap > 0 else -gap // step + 1 if step > 0 else None
+    if direction == "GT":
+        return 0 if gap <= 0 else (gap - step - 1) // -step if step < 0 else None
+    if direction == "GE":
+        return 0 if gap < 0 else gap // -step + 1 if step < 0 else None
+    if direction == "NE":
+        if gap == 0:
+            return 0
+        if step == 0 or (-gap) % step or -gap // step < 0:
+            return None
+        return -gap // step
+    return None
 
 
 class Tracer:
@@ -122,6 +172,8 @@ class Tracer:
         self._blocks = 0
         self.block = -1
         self.uniform: list[UniformDecision] = []
+        self.summaries: list[LoopSummary] = []
+        """Loops whose identical iterations were counted, not followed (_summarised_trips)."""
         self._received_cache: dict[tuple[int, str], object] = {}
         self._facts: dict[int, tuple] = {}      # id(op) -> (name, results, role): _op_facts
         self._resolved: dict[int, list] = {}    # id(op) -> op.operands: _operands
@@ -205,16 +257,19 @@ class Tracer:
             class_of = np.zeros(n, dtype=np.int64)
             everyone = ProcessClass(np.arange(n, dtype=np.int64), [s.index for s in self.steps])
             return Trace(self.grid, entry, self.steps, class_of, [everyone] if n else [], self.unresolved,
-                         self.branches, self.loops, self.uniform, self.divergent)
+                         self.branches, self.loops, self.uniform, self.divergent, self.summaries)
         packed = np.concatenate([np.packbits(np.stack(masks[k:k + 1024]), axis=0)
                                  for k in range(0, len(masks), 1024)])  # bytes × processes
         rows = np.ascontiguousarray(packed.T)
-        keys: dict[bytes, int] = {}
-        class_of = np.empty(n, dtype=np.int64)
-        for p in range(n):
-            class_of[p] = keys.setdefault(rows[p].tobytes(), len(keys))
-            if (p & 8191) == 8191:
-                self._check_budget()
+        # each process's bit column as one opaque value: np.unique groups them in C
+        # (a Python dict of columns took ~1 s a million processes); classes are then
+        # numbered by their first process
+        columns = rows.view(np.dtype((np.void, rows.shape[1]))).reshape(n)
+        _u, first, inverse = np.unique(columns, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int64)
+        class_of = rank[inverse.reshape(n)]
+        self._check_budget()
         _u, reps = np.unique(class_of, return_index=True)  # class c's first process (classes are numbered by it)
         index = {id(m): k for k, m in enumerate(masks)}
         step_mask = np.fromiter((index[id(s.mask)] for s in self.steps), dtype=np.int64, count=len(self.steps))
@@ -232,7 +287,7 @@ class Tracer:
             if (c & 1023) == 1023:
                 self._check_budget()
         return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops,
-                     self.uniform, self.divergent)
+                     self.uniform, self.divergent, self.summaries)
 
     def _exec_region(self, region: Region, frame: Frame, mask: np.ndarray) -> None:
         if len(region.blocks) != 1:
@@ -462,6 +517,8 @@ class Tracer:
         uniform_trips = 0
         seen: list[list] = []
         widened: list | None = None
+        states: list[list] = [carried]  # the carried values before iteration 1, after 1, 2, ...
+        spans: list[tuple[int, int, np.ndarray]] = []  # each iteration's steps (first, end) and processes
         while active is not None:
             cframe = Frame(cond, frame)
             if cond.blocks:
@@ -507,6 +564,7 @@ class Tracer:
                 self._unresolved(op, live, f"it runs more than {self.max_trips} iterations (deadlock-max-trips)")
                 break
             trips += 1
+            first_step = len(self.steps)
             counts = self.loops.setdefault(id(op), (op, np.zeros(self.n, dtype=np.int64)))[1]
             counts += live
             saved = self.context
@@ -523,10 +581,148 @@ class Tracer:
                 new = (new + [Unknown("no value returned")] * len(carried))[:len(carried)]
             carried = [merge([(live, n), (~live, c)]) for n, c in zip(new, carried)]
             active = live
+            if uniform is None:
+                states = (states + [carried])[-3:]
+                spans = (spans + [(first_step, len(self.steps), live)])[-2:]
+                more = self._summarised_trips(op, cond, frame, states, spans) if trips >= SUMMARISE_AFTER else None
+                if more is not None:  # the remaining iterations repeat these: their count and carried values
+                    extra, carried = more
+                    counts += extra * live
+                    self._relabel(op, first_step, trips, trips + extra)
+                    trips += extra
+                    self.summaries.append(LoopSummary(op, trips - extra, trips, live))
             self._check_budget()
         if uniform is not None and seen:
             carried = [join([s[i] for s in seen] + [carried[i]], uniform) for i in range(len(carried))]
         self._bind_results(op, frame, carried)
+
+    # -- identical iterations ------------------------------------------------------------
+    def _summarised_trips(self, op: Operation, cond: Region, frame: Frame, states: list[list],
+                          spans: list[tuple[int, int, np.ndarray]]):
+        """(the iterations left, the carried values after them) when the loop's last
+        two iterations were the same and every later one must be too, else None.
+
+        Same: the same processes ran the same communication steps (op, role, mask;
+        a done's start in its own iteration), none under a branch or loop inside
+        the body (which could go another way in a later iteration), and each
+        carried value is either unchanged or an integer that moved by the same
+        amount both times (an induction variable). The iterations left are then
+        counted, not run: the cond region is one `compare` of such a value with
+        one that does not change (fori_loop's `i < n`), so the first iteration
+        where it fails is a division, the same for every process or no summary;
+        the count is checked by evaluating the cond region on the carried values
+        one iteration before it (true) and at it (the loop's next test: false).
+        Why that is exact: every process in the loop repeats the same steps the
+        same number of times, so the k-th repetition of one meets the k-th of the
+        others exactly as the last one did; the model follows one such
+        repetition (the steps recorded) and the verdict is the same for any count."""
+        if len(states) < 3 or len(spans) < 2:
+            return None
+        (a0, a1, mask_a), (b0, b1, mask_b) = spans
+        if mask_a is not mask_b and not np.array_equal(mask_a, mask_b):
+            return None
+        if not self._same_iteration(a0, a1, b0, b1):
+            return None
+        before, last_but_one, last = states
+        deltas: list = []
+        for x0, x1, x2 in zip(before, last_but_one, last):
+            if same_value(x0, x1) and same_value(x1, x2):
+                deltas.append(0)
+            elif all(isinstance(x, Unknown) for x in (x0, x1, x2)):
+                deltas.append(0)  # data the tracer cannot read: nothing it decides depends on it
+            elif all(_integer(x) for x in (x0, x1, x2)):
+                d1 = np.asarray(np.asarray(x1, dtype=np.int64) - np.asarray(x0, dtype=np.int64))
+                d2 = np.asarray(np.asarray(x2, dtype=np.int64) - np.asarray(x1, dtype=np.int64))
+                if d1.shape != d2.shape or not np.array_equal(d1, d2):
+                    return None
+                deltas.append(d2)
+            else:
+                return None
+        left = self._trips_until_false(op, cond, frame, last, deltas, mask_b)
+        if left is None or left < 1:
+            return None
+        after = [_advance(x, d, left) for x, d in zip(last, deltas)]
+        return left, after
+
+    def _relabel(self, op: Operation, first: int, followed: int, trips: int) -> None:
+        """The last iteration followed stands for every later one: its steps say so
+        ("iterations 3–5000 of the while at line 4"), so a process blocked there is
+        not said to be blocked in iteration 3 when the counts run out in the last."""
+        label = f"iterations {followed}\u2013{trips}"
+        at = len(self.context)
+        for step in self.steps[first:]:
+            if len(step.context) > at and step.context[at][0] is op:
+                step.context = step.context[:at] + ((op, label),) + step.context[at + 1:]
+
+    def _same_iteration(self, a0: int, a1: int, b0: int, b1: int) -> bool:
+        if a1 - a0 != b1 - b0:
+            return False
+        for x, y in zip(self.steps[a0:a1], self.steps[b0:b1]):
+            if x.op is not y.op or x.role != y.role or x.mask is not y.mask or x.reason is not None:
+                return False
+            inner = y.context[len(self.context) + 1:]  # under this loop's iteration
+            if any(c.name in CASE_OPS or c.name in WHILE_OPS for c, _label in inner):
+                return False
+            if x.role == "done":
+                fx, fy = np.asarray(x.future), np.asarray(y.future)
+                if fx.shape != fy.shape or not (np.array_equal(fx - a0, fy - b0) and (fx >= a0).all()):
+                    return False  # a start in an earlier iteration, or none
+        return True
+
+    def _trips_until_false(self, op: Operation, cond: Region, frame: Frame, carried: list, deltas: list,
+                           mask: np.ndarray) -> int | None:
+        """How many more iterations pass the cond region (see _summarised_trips), or None."""
+        if not cond.blocks or any(comm_role(c) is not None for c in cond.blocks[0].operations):
+            return None
+        ret = cond.blocks[0].operations[-1] if cond.blocks[0].operations else None
+        test = ret.operands[0].owner if ret is not None and ret.name in RETURN_OPS and len(ret.operands) == 1 \
+            and ret.operands[0] is not None else None
+        if not isinstance(test, Operation) or test.name != "stablehlo.compare" or len(test.operands) != 2:
+            return None
+        direction = _compare_direction(test)
+        element = scalar_element(test.operand_types[0]) if test.operand_types else None
+        if direction not in ("LT", "LE", "GT", "GE", "NE") or not isinstance(element, ScalarType) \
+                or not element.name.startswith(("i", "si", "ui")) or element.name == "i1" \
+                or _compare_type(test) not in (None, "SIGNED", "UNSIGNED"):
+            return None
+        args = cond.blocks[0].arguments
+        cframe = Frame(cond, frame)
+        self._bind(cond.blocks[0], cframe, carried)
+        sides, moves = [], []
+        for v in test.operands:
+            val = self.value(v, cframe) if v is not None else None
+            if not _integer(val):
+                return None
+            sides.append(np.broadcast_to(np.asarray(val, dtype=np.int64), (self.n,)))
+            at = next((k for k, a in enumerate(args) if a is v), None)
+            if at is None and region_of(v) is cond:  # computed inside the cond: only constants are fixed
+                owner = v.owner
+                if not (isinstance(owner, Operation) and owner.name == "stablehlo.constant"):
+                    return None
+            moves.append(np.broadcast_to(np.asarray(deltas[at] if at is not None else 0, dtype=np.int64),
+                                         (self.n,)))
+        gap, step = (sides[0] - sides[1])[mask], (moves[0] - moves[1])[mask]
+        pairs = set(zip(gap.tolist(), step.tolist()))
+        counts = {_first_failure(direction, g, s) for g, s in pairs}
+        if len(counts) != 1:
+            return None  # the processes would leave the loop after different counts: follow them
+        (left,) = counts
+        if left is None or left < 1:
+            return None
+        bits = element.bitwidth or 64
+        lo, hi = (0, (1 << bits) - 1) if element.name.startswith("ui") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        for x, d in zip(carried, deltas):  # no wrap-around on the way (the division assumes none)
+            if isinstance(d, np.ndarray) and d.any():
+                end = np.asarray(x, dtype=object) + np.asarray(d, dtype=object) * left
+                if any(not lo <= int(e) <= hi for e in np.ravel(end).tolist()):
+                    return None
+        # one iteration before: still true everywhere (the loop's own next test checks the last)
+        check = Frame(cond, frame)
+        self._bind(cond.blocks[0], check, [_advance(x, d, left - 1) for x, d in zip(carried, deltas)])
+        pred = self._returned(cond, check)
+        if not pred or not _integer(pred[0]) or not np.all(np.broadcast_to(np.asarray(pred[0]), (self.n,))[mask]):
+            return None
+        return left
 
     def _call(self, op: Operation, frame: Frame, mask: np.ndarray) -> None:
         name = self.struct.callees.get(id(op))

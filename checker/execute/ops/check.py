@@ -11,7 +11,8 @@
 * interpreter.run_parallel: runs `programs` (replicas × partitions functions)
   as processes of their own grid (interpreter.run_programs), operands and
   results flattened process by process; `infeed` functions feed stablehlo.infeed;
-* interpreter.probe records its operand; interpreter.print does nothing.
+* interpreter.probe records its operand; interpreter.print prints it as StableHLO's
+  interpreter does (printing.py), into the run's `printed`.
 
 A failed check does not stop the run: it is recorded (op + message) and the
 run's outcome becomes "failed". The expected constant of an `_const` check is
@@ -27,6 +28,7 @@ from ...ir.attributes import ArrayAttr, DenseElementsAttr, StringAttr
 from ...analysis.semantics import Grid
 from ...ir.types import TensorType
 from ..op_registry import impl, register
+from ..printing import ssa_prefix, tensor_text
 from ..values import TOKEN, ExecutionError, constant_array, is_float, tensor_type
 from .common import ComputeFunctions, float_attr, int_attr, symbol_list
 
@@ -148,6 +150,11 @@ class CheckFunctions(ComputeFunctions):
 
     @impl("interpreter.print")
     def print_(self, frame, op, args):
+        """`%0 = ` and the tensor as StableHLO's interpreter prints it (printing.py),
+        kept in the run's `printed` (each one whole, in the order they ran)."""
+        operand = op.operands[0] if op.operands else None
+        ttype = tensor_type(operand.type if operand is not None else None, "interpreter.print's operand")
+        self.interp.printed.append(ssa_prefix(operand) + tensor_text(self.host(args[0]), ttype))
         return []
 
     @impl("interpreter.run_parallel")

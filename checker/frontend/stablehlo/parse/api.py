@@ -17,7 +17,7 @@ from ....source.text import Span
 from ....ir.types import FunctionType, Type
 from .commas import comma_problems
 from .cache import CACHE_MAX_BODY, SHARED, cache_key, error_count, cache_lookup, relocate, cache_store
-from .ctx import BARE_LOCATION, InternalParseError, ParseCtx, record_internal, internal_message
+from .ctx import BARE_LOCATION, InternalParseError, ParseCtx, TypeTooDeep, record_internal, internal_message
 from .fast import fast_block_label, fast_loc, fast_parse
 from .runner import shared_builder, lark_parser, syntax_problem, parse_rule
 from .pieces import CANON, REGION_TOKEN, known_op, top_level
@@ -119,6 +119,9 @@ class LarkParser:
                     message += ": " + BARE_LOCATION
                 module.syntax_errors.append((message, problem.span))
             return _whole_op_before(err, body, ctx) or self._fallback(op, body, ctx)
+        except TypeTooDeep as err:  # bad text found by a callback, not by Lark
+            module.syntax_errors.append((err.message, err.span))
+            return self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
             record_internal(module, f"this {op.name} op", err, Span(start, end))
             return self._fallback(op, body, ctx)
@@ -248,6 +251,8 @@ class LarkParser:
             if isinstance(err, UnexpectedInput):
                 problem = syntax_problem(err, ctx)
                 module.syntax_errors.append((problem.message, problem.span))
+            elif isinstance(err, TypeTooDeep):
+                module.syntax_errors.append((err.message, err.span))
             else:  # pragma: no cover - a parser bug
                 record_internal(module, "this block label", err, span)
             args = []
@@ -326,11 +331,13 @@ def _signature_prefix(sig: str):
         return parse_rule("sig_only", ParseCtx(sig, 0))
     except UnexpectedInput as err:
         cut = getattr(err, "pos_in_stream", None)
+    except TypeTooDeep:  # already a syntax error of the op (parse_header)
+        return None
     if not cut or cut <= 0 or not sig[:cut].strip():
         return None
     try:
         return parse_rule("sig_only", ParseCtx(sig[:cut].rstrip(), 0))
-    except UnexpectedInput:
+    except (UnexpectedInput, TypeTooDeep):
         return None
 
 
@@ -355,6 +362,8 @@ def _parse_text(start: str, text: str, offset: int):
         return parse_rule(start, ctx)
     except UnexpectedInput as err:
         raise syntax_problem(err, ctx) from None
+    except TypeTooDeep:
+        raise
     except Exception as err:  # a parser bug: still a located problem, not a traceback
         raise InternalParseError(internal_message("this text", err),
                                  Span(offset, offset + len(text))) from None

@@ -26,7 +26,7 @@ from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
 from ....source.text import Span
 from ....ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                           TensorType, TokenType, TupleType, Type)
-from .ctx import BARE_LOCATION, ParseCtx
+from .ctx import BARE_LOCATION, ParseCtx, bounded
 from .pieces import (ARROW, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64, INT_PARAM, INT_PARAMS, QUANT,
                      QUESTION, STAR, UNKNOWN, Angle, Axis, Marker, Pretty, Range, Scan, Val, decl_group, hex_value,
                      is_float_text, manual_axes, read_signature, scalar_type, shifted, split_top, tensor_simple,
@@ -601,7 +601,7 @@ class Builder(Transformer):
 
     def t_tensor(self, open_, shape, elem, encoding, close):
         self._ts, self._te = open_.start_pos, close.end_pos
-        return TensorType(shape, elem, encoding)
+        return self._bounded(TensorType(shape, elem, encoding))
 
     def t_scalar(self, tok):
         self._ts, self._te = tok.start_pos, tok.end_pos
@@ -609,24 +609,24 @@ class Builder(Transformer):
 
     def t_complex(self, open_, elem, close):
         self._ts, self._te = open_.start_pos, close.end_pos
-        return ComplexType(elem)
+        return self._bounded(ComplexType(elem))
 
     def t_tuple(self, open_, types, close):
         self._ts, self._te = open_.start_pos, close.end_pos
-        return TupleType(tuple(types or ()))
+        return self._bounded(TupleType(tuple(types or ())))
 
     def t_future(self, open_, types, close):
         self._ts, self._te = open_.start_pos, close.end_pos
-        return FutureType(tuple(types), "stablehlo")
+        return self._bounded(FutureType(tuple(types), "stablehlo"))
 
     def t_async(self, open_, types, close):
         self._ts, self._te = open_.start_pos, close.end_pos
-        return FutureType(tuple(types), "async")
+        return self._bounded(FutureType(tuple(types), "async"))
 
     def t_bang(self, tok):
         t = self._bang_type(tok.value)
         self._ts, self._te = tok.start_pos, tok.end_pos
-        return t
+        return self._bounded(t)
 
     def t_memref(self, tok):
         t = self._memref_type(tok.value)
@@ -641,7 +641,11 @@ class Builder(Transformer):
 
     def function_type(self, lp, types, _rp, results):
         self._ts = lp.start_pos
-        return FunctionType(tuple(types or ()), results)
+        return self._bounded(FunctionType(tuple(types or ()), results))
+
+    def _bounded(self, t):
+        """`t`, or TypeTooDeep at its text (self._ts.._te, just set)."""
+        return bounded(t, lambda: self._span2(self._ts, self._te))
 
     def type_list(self, *types):
         return list(types)

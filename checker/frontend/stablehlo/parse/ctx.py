@@ -1,9 +1,11 @@
 """Where the text being parsed sits in the file (`ParseCtx`: base offset, the
 offset map of collapsed regions, the module whose aliases apply) and the
-parser's error types: `SyntaxProblem` (bad text, SHLO001) and
-`InternalParseError` (our bug, SHLO003), with `record_internal` recording the latter."""
+parser's error types: `SyntaxProblem` (bad text, SHLO001; `TypeTooDeep`, a type
+nested past the depth the IR can print, is one) and `InternalParseError` (our
+bug, SHLO003), with `record_internal` recording the latter."""
 from __future__ import annotations
 
+from ....ir.types import MAX_TYPE_DEPTH
 from ....source.text import Span
 
 
@@ -21,6 +23,20 @@ class InternalParseError(SyntaxProblem):
     """The parser itself failed (an exception in our code, not bad text): report it
     as SHLO003. A SyntaxProblem subclass so that callers catching SyntaxProblem
     still never see a traceback."""
+
+
+class TypeTooDeep(SyntaxProblem):
+    """A type nested deeper than MAX_TYPE_DEPTH (ir/types.py): a syntax error where
+    it is written (raised from the builder's callbacks; parse_header records it)."""
+
+
+def bounded(t, span_of):
+    """`t`, or TypeTooDeep when it is nested deeper than MAX_TYPE_DEPTH;
+    `span_of()` gives the type's absolute span (computed only then)."""
+    if t.depth > MAX_TYPE_DEPTH:
+        raise TypeTooDeep(f"type nested more than {MAX_TYPE_DEPTH} levels deep; shlo-lint reads types nested up "
+                          f"to {MAX_TYPE_DEPTH} levels", span_of())
+    return t
 
 
 BARE_LOCATION = ("a location must be written loc(...); MLIR's pretty_debug_info printing "

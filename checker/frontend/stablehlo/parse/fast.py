@@ -15,7 +15,7 @@ from ....ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAt
 from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
 from ....ir.types import FunctionType, TensorType, TokenType
 from .builder import Builder, set_dictionaries
-from .ctx import ParseCtx
+from .ctx import ParseCtx, bounded
 from .runner import shared_builder, lark_parser
 from .pieces import ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type, tensor_simple
 
@@ -246,7 +246,7 @@ class _Fast:
                 encoding = self.attr_value()
             close = self.take(">")
             b._ts, b._te = start, close[3]
-            return TensorType(shape, elem, encoding)
+            return bounded(TensorType(shape, elem, encoding), lambda: b._span2(start, close[3]))
         return scalar_type(value)
 
     def attr_tok(self, kind, value, start, end):
