@@ -242,14 +242,14 @@ def test_a_parser_without_the_fast_path_never_reads_shared_headers(monkeypatch):
     for op in ops:
         op.header  # noqa: B018 - shared now
     names = LarkParser.parse_header.__globals__
-    real = names["_run"]
+    real = names["parse_rule"]
     calls = []
 
     def counting(start, ctx):
         calls.append(start)
         return real(start, ctx)
 
-    monkeypatch.setitem(names, "_run", counting)
+    monkeypatch.setitem(names, "parse_rule", counting)
     second = scan(SourceFile("b.mlir", text), LarkParser(fast=False))
     for op in second.walk():
         op.header  # noqa: B018
@@ -277,14 +277,14 @@ def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
 
     clear_shared()  # (an earlier test may have shared this very layout)
     names = LarkParser.parse_header.__globals__
-    real = names["_fast_parse"]
+    real = names["fast_parse"]
     parsed = []
 
     def counting(ctx):
         parsed.append(ctx.text)
         return real(ctx)
 
-    monkeypatch.setitem(names, "_fast_parse", counting)
+    monkeypatch.setitem(names, "fast_parse", counting)
     monkeypatch.setattr(engine, "_parser", LarkParser())
     result = engine.lint_source(SourceFile("t.mlir", text), Config())
     return [t for t in parsed if "stablehlo.add" in t], result.diagnostics

@@ -11,8 +11,8 @@ import pytest
 from shlo_lint.checker.ir.core import Module, Operation
 from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
 from shlo_lint.checker.frontend.stablehlo.parse.api import _compress
-from shlo_lint.checker.frontend.stablehlo.parse.ctx import _Ctx
-from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_parse
+from shlo_lint.checker.frontend.stablehlo.parse.ctx import ParseCtx
+from shlo_lint.checker.frontend.stablehlo.parse.fast import fast_parse
 from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import deep
@@ -141,10 +141,10 @@ def _op(text: str, parser: LarkParser):
 def _fast(text: str):
     module, op = _op(text, LarkParser())
     body, gap_pos, gap_delta = _compress(module.source.text, op.span.start, op.span.end, op.region_spans)
-    return _fast_parse(_Ctx(body, op.span.start, module, gap_pos, gap_delta)), module
+    return fast_parse(ParseCtx(body, op.span.start, module, gap_pos, gap_delta)), module
 
 
-def _lark(text: str):
+def lark_parser(text: str):
     module, op = _op(text, SLOW)
     return SLOW.parse_header(module, op), module
 
@@ -153,7 +153,7 @@ def _lark(text: str):
 def test_the_fast_path_takes_the_form_and_reads_it_as_lark_does(text):
     fast, module = _fast(text)
     assert fast is not None, "left to Lark"
-    slow, slow_module = _lark(text)
+    slow, slow_module = lark_parser(text)
     assert slow_module.syntax_errors == [] and module.syntax_errors == []
     assert deep(fast) == deep(slow)
 
@@ -164,7 +164,7 @@ def test_unusual_forms_are_left_to_lark(text):
     assert fast is None
     parser = LarkParser()
     module, op = _op(text, parser)
-    slow, _ = _lark(text)
+    slow, _ = lark_parser(text)
     assert deep(parser.parse_header(module, op)) == deep(slow)
 
 
@@ -183,19 +183,19 @@ def test_property_spans_point_into_the_file():
 
 @pytest.mark.parametrize("text", LOCATIONS)
 def test_location_definitions_read_as_lark_reads_them(text):
-    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_loc
-    from shlo_lint.checker.frontend.stablehlo.parse.runner import _run
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import fast_loc
+    from shlo_lint.checker.frontend.stablehlo.parse.runner import parse_rule
 
-    fast = _fast_loc(_Ctx(text, 5))
+    fast = fast_loc(ParseCtx(text, 5))
     assert fast is not None
-    assert fast == _run("loc_only", _Ctx(text, 5))
+    assert fast == parse_rule("loc_only", ParseCtx(text, 5))
 
 
 @pytest.mark.parametrize("text", ['loc(fused<"m">["a.py":1:1])', 'loc("a\\"b")', 'loc("a":1:2) x', 'loc(('])
 def test_unusual_locations_are_left_to_lark(text):
-    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_loc
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import fast_loc
 
-    assert _fast_loc(_Ctx(text, 0)) is None
+    assert fast_loc(ParseCtx(text, 0)) is None
 
 
 BLOCK_LABELS = [
@@ -207,13 +207,13 @@ BLOCK_LABELS = [
 
 @pytest.mark.parametrize("text", BLOCK_LABELS)
 def test_block_labels_read_as_lark_reads_them(text):
-    from shlo_lint.checker.frontend.stablehlo.parse.fast import _fast_block_label
-    from shlo_lint.checker.frontend.stablehlo.parse.runner import _run
+    from shlo_lint.checker.frontend.stablehlo.parse.fast import fast_block_label
+    from shlo_lint.checker.frontend.stablehlo.parse.runner import parse_rule
 
     module = Module(SourceFile("t.mlir", "// x\n" + text), SLOW)
-    fast = _fast_block_label(_Ctx(text, 5, module))
+    fast = fast_block_label(ParseCtx(text, 5, module))
     assert fast is not None
-    assert deep(fast) == deep(_run("block_label", _Ctx(text, 5, module)))
+    assert deep(fast) == deep(parse_rule("block_label", ParseCtx(text, 5, module)))
 
 
 def test_generated_programs_read_the_same_on_the_fast_path_as_in_lark():

@@ -34,7 +34,7 @@ def lint(text: str, name: str = "t.mlir"):
 @pytest.mark.parametrize("path", ["lark", "fast"])
 def test_a_parser_exception_is_an_internal_error_not_a_syntax_error(monkeypatch, path):
     names = parse_mod.LarkParser.parse_header.__globals__
-    real_run, real_fast = names["_run"], names["_fast_parse"]
+    real_run, real_fast = names["parse_rule"], names["fast_parse"]
 
     def broken_run(start, ctx):
         if start == "op" and "all_reduce" in ctx.text:
@@ -48,8 +48,8 @@ def test_a_parser_exception_is_an_internal_error_not_a_syntax_error(monkeypatch,
             return None  # (the fast path would take this op: leave it to Lark)
         return real_fast(ctx)
 
-    monkeypatch.setitem(names, "_run", broken_run)
-    monkeypatch.setitem(names, "_fast_parse", broken_fast)
+    monkeypatch.setitem(names, "parse_rule", broken_run)
+    monkeypatch.setitem(names, "fast_parse", broken_fast)
     # Headers parsed by earlier tests in this process are shared across files
     # (checker/parse/cache.py): this op must really be parsed here.
     cache.clear_shared()
@@ -68,7 +68,7 @@ def test_internal_text_error_is_still_a_syntax_problem_for_callers(monkeypatch):
     def broken(start, ctx):
         raise ZeroDivisionError
 
-    monkeypatch.setitem(parse_mod.parse_type.__globals__, "_run", broken)
+    monkeypatch.setitem(parse_mod.parse_type.__globals__, "parse_rule", broken)
     try:
         parse_mod.parse_type("tensor<4xf32>")
     except parse_mod.SyntaxProblem as problem:

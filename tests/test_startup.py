@@ -12,7 +12,7 @@ from pathlib import Path
 from lark.lexer import BasicLexer, ContextualLexer, Scanner, TextSlice
 
 from shlo_lint.checker.frontend.stablehlo import lark_lexer as lazy
-from shlo_lint.checker.frontend.stablehlo.parse import runner as parse  # the Lark instance (parse._lark)
+from shlo_lint.checker.frontend.stablehlo.parse import runner as parse  # the Lark instance (parse.lark_parser)
 from shlo_lint.checker.lint.engine import parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ def _basic_lexers(lark) -> list[BasicLexer]:
 
 def test_the_linter_parser_uses_the_lazy_lexer():
     parser()
-    lexers = _basic_lexers(parse._lark())
+    lexers = _basic_lexers(parse.lark_parser())
     assert lexers and all(type(b) is lazy.LazyBasicLexer for b in lexers)
 
 
@@ -111,7 +111,7 @@ def test_lazy_scanners_match_exactly_what_lark_union_regexes_match():
     match: same token text and type at every position, for every scanner of the
     grammar (including positions where nothing matches)."""
     parser()
-    lexers = _basic_lexers(parse._lark())
+    lexers = _basic_lexers(parse.lark_parser())
     texts = [t[:4000] for t in _texts()]
     checked = 0
     for b in lexers:
@@ -134,7 +134,7 @@ def test_lazy_scanners_match_exactly_what_lark_union_regexes_match():
 def test_a_hot_lazy_scanner_switches_to_the_union_and_keeps_matching_the_same():
     text = "tensor<4x8xf32> %arg0 : i32 -> @main \"x\" 12 0.5"
     ts = TextSlice(text, 0, len(text))
-    b = next(b for b in _basic_lexers(parse._lark()) if len(b.terminals) > 5)
+    b = next(b for b in _basic_lexers(parse.lark_parser()) if len(b.terminals) > 5)
     scanner = lazy.LazyScanner(b.scanner.terminals, b.g_regex_flags, b.re, False)
     union = Scanner(scanner.terminals, b.g_regex_flags, b.re, False)
     want = [union.match(ts, p) for p in range(len(text))]

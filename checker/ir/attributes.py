@@ -274,9 +274,9 @@ def _decode_dense_uncached(literal: str, type_: Type | None):
         re_, im = (float(x) for x in text.split(","))
         return np.full(shape, complex(re_, im))
     if not text.startswith("["):
-        value = _scalar(text)
+        value = scalar_type(text)
         return np.full(shape, value, dtype=dtype)
-    flat, dims = _nested(text)
+    flat, dims = nested_lists(text)
     if len(dims) > 64:  # numpy's limit; no StableHLO tensor type is that deep
         raise DenseDecodeError(f"dense<...> nested {len(dims)} deep: more dimensions than can be held (64)")
     arr = np.array(flat, dtype=dtype).reshape(dims)
@@ -285,7 +285,7 @@ def _decode_dense_uncached(literal: str, type_: Type | None):
     return arr
 
 
-def _scalar(tok: str):
+def scalar_type(tok: str):
     tok = _BOOLS.get(tok, tok)
     if tok.startswith(("0x", "-0x")) and "." not in tok:
         return int(tok, 16)
@@ -298,7 +298,7 @@ def _scalar(tok: str):
 _ELEMENT = re.compile(r"\s*(?:(\[)|(\])|(,)|\(\s*([^()\s,]+)\s*,\s*([^()\s,]+)\s*\)|([^\s,\[\]()]+))")
 
 
-def _nested(text: str) -> tuple[list, tuple[int, ...]]:
+def nested_lists(text: str) -> tuple[list, tuple[int, ...]]:
     """`[[1, 2], [3, 4]]` -> ([1, 2, 3, 4], (2, 2)): a flat list and the shape,
     read with an explicit stack (no recursion, however deep the nesting: a
     100,000-deep literal is an error message, not a RecursionError). Rows of
@@ -349,9 +349,9 @@ def _nested(text: str) -> tuple[list, tuple[int, ...]]:
             counts[-1] += 1
             try:
                 if m.group(4) is not None:
-                    flat.append(complex(_scalar(m.group(4)), _scalar(m.group(5))))
+                    flat.append(complex(scalar_type(m.group(4)), scalar_type(m.group(5))))
                 else:
-                    flat.append(_scalar(m.group(6)))
+                    flat.append(scalar_type(m.group(6)))
             except ValueError as e:
                 raise DenseDecodeError(f"cannot read dense<{text[:40]}>: {e}") from None
     if counts or not done:

@@ -90,11 +90,11 @@ def parser():
     if _parser is None:
         from ..frontend.stablehlo import lark_lexer as lexer
         from ..frontend.stablehlo.parse import LarkParser
-        from ..frontend.stablehlo.parse.runner import _lark
+        from ..frontend.stablehlo.parse.runner import lark_parser
 
         _parser = LarkParser()
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
-        lexer.install(_lark())
+        lexer.install(lark_parser())
     return _parser
 
 

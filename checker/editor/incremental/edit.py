@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ...source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
 from ...ir.core import OpHeader
-from ...frontend.stablehlo.parse.cache import _move_attr
+from ...frontend.stablehlo.parse.cache import move_attr
 from ...source.text import Span, line_state
 
 HEADER_FIELDS = ("name", "name_span", "generic", "operands", "operand_types", "result_types", "attributes",
@@ -127,7 +127,7 @@ def shift_header(h: OpHeader, delta: int) -> OpHeader:
         operands=[(n, move(s)) for n, s in h.operands],
         operand_types=None if h.operand_types is None else list(h.operand_types),
         result_types=list(h.result_types),
-        attributes={k: _move_attr(v, move) for k, v in h.attributes.items()},
+        attributes={k: move_attr(v, move) for k, v in h.attributes.items()},
         properties=h.properties,
         region_args=[[(n, t, move(s)) for n, t, s in args] for args in h.region_args],
         successors=list(h.successors), loc=h.loc)
@@ -189,10 +189,10 @@ def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool
     try:
         if field.startswith("attr:"):
             a, b = old.attributes.get(field[5:]), new.attributes.get(field[5:])
-            return (a is None and b is None) or (a is not None and b is not None and _move_attr(a, edit.move) == b)
+            return (a is None and b is None) or (a is not None and b is not None and move_attr(a, edit.move) == b)
         if field == "attributes":
             return old.attributes.keys() == new.attributes.keys() and all(
-                _move_attr(v, edit.move) == new.attributes[k] for k, v in old.attributes.items())
+                move_attr(v, edit.move) == new.attributes[k] for k, v in old.attributes.items())
         if field == "name_span":
             return edit.move(old.name_span) == new.name_span
         if field == "operands":

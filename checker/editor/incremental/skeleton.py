@@ -36,8 +36,8 @@ import logging
 
 from .edit import blank_edit
 from ...ir.core import Block, Module, OpHeader, Operation, Region, release
-from ...frontend.stablehlo.scan import _BARE_NAMES, _BARE_OPS, _CONTROL, _LINE, _OPEN_ENDS, LazyLocations, _no_region_brace, \
-    _result_names
+from ...frontend.stablehlo.scan import BARE_NAMES, BARE_OPS, CONTROL_CHARS, OP_LINE, OPEN_ENDS, LazyLocations, no_region_brace, \
+    parse_result_names
 from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def take_skeleton(prev, edit, source: SourceFile, parser) -> "_Clone | None":
 def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | None:
     """The op the scan's fast path takes from the line starting at `at` (with no
     statement open): (name, start, end, results text, generic), else None."""
-    m = _LINE.match(text, at)
+    m = OP_LINE.match(text, at)
     if m is None:
         return None
     pos, end = m.span()
@@ -76,11 +76,11 @@ def fast_line(text: str, at: int) -> tuple[str, int, int, str | None, bool] | No
         return None
     indent, results, qname, bname, brace = m.groups()
     name = qname or bname
-    if name is None or not (qname is not None or "." in name or name in _BARE_OPS) \
-            or text[end - 1] in _OPEN_ENDS or (brace and not _no_region_brace(text, pos, end)):
+    if name is None or not (qname is not None or "." in name or name in BARE_OPS) \
+            or text[end - 1] in OPEN_ENDS or (brace and not no_region_brace(text, pos, end)):
         return None
     if bname is not None and "." not in name:
-        name = _BARE_NAMES.get(name, name)
+        name = BARE_NAMES.get(name, name)
     return name, pos + len(indent), end, results, qname is not None
 
 
@@ -113,7 +113,7 @@ def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edi
         return None
     nl = new.find("\n", ls)
     line = new[ls:len(new) if nl < 0 else nl]
-    if not line.isascii() or _CONTROL.search(line):
+    if not line.isascii() or CONTROL_CHARS.search(line):
         return None
     name, start, end, results, _generic = after
     if results is None:
@@ -122,7 +122,7 @@ def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edi
         result_names = ((results, 1),)
     else:
         try:
-            result_names = _result_names(results)
+            result_names = parse_result_names(results)
         except ValueError:
             return None
     limit = min(len(old), len(new))

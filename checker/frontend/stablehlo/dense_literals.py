@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ...ir.attributes import DenseDecodeError, _nested
+from ...ir.attributes import DenseDecodeError, nested_lists
 from ...ir.types import ComplexType, ScalarType, TensorType, Type
 
 _TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|\(\s*([^()\s,]+)\s*,\s*([^()\s,]+)\s*\)|([^\s,\[\]()]+))")
@@ -123,13 +123,13 @@ def dense_literal_problem(literal: str, type_: Type | None) -> str | None:
     text = literal.strip()
     if not text or text.startswith('"'):
         return None
-    problem = _problem(text, type_)
+    problem = syntax_problem(text, type_)
     if problem is not None and malformed_literal(text) is not None:
         return None  # a syntax error, reported as such where the op is parsed (parse/commas.py)
     return problem
 
 
-def _problem(text: str, type_: TensorType) -> str | None:
+def syntax_problem(text: str, type_: TensorType) -> str | None:
     element = type_.element
     inner = _kind(element.element) if isinstance(element, ComplexType) else None
     kind = _kind(element)
@@ -155,7 +155,7 @@ def _problem(text: str, type_: TensorType) -> str | None:
                     return problem
     if text.startswith("["):
         try:
-            _flat, dims = _nested(text)
+            _flat, dims = nested_lists(text)
         except DenseDecodeError as e:
             if "ragged" in str(e) or "rows of" in str(e):
                 return "tensor literal is invalid; ranks are not consistent between elements"

@@ -27,10 +27,10 @@ _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
 _DICT_START = re.compile(r'(?:\s|//[^\n]*\n)*(?:\}|(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))')
 _ALIAS = re.compile(r'([#!][\w$.\-]+)[ \t]*=[ \t]*')
 # One line: indentation, then (when it starts an op) results and the op name.
-_LINE = re.compile(
+OP_LINE = re.compile(
     r'([ \t]*)(?:(%[\w$.\-#]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-#]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
     r'(?:"([\w$.\-]+)"|([A-Za-z_][\w$.\-]*))?[^\n{}]*([{}]?)[^\n]*\n?')  # group 5: a brace on the line
-_BARE_NAMES = {"module": "builtin.module", "return": "func.return", "call": "func.call",
+BARE_NAMES = {"module": "builtin.module", "return": "func.return", "call": "func.call",
                "call_indirect": "func.call_indirect", "constant": "func.constant"}
 _BLOCK_LABEL = re.compile(r'[ \t]*(\^[\w$.\-]+)')
 _LABEL_COLON = re.compile(r'[ \t]*:')
@@ -58,8 +58,8 @@ _REGION_RETURN = re.compile(r'\s*(?:return|func\.return|stablehlo\.return)\b')
 # attribute dict `{key = ...}` / `{"x"}`), or an empty `{}` (either).
 _REGION_BRACE = re.compile(
     r'\{(?!\s*(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.$\-]*)[ \t]*(?:=|,|\}))|\{\s*\}')
-_OPEN_ENDS = frozenset("{}([,<")  # `}`: a region may close on an op's line
-_BARE_OPS = frozenset({"return", "call", "module", "call_indirect", "constant", "yield", "br", "cond_br"})
+OPEN_ENDS = frozenset("{}([,<")  # `}`: a region may close on an op's line
+BARE_OPS = frozenset({"return", "call", "module", "call_indirect", "constant", "yield", "br", "cond_br"})
 
 
 class LazyLocations(Mapping):
@@ -119,7 +119,7 @@ def scan(source: SourceFile, parser) -> Module:
 _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*')
 # (NUL is whitespace to MLIR's lexer; jaxlib parses `%a,\x00%a`.)
 _NON_ASCII = re.compile(r"[^\x00\t\n\r\x20-\x7e]")  # also control characters: `\s` takes \v \f \x1c-\x1f
-_CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+CONTROL_CHARS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_NAMES = {0x0B: "vertical tab", 0x0C: "form feed", 0x7F: "delete"}
 _MAX_CHARACTER_ERRORS = 20
 
@@ -188,15 +188,15 @@ class _Scanner:
     # ------------------------------------------------------------------ main loop
     def run(self) -> Module:
         text = self.text
-        if not text.isascii() or _CONTROL.search(text):  # (C-speed tests: almost every file is plain)
+        if not text.isascii() or CONTROL_CHARS.search(text):  # (C-speed tests: almost every file is plain)
             self.module.syntax_errors.extend(stray_characters(text))
         skip_to = -1
-        ops_fast = _OPEN_ENDS
-        bare = _BARE_OPS
+        ops_fast = OPEN_ENDS
+        bare = BARE_OPS
         module = self.module
         new_span = tuple.__new__  # Span(a, b) without the namedtuple's Python-level __new__
         block = None  # the innermost open block: changes only in walk()
-        for m in _LINE.finditer(text):
+        for m in OP_LINE.finditer(text):
             pos, end = m.span()
             if pos < skip_to:
                 continue
@@ -212,10 +212,10 @@ class _Scanner:
                 name = qname or bname
                 if name is not None and (qname is not None or "." in name or name in bare) \
                         and text[end - 1] not in ops_fast and (
-                            not brace or _no_region_brace(text, pos, end)):
+                            not brace or no_region_brace(text, pos, end)):
                     # Fast path: a whole op on one line (no region brace, no second op).
                     if bname is not None and "." not in name:
-                        name = _BARE_NAMES.get(name, name)
+                        name = BARE_NAMES.get(name, name)
                     if block is None:
                         block = self.frames[-1][0].blocks[-1]
                     start = pos + len(indent)
@@ -294,11 +294,11 @@ class _Scanner:
             m = _STMT_START.match(text, pos, end)
             results, qname, bname = m.group(1, 2, 3)
             name = qname or bname
-            if name is not None and (qname is not None or "." in name or name in _BARE_OPS):
+            if name is not None and (qname is not None or "." in name or name in BARE_OPS):
                 generic = qname is not None
                 name_end = m.end(2) + 1 if generic else m.end(3)
                 if not generic and "." not in name:
-                    name = _BARE_NAMES.get(name, name)
+                    name = BARE_NAMES.get(name, name)
                 block = self.frames[-1][0].blocks[-1]
                 op = Operation(name, Span(pos, name_end), self.result_names(results, pos) if results else (),
                                self.module, block)
@@ -394,7 +394,7 @@ class _Scanner:
         """`%a, %b:3` as ((name, count), ...). A count the file is too short to give
         types to (each result needs one) is an error and counts as 1: `%r:2147483647`
         must not make every rule that reads the results build 2^31 values."""
-        names = _result_names(results)
+        names = parse_result_names(results)
         if any(c > len(self.text) for _, c in names):
             self.error(f"{results.strip()} declares more results than this file could give types to", pos,
                        pos + len(results))
@@ -523,7 +523,7 @@ class _Scanner:
         self.module.root = root
 
 
-def _no_region_brace(text: str, pos: int, end: int) -> bool:
+def no_region_brace(text: str, pos: int, end: int) -> bool:
     """For a line with a `{`: do its braces all open and close attribute dicts
     (`<{...}>`, `{key = ...}`) on this line, so that the line is still one whole
     op? Two ops on one line with no brace between them are not looked for (MLIR
@@ -586,7 +586,7 @@ def _balanced_end(text: str, pos: int, line_end: int) -> int:
     return n
 
 
-def _result_names(text: str) -> tuple[tuple[str, int], ...]:
+def parse_result_names(text: str) -> tuple[tuple[str, int], ...]:
     if "," not in text and ":" not in text:
         return ((text.strip(), 1),)
     out = []

@@ -9,7 +9,7 @@ last lines cost.
 
 IR objects are built in the parser's callbacks (`Lark(..., transformer=...)`, no
 parse tree). Pretty (custom-assembly) forms are read by the grammar as a balanced
-sequence of items; `_Builder._interpret` maps each known op's items to its real
+sequence of items; `Builder._interpret` maps each known op's items to its real
 attribute names (`dims` -> `broadcast_dimensions`, `LT` ->
 `comparison_direction`, ...) with the values the generic form would give, and
 reads any other op generically, so a well-formed line of an unknown dialect
@@ -29,16 +29,16 @@ The builder keeps per-parse state: parse from one thread at a time.
 
 Modules (data flows down the list; none imports one above it):
 `api` (LarkParser, parse_*) -> `fast` (regex fast path) / `cache` (header cache)
--> `runner` (the Lark instance, _run, _problem) -> `builder` (the callbacks:
-`attrs`, `types`, `locations`, `pretty` -> `handlers`) -> `aliases` -> `ctx`
-(offset map, error types) / `values` (leaf decoding, item records).
+-> `runner` (the Lark instance, parse_rule, syntax_problem) -> `builder` (the
+callbacks: attributes, types, locations, pretty forms -> `handlers`) ->
+`aliases` -> `ctx` (offset map, error types) / `pieces` (leaf decoding, item
+records). `commas` says what MLIR's parser says of commas in pretty forms.
 """
 from __future__ import annotations
 
 from .api import (LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type,
                   parse_type_list)
 from .ctx import InternalParseError, SyntaxProblem
-from .runner import _lark  # noqa: F401 - the Lark instance: checker/lexer.py installs its scanners on it
 
 __all__ = ["InternalParseError", "LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",
            "parse_location", "parse_type", "parse_type_list"]

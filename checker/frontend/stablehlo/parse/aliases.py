@@ -8,7 +8,7 @@ from lark.exceptions import UnexpectedInput
 
 from ....ir.attributes import Attribute
 from ....ir.types import OpaqueType, Type
-from .ctx import _Ctx
+from .ctx import ParseCtx
 
 
 # --------------------------------------------------------------------------- alias caches
@@ -41,7 +41,7 @@ class _AliasCache:
         self._depth += 1
         table[name] = None  # cycle guard
         try:
-            t = run("type_only", _Ctx(found[0], found[1], module))
+            t = run("type_only", ParseCtx(found[0], found[1], module))
         except UnexpectedInput:
             t = OpaqueType(name)
         finally:
@@ -61,7 +61,7 @@ class _AliasCache:
         self._depth += 1
         table[name] = None
         try:
-            a = run("attr_only", _Ctx(found[0], found[1], module))
+            a = run("attr_only", ParseCtx(found[0], found[1], module))
         except UnexpectedInput:
             a = None
         finally:
@@ -93,4 +93,4 @@ def _definition_offset(module, name: str, text: str) -> int:
     return 0
 
 
-_ALIASES = _AliasCache()
+ALIASES = _AliasCache()

@@ -16,20 +16,20 @@ from ....ir.core import Location, OpHeader
 from ....source.text import Span
 from ....ir.types import FunctionType, Type
 from .commas import comma_problems
-from .cache import _CACHE_MAX_BODY, _SHARED, _cache_key, _error_count, _lookup, _relocate, _store
-from .ctx import BARE_LOCATION, InternalParseError, _Ctx, _internal, _internal_message
-from .fast import _fast_block_label, _fast_loc, _fast_parse
-from .runner import _builder, _lark, _problem, _run
-from .pieces import _CANON, _REGION_TOKEN, _known, top_level
+from .cache import CACHE_MAX_BODY, SHARED, cache_key, error_count, cache_lookup, relocate, cache_store
+from .ctx import BARE_LOCATION, InternalParseError, ParseCtx, record_internal, internal_message
+from .fast import fast_block_label, fast_loc, fast_parse
+from .runner import shared_builder, lark_parser, syntax_problem, parse_rule
+from .pieces import CANON, REGION_TOKEN, known_op, top_level
 
 
-def _comma_errors(module, name: str, body: str, ctx: _Ctx) -> None:
+def _comma_errors(module, name: str, body: str, ctx: ParseCtx) -> None:
     """The commas of a pretty form that MLIR rejects (commas.py), as syntax errors."""
     for message, start, end in comma_problems(body, name):
         module.syntax_errors.append((message, Span(_absolute(ctx, start), _absolute(ctx, end))))
 
 
-def _absolute(ctx: _Ctx, pos: int) -> int:
+def _absolute(ctx: ParseCtx, pos: int) -> int:
     if ctx.gap_pos:
         i = bisect.bisect_right(ctx.gap_pos, pos)
         if i:
@@ -56,7 +56,7 @@ def _compress(text: str, start: int, end: int, regions) -> tuple[str, list[int],
             continue
         pieces.append(text[cur:rs])
         rel += rs - cur
-        pieces.append(_REGION_TOKEN)
+        pieces.append(REGION_TOKEN)
         rel += 2
         delta += (re_ - rs) - 2
         gap_pos.append(rel)
@@ -76,7 +76,7 @@ class LarkParser:
     """Parses op headers and block labels for a Module (the object ir.Module calls)."""
 
     def __init__(self, fast: bool = True, cache: bool = True):
-        _lark()
+        lark_parser()
         self.cache = cache
         """Reuse the parse of an identically laid-out header, block label or dialect
         body in the same module (False: parse every one afresh, the reference the
@@ -89,7 +89,7 @@ class LarkParser:
         text = module.source.text
         start, end = op.span.start, op.span.end
         body, gap_pos, gap_delta = _compress(text, start, end, getattr(op, "region_spans", None) or [])
-        ctx = _Ctx(body, start, module, gap_pos, gap_delta)
+        ctx = ParseCtx(body, start, module, gap_pos, gap_delta)
         try:
             # The cache first: a big module repeats a few dozen layouts (98% of the
             # 2 MB transformer's headers are hits), small files repeat each other's
@@ -98,29 +98,29 @@ class LarkParser:
             if last is not None and last[0] is op:  # header_checked's key for this op
                 key = last[1]
             else:
-                key = _cache_key(body) if self.cache and len(body) <= _CACHE_MAX_BODY else None
-            hit = _lookup(module, key, self.fast) if key is not None else None
+                key = cache_key(body) if self.cache and len(body) <= CACHE_MAX_BODY else None
+            hit = cache_lookup(module, key, self.fast) if key is not None else None
             if hit:
-                return _relocate(hit, ctx, body)
-            errors = _error_count(module)
-            h = _fast_parse(ctx) if self.fast else None
+                return relocate(hit, ctx, body)
+            errors = error_count(module)
+            h = fast_parse(ctx) if self.fast else None
             if h is None:
-                h = _run("op", ctx)
+                h = parse_rule("op", ctx)
             if isinstance(h, OpHeader):  # (before _store: a comma error makes the layout unclean)
                 _comma_errors(module, op.name, body, ctx)
             if key is not None and hit is None and isinstance(h, OpHeader):
-                _store(module, key, h, body, ctx, clean=_error_count(module) == errors, shared=self.fast)
+                cache_store(module, key, h, body, ctx, clean=error_count(module) == errors, shared=self.fast)
         except UnexpectedInput as err:
-            problem = _problem(err, ctx)
+            problem = syntax_problem(err, ctx)
             generic = _is_generic(body)
-            if generic or _known(op.name) or op.name in _CANON:
+            if generic or known_op(op.name) or op.name in CANON:
                 message = problem.message
                 if "loc(...)" in message and "got '\"" in message:  # `-> T "name"(#loc3)`
                     message += ": " + BARE_LOCATION
                 module.syntax_errors.append((message, problem.span))
             return _whole_op_before(err, body, ctx) or self._fallback(op, body, ctx)
         except Exception as err:  # a parser bug must not cost the user the file
-            _internal(module, f"this {op.name} op", err, Span(start, end))
+            record_internal(module, f"this {op.name} op", err, Span(start, end))
             return self._fallback(op, body, ctx)
         if not isinstance(h, OpHeader):  # pragma: no cover - defensive
             return self._fallback(op, body, ctx)
@@ -140,8 +140,8 @@ class LarkParser:
             body = _compress(module.source.text, span.start, span.end, regions)[0]
         else:
             body = module.source.text[span.start:span.end]
-        key = _cache_key(body) if len(body) <= _CACHE_MAX_BODY else None
-        if key is not None and _lookup(module, key, self.fast):
+        key = cache_key(body) if len(body) <= CACHE_MAX_BODY else None
+        if key is not None and cache_lookup(module, key, self.fast):
             return True
         self._last = (op, key)  # a miss: parse_header, next, takes this op's key
         return False
@@ -168,10 +168,10 @@ class LarkParser:
             yield from ops
             return
         text = module.source.text
-        key_of = _cache_key
+        key_of = cache_key
         skeleton_of = _SKELETON.sub
-        limit = _CACHE_MAX_BODY
-        shared = _SHARED if self.fast else None
+        limit = CACHE_MAX_BODY
+        shared = SHARED if self.fast else None
         attrs = module.__dict__
         cache = None
         clean: set[str] = set()  # skeletons of layouts that parsed cleanly
@@ -211,25 +211,25 @@ class LarkParser:
     def parse_location_alias(self, module, text: str, offset: int) -> Location | None:
         """A `#locN = loc(...)` definition's text (at `offset`) -> Location; a syntax
         error is recorded and None returned when it does not parse."""
-        ctx = _Ctx(text, offset, module)
+        ctx = ParseCtx(text, offset, module)
         try:
-            loc = _fast_loc(ctx) if self.fast else None
-            return loc if loc is not None else _run("loc_only", ctx)
+            loc = fast_loc(ctx) if self.fast else None
+            return loc if loc is not None else parse_rule("loc_only", ctx)
         except UnexpectedInput as err:
-            problem = _problem(err, ctx)
+            problem = syntax_problem(err, ctx)
             module.syntax_errors.append((problem.message, problem.span))
         except Exception as err:  # pragma: no cover - a parser bug
-            _internal(module, "this location", err, Span(offset, offset + len(text)))
+            record_internal(module, "this location", err, Span(offset, offset + len(text)))
         return None
 
     def parse_block_label(self, module, block) -> list[tuple[str, Type | None, Span]]:
         span = block.label_span
         text = module.source.text[span.start:span.end]
-        ctx = _Ctx(text, span.start, module)
+        ctx = ParseCtx(text, span.start, module)
         try:
             # Reduction bodies repeat `^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):`
             # thousands of times: same cache idea as headers (names read back).
-            key = ("^", _cache_key(text)) if self.cache else None
+            key = ("^", cache_key(text)) if self.cache else None
             cache = module.__dict__.setdefault("_header_cache", {})
             hit = cache.get(key) if key is not None else None
             if hit is not None:
@@ -238,26 +238,26 @@ class LarkParser:
                 source = module.source.text
                 return [(source[s.start + delta:s.end + delta], t, Span(s.start + delta, s.end + delta))
                         for _n, t, s in args]
-            args = _fast_block_label(ctx) if self.fast else None
+            args = fast_block_label(ctx) if self.fast else None
             if args is None:
-                args = _run("block_label", ctx)
+                args = parse_rule("block_label", ctx)
             if key is not None:
                 cache[key] = (span.start, args)
             return args
         except Exception as err:
             if isinstance(err, UnexpectedInput):
-                problem = _problem(err, ctx)
+                problem = syntax_problem(err, ctx)
                 module.syntax_errors.append((problem.message, problem.span))
             else:  # pragma: no cover - a parser bug
-                _internal(module, "this block label", err, span)
+                record_internal(module, "this block label", err, span)
             args = []
             for m in re.finditer(r"(%[\w$.\-]+)\s*:", text):
                 args.append((m.group(1), None, Span(span.start + m.start(1), span.start + m.end(1))))
             return args
 
-    def _fallback(self, op, body: str, ctx: _Ctx) -> OpHeader:
+    def _fallback(self, op, body: str, ctx: ParseCtx) -> OpHeader:
         """Minimal header for an op whose text does not parse: name, operands, trailing types."""
-        b = _builder()
+        b = shared_builder()
         saved = b.ctx
         b.ctx = ctx
         try:
@@ -300,7 +300,7 @@ def _is_generic(body: str) -> bool:
     return body[i:i + 1] == '"'
 
 
-def _whole_op_before(err: UnexpectedInput, body: str, ctx: _Ctx) -> OpHeader | None:
+def _whole_op_before(err: UnexpectedInput, body: str, ctx: ParseCtx) -> OpHeader | None:
     """The header of the op that ends where the syntax error starts, when the text
     before it is one: junk after a complete generic op (MLIR's pretty_debug_info
     printing writes `... -> T "send"(#loc7)`) costs one SHLO001, and the rules still
@@ -311,7 +311,7 @@ def _whole_op_before(err: UnexpectedInput, body: str, ctx: _Ctx) -> OpHeader | N
         return None
     head = body[:cut].rstrip()
     try:
-        h = _run("op", _Ctx(head, ctx.base, ctx.module, ctx.gap_pos, ctx.gap_delta))
+        h = parse_rule("op", ParseCtx(head, ctx.base, ctx.module, ctx.gap_pos, ctx.gap_delta))
     except Exception:  # not a whole op either: the fallback header
         return None
     return h if isinstance(h, OpHeader) else None
@@ -323,13 +323,13 @@ def _signature_prefix(sig: str):
     text is broken keeps its result count (else every rule comparing results
     with operands piles an error on the one SHLO001)."""
     try:
-        return _run("sig_only", _Ctx(sig, 0))
+        return parse_rule("sig_only", ParseCtx(sig, 0))
     except UnexpectedInput as err:
         cut = getattr(err, "pos_in_stream", None)
     if not cut or cut <= 0 or not sig[:cut].strip():
         return None
     try:
-        return _run("sig_only", _Ctx(sig[:cut].rstrip(), 0))
+        return parse_rule("sig_only", ParseCtx(sig[:cut].rstrip(), 0))
     except UnexpectedInput:
         return None
 
@@ -350,13 +350,13 @@ def _trailing_signature(body: str) -> str | None:
 
 # --------------------------------------------------------------------------- helpers
 def _parse_text(start: str, text: str, offset: int):
-    ctx = _Ctx(text, offset)
+    ctx = ParseCtx(text, offset)
     try:
-        return _run(start, ctx)
+        return parse_rule(start, ctx)
     except UnexpectedInput as err:
-        raise _problem(err, ctx) from None
+        raise syntax_problem(err, ctx) from None
     except Exception as err:  # a parser bug: still a located problem, not a traceback
-        raise InternalParseError(_internal_message("this text", err),
+        raise InternalParseError(internal_message("this text", err),
                                  Span(offset, offset + len(text))) from None
 
 

@@ -1,5 +1,5 @@
-"""The Lark callbacks that build IR while parsing (`_Builder`): positions
-(relative -> absolute through the `_Ctx` offset map), generic op headers,
+"""The Lark callbacks that build IR while parsing (`Builder`): positions
+(relative -> absolute through the `ParseCtx` offset map), generic op headers,
 pretty-form items and the other start rules; attributes (integers, floats,
 strings, `dense<...>`, `array<...>`, dialect attributes, whose bodies `_sub`
 parses with their own start rule, cached process-wide for alias-free texts: a
@@ -26,13 +26,13 @@ from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc
 from ....source.text import Span
 from ....ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                           TensorType, TokenType, TupleType, Type)
-from .ctx import BARE_LOCATION, _Ctx
-from .pieces import (_ARROW, _Angle, _Axis, _BANGS, _CANON, _COLON, _COMMA, _DIMS_ELEM, _ENUM_BODY, _EQ, _I64,
-                     _INT_PARAM, _INT_PARAMS, _Marker, _Pretty, _QUANT, _QUESTION, _Range, _STAR, _Scan, _UNKNOWN, _Val,
-                     _decl_group, _hex_value, _is_float_text, _manual_axes, _read_signature, _scalar, _shifted,
-                     _split_top, _tensor_simple, _unquote)
-from .aliases import _ALIASES
-from .handlers import _HANDLERS, _h_default
+from .ctx import BARE_LOCATION, ParseCtx
+from .pieces import (ARROW, Angle, Axis, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64,
+                     INT_PARAM, INT_PARAMS, Marker, Pretty, QUANT, QUESTION, Range, STAR, Scan, UNKNOWN, Val,
+                     decl_group, hex_value, is_float_text, manual_axes, read_signature, scalar_type, shifted,
+                     split_top, tensor_simple, unquote)
+from .aliases import ALIASES
+from .handlers import HANDLERS, default_handler
 
 
 def set_dictionaries(h: OpHeader, props, attrs) -> None:
@@ -55,13 +55,13 @@ _SUB_CACHE_MAX = 8192
 
 
 @v_args(inline=True)
-class _Builder(Transformer):
+class Builder(Transformer):
     """Lark callbacks: build types, attributes, locations and OpHeaders while parsing."""
 
     def __init__(self, run):
         super().__init__(visit_tokens=False)
         self._run = run  # runner._run: parse a piece with this builder (dialect bodies, aliases)
-        self.ctx: _Ctx | None = None
+        self.ctx: ParseCtx | None = None
         self._ts = 0  # start / end (relative) of the type reduced last
         self._te = 0
 
@@ -96,7 +96,7 @@ class _Builder(Transformer):
         nres = 0
         if results:
             nres = sum(n for _name, n, _s in results)
-        if isinstance(core, _Pretty):
+        if isinstance(core, Pretty):
             return self._interpret(core, nres)
         return core
 
@@ -107,7 +107,7 @@ class _Builder(Transformer):
         return (tok.value, int(count) if count is not None else 1, self._span(tok))
 
     def generic_op(self, name, _lp, operands, _rp, succs, props, regions, attrs, fsig, loc):
-        h = OpHeader(name=_unquote(name.value), name_span=self._span(name), generic=True)
+        h = OpHeader(name=unquote(name.value), name_span=self._span(name), generic=True)
         region_args = []
         for opnd_name, opnd_span, decl in operands or ():
             h.operands.append((opnd_name, opnd_span))
@@ -161,7 +161,7 @@ class _Builder(Transformer):
         return tuple(types or ())
 
     def pretty_op(self, name, *items):
-        return _Pretty(name, list(items))
+        return Pretty(name, list(items))
 
     # -- pretty items -----------------------------------------------------------------
     def it_value(self, tok):
@@ -171,22 +171,22 @@ class _Builder(Transformer):
         return ("w", tok.value, self._span(tok))
 
     def it_eq(self):
-        return _EQ
+        return EQ
 
     def it_comma(self):
-        return _COMMA
+        return COMMA
 
     def it_colon(self):
-        return _COLON
+        return COLON
 
     def it_arrow(self):
-        return _ARROW
+        return ARROW
 
     def it_question(self):
-        return _QUESTION
+        return QUESTION
 
     def it_star(self):
-        return _STAR
+        return STAR
 
     def it_int(self, tok):
         a = self._a_int(tok)
@@ -264,22 +264,22 @@ class _Builder(Transformer):
         return a
 
     def se_range2(self, a, b):
-        return _Range(int(a), int(b), 1, self._span2(a.start_pos, b.end_pos))
+        return Range(int(a), int(b), 1, self._span2(a.start_pos, b.end_pos))
 
     def se_range3(self, a, b, c):
-        return _Range(int(a), int(b), int(c), self._span2(a.start_pos, c.end_pos))
+        return Range(int(a), int(b), int(c), self._span2(a.start_pos, c.end_pos))
 
     def se_value(self, tok):
-        return _Val(tok.value, self._span(tok))
+        return Val(tok.value, self._span(tok))
 
     def se_angle(self, tok):
-        return _Angle(tok.value, self._span(tok))
+        return Angle(tok.value, self._span(tok))
 
     def se_question(self):
-        return _Marker("?")
+        return Marker("?")
 
     def se_axis(self, name, size):
-        return _Axis(_unquote(name.value), int(size), self._span2(name.start_pos, size.end_pos))
+        return Axis(unquote(name.value), int(size), self._span2(name.start_pos, size.end_pos))
 
     # -- other starts ---------------------------------------------------------------------
     def type_only(self, t):
@@ -348,7 +348,7 @@ class _Builder(Transformer):
 
     def _a_hex_typed(self, tok, t):
         span = self._span2(tok.start_pos, self._te)
-        a = _hex_value(tok.value, t)
+        a = hex_value(tok.value, t)
         if a is not None:
             return replace(a, span=span)
         return IntegerAttr(int(tok.value, 16), t, span)
@@ -356,12 +356,12 @@ class _Builder(Transformer):
     a_hex_typed = _a_hex_typed
 
     def _a_string(self, tok):
-        return StringAttr(_unquote(tok.value), None, self._span(tok))
+        return StringAttr(unquote(tok.value), None, self._span(tok))
 
     a_string = _a_string
 
     def _a_string_typed(self, tok, t):
-        return StringAttr(_unquote(tok.value), t, self._span2(tok.start_pos, self._te))
+        return StringAttr(unquote(tok.value), t, self._span2(tok.start_pos, self._te))
 
     a_string_typed = _a_string_typed
 
@@ -414,7 +414,7 @@ class _Builder(Transformer):
                     continue
                 if v in ("true", "false"):
                     values.append(v == "true")
-                elif _is_float_text(v):
+                elif is_float_text(v):
                     values.append(float(v))
                 else:
                     values.append(int(v, 0))
@@ -455,11 +455,11 @@ class _Builder(Transformer):
         return (key.value, value if value is not None else UnitAttr(self._span(key)))
 
     def entry_str(self, key, value):
-        return (_unquote(key.value), value if value is not None else UnitAttr(self._span(key)))
+        return (unquote(key.value), value if value is not None else UnitAttr(self._span(key)))
 
     def symbol_ref(self, *syms):
         names = [s.value[1:] for s in syms]
-        names = [_unquote(n) if n.startswith('"') else n for n in names]
+        names = [unquote(n) if n.startswith('"') else n for n in names]
         return SymbolRefAttr(names[0], tuple(names[1:]), self._span2(syms[0].start_pos, syms[-1].end_pos))
 
     # -- dialect attribute bodies -------------------------------------------------------
@@ -476,7 +476,7 @@ class _Builder(Transformer):
         return x
 
     def dv_arrow(self):
-        return _Marker("->")
+        return Marker("->")
 
     def dv_subaxis(self, lp, a, _rp, b):
         span = self._span2(lp.start_pos, b.end_pos)
@@ -490,18 +490,18 @@ class _Builder(Transformer):
         name = text[1:lt]
         body = text[lt + 1:-1]
         if name == "sdy" and body.startswith("manual_axes"):  # #sdy<manual_axes{"x", "y"}>
-            return _manual_axes(body, span.start + lt + 1, span)
-        m = _ENUM_BODY.match(body)
+            return manual_axes(body, span.start + lt + 1, span)
+        m = ENUM_BODY.match(body)
         if m is not None:
             value = m.group(2)
-            return EnumAttr(name, m.group(1), _unquote(value) if value.startswith('"') else value, span)
+            return EnumAttr(name, m.group(1), unquote(value) if value.startswith('"') else value, span)
         dialect, _, short = name.partition(".")
-        if _INT_PARAMS.match(body):
+        if INT_PARAMS.match(body):
             body_abs = span.start + lt + 1
             params = tuple(
                 (pm.group(1), IntegerAttr(int(pm.group(2)), None,
                                           Span(body_abs + pm.start(2), body_abs + pm.end(2))))
-                for pm in _INT_PARAM.finditer(body))
+                for pm in INT_PARAM.finditer(body))
             return DialectAttr(dialect, short, params, (), text, span)
         parsed = self._sub(body, span.start + lt + 1, "dialect_body")
         if parsed is None:
@@ -523,18 +523,18 @@ class _Builder(Transformer):
         """A bracket/dialect-body element as an attribute."""
         if isinstance(x, Attribute):
             return x
-        if isinstance(x, _Angle):
+        if isinstance(x, Angle):
             if x.text[1:].lstrip().startswith("@"):  # sdy's `<@mesh, [...]>` tensor sharding
                 return self._angle_attr(x.text, x.span, "sdy", "sharding")
             return self._angle_attr(x.text, x.span, "", "")
-        if isinstance(x, _Axis):
+        if isinstance(x, Axis):
             return DictAttr((("name", StringAttr(x.name, None, x.span)),
-                             ("size", IntegerAttr(x.size, _I64, x.span))), x.span)
-        if isinstance(x, _Range):
+                             ("size", IntegerAttr(x.size, I64, x.span))), x.span)
+        if isinstance(x, Range):
             return OpaqueAttr(self._slice(x.span), x.span)
-        if isinstance(x, _Val):
+        if isinstance(x, Val):
             return OpaqueAttr(x.name, x.span)
-        if isinstance(x, _Marker):
+        if isinstance(x, Marker):
             return OpaqueAttr(x.text, x.span)
         return OpaqueAttr(str(x))
 
@@ -550,7 +550,7 @@ class _Builder(Transformer):
         _k, elems, span = b
         if all(isinstance(e, Attribute) for e in elems):
             return ArrayAttr(tuple(elems), span)
-        if all(isinstance(e, (_Axis, Attribute, _Angle)) for e in elems):
+        if all(isinstance(e, (Axis, Attribute, Angle)) for e in elems):
             return ArrayAttr(tuple(self._elem_attr(e) for e in elems), span)
         return OpaqueAttr(self._slice(span), span)
 
@@ -572,21 +572,21 @@ class _Builder(Transformer):
             hit = _SUB_CACHE.get(key, _MISS)
             if hit is _MISS:
                 try:
-                    hit = self._run(start, _Ctx(text, 0))
+                    hit = self._run(start, ParseCtx(text, 0))
                 except UnexpectedInput:
                     hit = None
                 if len(_SUB_CACHE) < _SUB_CACHE_MAX:
                     _SUB_CACHE[key] = hit
-            return _shifted(hit, abs_start)
+            return shifted(hit, abs_start)
         try:
-            return self._run(start, _Ctx(text, abs_start, module))
+            return self._run(start, ParseCtx(text, abs_start, module))
         except UnexpectedInput:
             return None
 
     def _attr_alias(self, name: str, span: Span) -> Attribute:
         module = self.ctx.module if self.ctx else None
         if module is not None:
-            resolved = _ALIASES.attr_alias(module, name, self._run)
+            resolved = ALIASES.attr_alias(module, name, self._run)
             if resolved is not None:
                 try:
                     return replace(resolved, span=span)
@@ -597,7 +597,7 @@ class _Builder(Transformer):
     # -- types ----------------------------------------------------------------------------
     def t_tensor_simple(self, tok):
         self._ts, self._te = tok.start_pos, tok.end_pos
-        return _tensor_simple(tok.value)
+        return tensor_simple(tok.value)
 
     def t_tensor(self, open_, shape, elem, encoding, close):
         self._ts, self._te = open_.start_pos, close.end_pos
@@ -605,7 +605,7 @@ class _Builder(Transformer):
 
     def t_scalar(self, tok):
         self._ts, self._te = tok.start_pos, tok.end_pos
-        return _scalar(tok.value)
+        return scalar_type(tok.value)
 
     def t_complex(self, open_, elem, close):
         self._ts, self._te = open_.start_pos, close.end_pos
@@ -647,7 +647,7 @@ class _Builder(Transformer):
         return list(types)
 
     def _bang_type(self, text: str) -> Type:
-        t = _BANGS.get(text)
+        t = BANGS.get(text)
         if t is not None:
             return t
         lt = text.find("<")
@@ -656,7 +656,7 @@ class _Builder(Transformer):
                 return TokenType()
             module = self.ctx.module if self.ctx else None
             if module is not None:
-                resolved = _ALIASES.type_alias(module, text, self._run)
+                resolved = ALIASES.type_alias(module, text, self._run)
                 if resolved is not None:
                     return resolved
             return OpaqueType(text)
@@ -675,20 +675,20 @@ class _Builder(Transformer):
             if inner is not None:
                 t = ShardType(inner)
         elif name.startswith("quant."):
-            m = _QUANT.match(body)
+            m = QUANT.match(body)
             if m is not None:
                 t = QuantizedType(m.group(1), m.group(2), text)
         if t is None:
             t = OpaqueType(text)
-        if cacheable and len(_BANGS) < 20000:
-            _BANGS[text] = t
+        if cacheable and len(BANGS) < 20000:
+            BANGS[text] = t
         return t
 
     def _memref_type(self, text: str) -> Type:
         if not text.startswith("memref<"):
             return OpaqueType(text)
-        parts = _split_top(text[7:-1])
-        m = _DIMS_ELEM.match(parts[0].strip())
+        parts = split_top(text[7:-1])
+        m = DIMS_ELEM.match(parts[0].strip())
         dims, elem_text = m.group(1), m.group(2).strip()
         shape = None if dims == "*x" else tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
         elem = self._sub(elem_text, 0, "type_only")
@@ -702,22 +702,22 @@ class _Builder(Transformer):
         return inner
 
     def l_unknown(self):
-        return _UNKNOWN
+        return UNKNOWN
 
     def l_file(self, f, line, col):
-        return FileLineColLoc(_unquote(f.value), int(line), int(col))
+        return FileLineColLoc(unquote(f.value), int(line), int(col))
 
     def l_file_range(self, f, line, col, eline, ecol):
-        return FileLineColLoc(_unquote(f.value), int(line), int(col), int(eline), int(ecol))
+        return FileLineColLoc(unquote(f.value), int(line), int(col), int(eline), int(ecol))
 
     def l_file_range_col(self, f, line, col, ecol):
-        return FileLineColLoc(_unquote(f.value), int(line), int(col), int(line), int(ecol))
+        return FileLineColLoc(unquote(f.value), int(line), int(col), int(line), int(ecol))
 
     def l_name(self, s):
-        return NameLoc(_unquote(s.value))
+        return NameLoc(unquote(s.value))
 
     def l_name_child(self, s, child):
-        return NameLoc(_unquote(s.value), child)
+        return NameLoc(unquote(s.value), child)
 
     def l_callsite(self, callee, caller):
         return CallSiteLoc(callee, caller)
@@ -738,9 +738,9 @@ class _Builder(Transformer):
 
     # -- pretty forms: a known op's items to its attributes (per-op readers: handlers.py) -------
     # ================================================================= pretty forms
-    def _interpret(self, p: _Pretty, nres: int) -> OpHeader:
+    def _interpret(self, p: Pretty, nres: int) -> OpHeader:
         name = p.name.value
-        canonical = _CANON.get(name, name)
+        canonical = CANON.get(name, name)
         h = OpHeader(name=canonical, name_span=self._span(p.name))
         items = p.items
         if items and items[-1][0] == "l":
@@ -753,13 +753,13 @@ class _Builder(Transformer):
                 break
         if ci >= 0:
             pre = items[:ci]
-            fn, types, rest = _read_signature(items[ci + 1:])
+            fn, types, rest = read_signature(items[ci + 1:])
         else:
             pre, fn, types, rest = items, None, None, []
-        handler = _HANDLERS.get(canonical)
+        handler = HANDLERS.get(canonical)
         if rest and (handler is not None or canonical.startswith("stablehlo.")):
             self._bare_location(rest)
-        (handler or _h_default)(self, h, pre, fn, types, rest, nres)
+        (handler or default_handler)(self, h, pre, fn, types, rest, nres)
         return h
 
     def _bare_location(self, rest: list) -> None:
@@ -772,7 +772,7 @@ class _Builder(Transformer):
             module.syntax_errors.append((f"expected loc(...) or the end of the op, got {self._slice(bare[2])}: "
                                          + BARE_LOCATION, bare[2]))
 
-    def _scan(self, items: list, st: _Scan, top: bool = True) -> None:
+    def _scan(self, items: list, st: Scan, top: bool = True) -> None:
         """Sort a pretty op's items into `st`; parenthesised groups are walked with
         an explicit stack (a group nested 100,000 deep is no recursion)."""
         pending = [(items, 0)]
@@ -805,7 +805,7 @@ class _Builder(Transformer):
                         continue
                     st.words.append((v, sp))
                 elif k == "g":
-                    decls = _decl_group(v)
+                    decls = decl_group(v)
                     if decls is not None:
                         st.decl_groups.append(decls)
                     else:  # the group's items now, then the rest of this list
@@ -825,9 +825,9 @@ class _Builder(Transformer):
                     st.positional.append(items[i])
                 i += 1
 
-    def _bracket_operands(self, item, st: _Scan) -> None:
+    def _bracket_operands(self, item, st: Scan) -> None:
         for e in item[1]:
-            if isinstance(e, _Val):
+            if isinstance(e, Val):
                 st.operands.append((e.name, e.span))
 
     def _value_attr(self, vals: list) -> Attribute:
@@ -852,7 +852,7 @@ class _Builder(Transformer):
         span = Span(spans[0].start, spans[-1].end)
         return OpaqueAttr(self._slice(span), span)
 
-    def _finish(self, h: OpHeader, st: _Scan, known: bool, consumed_kws: set[str] = frozenset()) -> None:
+    def _finish(self, h: OpHeader, st: Scan, known: bool, consumed_kws: set[str] = frozenset()) -> None:
         """Shared tail: operands, dicts, properties, leftover keywords and words."""
         h.operands = st.operands
         attrs = h.attributes

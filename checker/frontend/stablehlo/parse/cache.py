@@ -13,8 +13,8 @@ from typing import Any
 from ....ir.attributes import Attribute
 from ....ir.core import LocAlias, OpHeader
 from ....source.text import Span
-from .ctx import _Ctx
-from .pieces import _respan
+from .ctx import ParseCtx
+from .pieces import respan
 
 
 # ----------------------------------------------------------------------------- header cache
@@ -26,7 +26,7 @@ from .pieces import _respan
 # length* makes equal keys mean identical layouts, so a hit is the cached header
 # with its spans moved (through both ops' offset maps) and its names and loc read
 # back from this op's own text. Strings are left as they are (they may hold `%`).
-_CACHE_MAX_BODY = 4096
+CACHE_MAX_BODY = 4096
 # A name is masked as the grammar's VALUE_ID reads it (`%0#1`, never `%0#x`: the
 # same length, but a syntax error that a hit on `%0#1` would hide).
 _MASKABLE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|%[\w$.\-]+(?:#[0-9]+)?|#loc[\w$.\-]*')
@@ -45,7 +45,7 @@ def _mask(m: re.Match) -> str:
     return tok if c == '"' else c + "_" * (len(tok) - 1)
 
 
-def _cache_key(body: str) -> str:
+def cache_key(body: str) -> str:
     return _MASKABLE.sub(_mask, body)
 
 
@@ -56,25 +56,25 @@ def _cache_key(body: str) -> str:
 # dialect-body cache (attrs.py _sub). 41% of the StableHLO testdata sample's
 # headers hit one or the other (11% per module alone). Bounded: past
 # _SHARED_MAX entries nothing more is added.
-_SHARED: dict[str, tuple] = {}
+SHARED: dict[str, tuple] = {}
 _SHARED_MAX = 4096
 
 
-def _lookup(module, key: str, shared: bool = True):
+def cache_lookup(module, key: str, shared: bool = True):
     """The entry for `key`: (header, its _Ctx) to relocate, False (parsed, not
     reusable) or None (never parsed). `shared`: also the process-wide entries
     (the default parser; a parser without the fast path is the tests' reference
     and must not read headers the fast path built)."""
     cache = module.__dict__.get("_header_cache")
     hit = cache.get(key) if cache else None
-    return _SHARED.get(key) if hit is None and shared else hit
+    return SHARED.get(key) if hit is None and shared else hit
 
 
-def _error_count(module) -> int:
+def error_count(module) -> int:
     return len(module.syntax_errors) + len(getattr(module, "internal_errors", ()))
 
 
-def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool, shared: bool = True) -> None:
+def cache_store(module, key: str, h: OpHeader, body: str, ctx: ParseCtx, clean: bool, shared: bool = True) -> None:
     """Keep a fresh parse for the next op of the same layout. Not when its parse
     recorded an error (a hit would not repeat it: `_h_dot_general`'s
     `[0:2] x [0]`), nor when a hit could not read it back (`_reusable`)."""
@@ -85,18 +85,18 @@ def _store(module, key: str, h: OpHeader, body: str, ctx: _Ctx, clean: bool, sha
         cache[key] = False
         return
     # (the op's position and offset map only: no module or text kept alive)
-    entry = (h, _Ctx("", ctx.base, None, ctx.gap_pos, ctx.gap_delta))
+    entry = (h, ParseCtx("", ctx.base, None, ctx.gap_pos, ctx.gap_delta))
     cache[key] = entry
-    if shared and len(_SHARED) < _SHARED_MAX and "!" not in body and body.count("#") == body.count("loc(#"):
-        _SHARED[key] = entry
+    if shared and len(SHARED) < _SHARED_MAX and "!" not in body and body.count("#") == body.count("loc(#"):
+        SHARED[key] = entry
 
 
 def clear_shared() -> None:
     """Forget the process-wide entries (bench/throughput.py: each timed pass cold)."""
-    _SHARED.clear()
+    SHARED.clear()
 
 
-def _reusable(h: OpHeader, body: str, ctx: _Ctx) -> bool:
+def _reusable(h: OpHeader, body: str, ctx: ParseCtx) -> bool:
     """Whether a hit on `h` reads as a fresh parse would: every masked name of the
     body must be a result (before the op name: not in the header), an operand or
     an entry-block argument (read back from the new op's text), or the trailing
@@ -131,7 +131,7 @@ def _reusable(h: OpHeader, body: str, ctx: _Ctx) -> bool:
     return True
 
 
-def _relocate(hit: tuple, ctx: _Ctx, body: str) -> OpHeader:
+def relocate(hit: tuple, ctx: ParseCtx, body: str) -> OpHeader:
     h, old = hit
     if not old.gap_pos and not ctx.gap_pos:
         delta = ctx.base - old.base
@@ -162,7 +162,7 @@ def _relocate(hit: tuple, ctx: _Ctx, body: str) -> OpHeader:
         loc = LocAlias(m.group(1)) if m else loc
     attributes = h.attributes
     if attributes:
-        attributes = {k: _move_attr(v, move) for k, v in attributes.items()}
+        attributes = {k: move_attr(v, move) for k, v in attributes.items()}
     else:
         attributes = {}
     region_args = h.region_args
@@ -180,13 +180,13 @@ _ATTR_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
 _LEAF, _SPAN, _NEST = 0, 1, 2
 
 
-def _move_attr(value: Any, move) -> Any:
+def move_attr(value: Any, move) -> Any:
     """_move_attr_rec, or (deeper than the recursion limit) the same copy made
     with an explicit stack."""
     try:
         return _move_attr_rec(value, move)
     except RecursionError:
-        return _respan(value, move)
+        return respan(value, move)
 
 
 def _move_attr_rec(value: Any, move) -> Any:

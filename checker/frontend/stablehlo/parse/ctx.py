@@ -1,7 +1,7 @@
-"""Where the text being parsed sits in the file (`_Ctx`: base offset, the
+"""Where the text being parsed sits in the file (`ParseCtx`: base offset, the
 offset map of collapsed regions, the module whose aliases apply) and the
 parser's error types: `SyntaxProblem` (bad text, SHLO001) and
-`InternalParseError` (our bug, SHLO003), with `_internal` recording the latter."""
+`InternalParseError` (our bug, SHLO003), with `record_internal` recording the latter."""
 from __future__ import annotations
 
 from ....source.text import Span
@@ -29,7 +29,7 @@ BARE_LOCATION = ("a location must be written loc(...); MLIR's pretty_debug_info 
 
 
 # --------------------------------------------------------------------------- parse context
-class _Ctx:
+class ParseCtx:
     """Where the text being parsed sits in the file, and which module's aliases apply."""
 
     __slots__ = ("text", "base", "gap_pos", "gap_delta", "module", "source")
@@ -43,15 +43,15 @@ class _Ctx:
         self.gap_delta: list[int] = gap_delta or []
 
 
-def _internal_message(what: str, err: BaseException) -> str:
+def internal_message(what: str, err: BaseException) -> str:
     """An exception inside the parser is our bug: name the exception type (never its
     text, which reads like a verdict on the user's file) and ask for a report."""
     return (f"internal error in the parser reading {what} ({type(err).__name__}); "
             "the op was read without its details; please report it with this file")
 
 
-def _internal(module, what: str, err: BaseException, span: Span) -> None:
+def record_internal(module, what: str, err: BaseException, span: Span) -> None:
     errors = getattr(module, "internal_errors", None)
     if errors is None:  # pragma: no cover - a Module from before internal_errors
         errors = module.__dict__.setdefault("internal_errors", [])
-    errors.append((_internal_message(what, err), span))
+    errors.append((internal_message(what, err), span))

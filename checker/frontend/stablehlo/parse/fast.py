@@ -2,7 +2,7 @@
 a regex tokenizer and a small recursive descent produce exactly the items and
 values the grammar's callbacks would, through the same callbacks and the same
 interpreter (~10x faster than Lark); anything unusual bails out to Lark.
-Entry points: `_fast_parse` (op headers), `_fast_block_label`, `_fast_loc`."""
+Entry points: `fast_parse` (op headers), `fast_block_label`, `fast_loc`."""
 from __future__ import annotations
 
 import re
@@ -13,11 +13,11 @@ from ....ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAt
                           UnitAttr)
 from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
 from ....ir.types import FunctionType, TensorType, TokenType
-from .builder import _Builder, set_dictionaries
-from .ctx import _Ctx
-from .runner import _builder, _lark
-from .pieces import (_ARROW, _Angle, _COLON, _COMMA, _EQ, _Pretty, _Range, _UNKNOWN, _Val, _scalar,
-                     _tensor_simple)
+from .builder import Builder, set_dictionaries
+from .ctx import ParseCtx
+from .runner import shared_builder, lark_parser
+from .pieces import (ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type,
+                     tensor_simple)
 
 
 # ----------------------------------------------------------------------------- fast path
@@ -74,7 +74,7 @@ def _tokenizer() -> "re.Pattern[str]":
     """The fast tokenizer, built on first use from the Lark instance's terminals."""
     global _FAST_TOKEN, _FAST_KINDS
     if _FAST_TOKEN is None:
-        terms = {t.name: t.pattern.to_regexp() for t in _lark().terminals}
+        terms = {t.name: t.pattern.to_regexp() for t in lark_parser().terminals}
         pattern = re.compile(_FAST_TEMPLATE.format(dense=terms["DENSE"], array=terms["ARRAY"],
                                                    bang=terms["BANG"], hash=terms["HASH"],
                                                    angle=terms["ANGLE"]))
@@ -87,8 +87,8 @@ def _tokenizer() -> "re.Pattern[str]":
 
 
 # attr_value's `X : type` forms -> the grammar's callbacks (their span ends where the type does).
-_TYPED = {"int": _Builder._a_int_typed, "float": _Builder._a_float_typed, "hex": _Builder._a_hex_typed,
-          "dense": _Builder._a_dense_typed, "string": _Builder._a_string_typed}
+_TYPED = {"int": Builder._a_int_typed, "float": Builder._a_float_typed, "hex": Builder._a_hex_typed,
+          "dense": Builder._a_dense_typed, "string": Builder._a_string_typed}
 
 
 class _Bail(Exception):
@@ -125,7 +125,7 @@ class _Fast:
 
     __slots__ = ("b", "toks", "i", "n")
 
-    def __init__(self, b: _Builder, toks):
+    def __init__(self, b: Builder, toks):
         self.b, self.toks, self.i, self.n = b, toks, 0, len(toks)
 
     def peek(self, k: int = 0) -> str | None:
@@ -164,7 +164,7 @@ class _Fast:
         if k == "word":
             name = self.tok(self.take())
             items = self.items(None)
-            return b._interpret(_Pretty(name, items), nres)
+            return b._interpret(Pretty(name, items), nres)
         if k == "string":
             return self.generic()
         raise _Bail
@@ -182,13 +182,13 @@ class _Fast:
             elif kind == "word":
                 out.append(("w", value, b._span2(start, end)))
             elif kind == "=":
-                out.append(_EQ)
+                out.append(EQ)
             elif kind == ",":
-                out.append(_COMMA)
+                out.append(COMMA)
             elif kind == ":":
-                out.append(_COLON)
+                out.append(COLON)
             elif kind == "->":
-                out.append(_ARROW)
+                out.append(ARROW)
             elif kind in _TYPE_KINDS:
                 t = self.type_tok(kind, value, start, end)
                 out.append(("t", t, b._span2(start, b._te)))
@@ -226,7 +226,7 @@ class _Fast:
         b = self.b
         b._ts, b._te = start, end
         if kind == "tensor":
-            return _tensor_simple(value)
+            return tensor_simple(value)
         if kind == "token":
             return TokenType()
         if kind == "bang":
@@ -247,7 +247,7 @@ class _Fast:
             close = self.take(">")
             b._ts, b._te = start, close[3]
             return TensorType(shape, elem, encoding)
-        return _scalar(value)
+        return scalar_type(value)
 
     def attr_tok(self, kind, value, start, end):
         b = self.b
@@ -337,7 +337,7 @@ class _Fast:
 
     def loc(self, value: str):
         inner = value[4:-1]
-        return _UNKNOWN if inner == "unknown" else LocAlias(inner)
+        return UNKNOWN if inner == "unknown" else LocAlias(inner)
 
     def loc_rest(self):
         """The rest of `loc(...)` after its `loc(`, as the grammar's loc_inner callbacks read it."""
@@ -374,7 +374,7 @@ class _Fast:
             return LocAlias(value)
         if kind == "word":
             if value == "unknown":
-                return _UNKNOWN
+                return UNKNOWN
             if value == "callsite":
                 self.take("(")
                 callee = self.loc_inner()
@@ -419,14 +419,14 @@ class _Fast:
             if self.peek() == ":":
                 self.take()
                 st = self.take("int")
-                return _Range(int(value), int(lim[1]), int(st[1]), b._span2(start, st[3]))
-            return _Range(int(value), int(lim[1]), 1, b._span2(start, lim[3]))
+                return Range(int(value), int(lim[1]), int(st[1]), b._span2(start, st[3]))
+            return Range(int(value), int(lim[1]), 1, b._span2(start, lim[3]))
         if kind == "value":
             self.i += 1
-            return _Val(value, b._span2(start, end))
+            return Val(value, b._span2(start, end))
         if kind == "angle":
             self.i += 1
-            return _Angle(value, b._span2(start, end))
+            return Angle(value, b._span2(start, end))
         return self.attr_value()
 
     def types(self, closer: str | None) -> list:
@@ -508,7 +508,7 @@ class _Fast:
         return h
 
 
-def _with_builder(ctx: _Ctx, read):
+def _with_builder(ctx: ParseCtx, read):
     """read(_Fast over ctx's tokens) with the shared builder pointed at ctx (and
     put back after: a fast parse may run inside another parse); None when the
     text needs the full grammar."""
@@ -516,7 +516,7 @@ def _with_builder(ctx: _Ctx, read):
         toks = _fast_tokens(ctx.text)
     except _Bail:
         return None
-    b = _builder()
+    b = shared_builder()
     saved = (b.ctx, b._ts, b._te)
     b.ctx = ctx
     try:
@@ -527,12 +527,12 @@ def _with_builder(ctx: _Ctx, read):
         b.ctx, b._ts, b._te = saved
 
 
-def _fast_parse(ctx: _Ctx) -> OpHeader | None:
+def fast_parse(ctx: ParseCtx) -> OpHeader | None:
     """The fast path; None when the text needs the full grammar."""
     return _with_builder(ctx, _Fast.op)
 
 
-def _fast_loc(ctx: _Ctx):
+def fast_loc(ctx: ParseCtx):
     """A `loc(...)` text (a `#locN = ...` definition's value) on the fast path;
     None when it needs the full grammar. Locations carry no spans."""
     try:
@@ -549,7 +549,7 @@ def _fast_loc(ctx: _Ctx):
         return None
 
 
-def _fast_block_label(ctx: _Ctx):
+def fast_block_label(ctx: ParseCtx):
     """`^bb0(%a: T, %b: U):` as the grammar's block_label reads it; None when it
     needs the full grammar."""
     return _with_builder(ctx, _block_label)

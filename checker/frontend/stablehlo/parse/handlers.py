@@ -1,4 +1,4 @@
-"""Per-op readers of pretty forms (`_HANDLERS`): which keyword is which
+"""Per-op readers of pretty forms (`HANDLERS`): which keyword is which
 attribute (`dims` -> `broadcast_dimensions`), enums, `dot_general`'s
 contracting dims, slices, reduce/while/func/module/sdy forms, and the default
 for every other op. Each takes the builder and the op's items before and after
@@ -14,17 +14,17 @@ from ....ir.attributes import (ArrayAttr, Attribute, DenseArrayAttr, DenseElemen
                           SymbolRefAttr, TypeAttr)
 from ....source.text import Span
 from ....ir.types import FunctionType, TensorType, TupleType, Type
-from .pieces import _I32, _I64, _Range, _SAME_TYPE_DIALECTS, _Scan, _assign_types, _manual_axes
+from .pieces import I32, I64, Range, SAME_TYPE_DIALECTS, Scan, assign_types, manual_axes
 
 
-def _h_default(b, h, pre, fn, types, rest, nres, consumed=frozenset()):
-    st = _Scan()
+def default_handler(b, h, pre, fn, types, rest, nres, consumed=frozenset()):
+    st = Scan()
     b._scan(pre, st)
     if rest:
         b._scan(rest, st)
-    known = h.name.partition(".")[0] in _SAME_TYPE_DIALECTS
+    known = h.name.partition(".")[0] in SAME_TYPE_DIALECTS
     b._finish(h, st, known, consumed)
-    _assign_types(h, fn, types, nres, known)
+    assign_types(h, fn, types, nres, known)
     return st
 
 
@@ -39,7 +39,7 @@ def _dims(b, vals) -> Attribute:
 def _i64(b, vals) -> Attribute:
     a = b._value_attr(vals)
     if isinstance(a, IntegerAttr) and a.type is None:
-        return replace(a, type=_I64)
+        return replace(a, type=I64)
     return a
 
 
@@ -91,7 +91,7 @@ _KW: dict[tuple[str, str], tuple[str, Any]] = {
 
 def _h_keywords(b, h, pre, fn, types, rest, nres):
     """Ops whose pretty form is `operands, kw = value, ... : types`."""
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     consumed = set()
     for kw, vals, _sp in st.kws:
@@ -102,15 +102,15 @@ def _h_keywords(b, h, pre, fn, types, rest, nres):
     if rest:
         b._scan(rest, st)
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, True)
+    assign_types(h, fn, types, nres, True)
     return st
 
 
 def _h_constant(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, True)
+    assign_types(h, fn, types, nres, True)
     if st.positional and "value" not in h.attributes:
         value = b._item_attr(st.positional[0])
         rtype = h.result_types[0] if h.result_types else None
@@ -121,7 +121,7 @@ def _h_constant(b, h, pre, fn, types, rest, nres):
 
 
 def _h_compare(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     first_operand = st.operands[0][1].start if st.operands else None
     for w, sp in st.words:
@@ -130,11 +130,11 @@ def _h_compare(b, h, pre, fn, types, rest, nres):
         else:
             h.attributes["compare_type"] = EnumAttr("stablehlo", "comparison_type", w, sp)
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_dot_general(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     params: list[tuple[str, Attribute]] = []
     consumed = set()
@@ -166,7 +166,7 @@ def _h_dot_general(b, h, pre, fn, types, rest, nres):
     span = Span(spans[0].start, spans[-1].end) if spans else h.name_span
     h.attributes["dot_dimension_numbers"] = DialectAttr("stablehlo", "dot", full, (), text, span)
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _array_text(a: Attribute) -> str:
@@ -176,31 +176,31 @@ def _array_text(a: Attribute) -> str:
 
 
 def _h_slice(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     for it in st.positional:
-        if it[0] == "b" and it[1] and all(isinstance(e, _Range) for e in it[1]):
+        if it[0] == "b" and it[1] and all(isinstance(e, Range) for e in it[1]):
             sp = it[2]
             h.attributes["start_indices"] = DenseArrayAttr("i64", tuple(e.start for e in it[1]), sp)
             h.attributes["limit_indices"] = DenseArrayAttr("i64", tuple(e.limit for e in it[1]), sp)
             h.attributes["strides"] = DenseArrayAttr("i64", tuple(e.stride for e in it[1]), sp)
             break
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_get_tuple_element(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     for it in st.positional:
         if it[0] == "b" and len(it[1]) == 1 and isinstance(it[1][0], IntegerAttr):
-            h.attributes["index"] = IntegerAttr(it[1][0].value, _I32, it[2])
+            h.attributes["index"] = IntegerAttr(it[1][0].value, I32, it[2])
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_reduce(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     words = [w for w, _ in st.words]
     if "init" in words and len(st.operands) % 2 == 0:
@@ -215,7 +215,7 @@ def _h_reduce(b, h, pre, fn, types, rest, nres):
         if kw == "dimensions":
             h.attributes["dimensions"] = _dims(b, vals)
             consumed.add(kw)
-    rst = _Scan()
+    rst = Scan()
     b._scan(rest, rst)
     if rst.decl_groups:  # reducer(%a: T, %c: T) (%b: U, %d: U): block args are a, b, c, d
         pairs = rst.decl_groups
@@ -224,32 +224,32 @@ def _h_reduce(b, h, pre, fn, types, rest, nres):
         else:
             h.region_args = [[d for p in pairs for d in p]]
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_while(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, True)
+    assign_types(h, fn, types, nres, True)
     tys = h.operand_types or []
     h.region_args = [[(name, tys[i] if i < len(tys) else None, sp)
                       for i, (name, sp) in enumerate(st.iter_args)]]
 
 
 def _h_select(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     b._finish(h, st, True)
     if fn is None and types and len(types) == 2:
         h.operand_types = [types[0], types[1], types[1]]
         h.result_types = [types[1]]
     else:
-        _assign_types(h, fn, types, nres, True)
+        assign_types(h, fn, types, nres, True)
 
 
 def _h_tuple(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     b._finish(h, st, True)
     if fn is None and types and len(types) == 1:
@@ -257,23 +257,23 @@ def _h_tuple(b, h, pre, fn, types, rest, nres):
         if isinstance(types[0], TupleType) and len(types[0].types) == len(h.operands):
             h.operand_types = list(types[0].types)
     else:
-        _assign_types(h, fn, types, nres, False)
+        assign_types(h, fn, types, nres, False)
 
 
 def _h_after_all(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     b._finish(h, st, True)
     if fn is None and types and len(types) == 1:
         h.result_types = [types[0]]
         h.operand_types = [types[0]] * len(h.operands)
     else:
-        _assign_types(h, fn, types, nres, False)
+        assign_types(h, fn, types, nres, False)
 
 
 def _h_symbol_call(attr_name: str, as_string: bool):
     def handler(b, h, pre, fn, types, rest, nres):
-        st = _Scan()
+        st = Scan()
         b._scan(pre, st)
         for i, it in enumerate(st.positional):
             if it[0] == "a" and isinstance(it[1], SymbolRefAttr):
@@ -282,23 +282,23 @@ def _h_symbol_call(attr_name: str, as_string: bool):
                 del st.positional[i]
                 break
         b._finish(h, st, True)
-        _assign_types(h, fn, types, nres, False)
+        assign_types(h, fn, types, nres, False)
     return handler
 
 
 def _h_composite(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     for it in st.positional:
         if it[0] == "a" and isinstance(it[1], StringAttr):
             h.attributes["name"] = it[1]
             break
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_reduce_precision(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     consumed = set()
     for kw, vals, sp in st.kws:
@@ -306,15 +306,15 @@ def _h_reduce_precision(b, h, pre, fn, types, rest, nres):
             m = re.fullmatch(r"e([0-9]+)m([0-9]+)", vals[0][1])
             if m:
                 vs = vals[0][2]
-                h.attributes["exponent_bits"] = IntegerAttr(int(m.group(1)), _I32, vs)
-                h.attributes["mantissa_bits"] = IntegerAttr(int(m.group(2)), _I32, vs)
+                h.attributes["exponent_bits"] = IntegerAttr(int(m.group(1)), I32, vs)
+                h.attributes["mantissa_bits"] = IntegerAttr(int(m.group(2)), I32, vs)
                 consumed.add(kw)
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, True)
+    assign_types(h, fn, types, nres, True)
 
 
 def _h_convolution(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     consumed = set()
     for kw, vals, sp in st.kws:
@@ -329,7 +329,7 @@ def _h_convolution(b, h, pre, fn, types, rest, nres):
             for key, value in vals[0][1].entries:
                 if key == "pad":
                     rows = len(value.elements) if isinstance(value, ArrayAttr) else None
-                    ptype = TensorType((rows, 2), _I64) if rows is not None else None
+                    ptype = TensorType((rows, 2), I64) if rows is not None else None
                     h.attributes["padding"] = DenseElementsAttr(
                         b._slice(value.span) if value.span else "", ptype, value.span)
                 elif key in names and isinstance(value, ArrayAttr):
@@ -342,7 +342,7 @@ def _h_convolution(b, h, pre, fn, types, rest, nres):
                             "i64", tuple(getattr(e, "value", 0) for e in el), value.span)
             consumed.add(kw)
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_func(b, h, pre, fn, types, rest, nres):
@@ -433,7 +433,7 @@ def _h_module(b, h, pre, fn, types, rest, nres):
 
 
 def _h_manual_computation(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     consumed = set()
     for kw, vals, sp in st.kws:
@@ -446,10 +446,10 @@ def _h_manual_computation(b, h, pre, fn, types, rest, nres):
             consumed.add(kw)
         elif kw == "manual_axes" and len(vals) == 1 and vals[0][0] == "d":
             d = vals[0][1]
-            h.attributes[kw] = _manual_axes(b._slice(d.span), d.span.start, d.span)
+            h.attributes[kw] = manual_axes(b._slice(d.span), d.span.start, d.span)
             consumed.add(kw)
     b._finish(h, st, True, consumed)
-    _assign_types(h, fn, types, nres, False)
+    assign_types(h, fn, types, nres, False)
 
 
 def _h_sdy_mesh(b, h, pre, fn, types, rest, nres):
@@ -464,7 +464,7 @@ def _h_sdy_mesh(b, h, pre, fn, types, rest, nres):
 
 
 def _h_sharding_constraint(b, h, pre, fn, types, rest, nres):
-    st = _Scan()
+    st = Scan()
     b._scan(pre, st)
     for i, it in enumerate(st.positional):
         if it[0] == "<":
@@ -473,10 +473,10 @@ def _h_sharding_constraint(b, h, pre, fn, types, rest, nres):
             del st.positional[i]
             break
     b._finish(h, st, True)
-    _assign_types(h, fn, types, nres, True)
+    assign_types(h, fn, types, nres, True)
 
 
-_HANDLERS = {
+HANDLERS = {
     "builtin.module": _h_module,
     "func.func": _h_func,
     "func.call": _h_symbol_call("callee", False),
@@ -501,4 +501,4 @@ _HANDLERS = {
     "sdy.sharding_constraint": _h_sharding_constraint,
 }
 for _key in {k[0] for k in _KW}:
-    _HANDLERS.setdefault(_key, _h_keywords)
+    HANDLERS.setdefault(_key, _h_keywords)

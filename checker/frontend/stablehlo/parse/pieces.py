@@ -1,8 +1,8 @@
 """Leaf pieces every other parse module shares: MLIR string unquoting, scalar
 and simple tensor types by their text (process-wide caches keyed by the full
 text, whose values are immutable), hex float bits, the pretty-form item records
-(`("v", name, span)` tuples, `_Range`, `_Val`, `_Angle`, `_Axis`, `_Marker`,
-`_Pretty`, `_Scan`), re-spanning a cached value (`_shifted`), and reading a
+(`("v", name, span)` tuples, `Range`, `Val`, `Angle`, `Axis`, `Marker`,
+`Pretty`, `Scan`), re-spanning a cached value (`shifted`), and reading a
 pretty op's trailing `: types` into operand/result types."""
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ from ....ir.types import ComplexType, FunctionType, OpaqueType, ScalarType, Tens
 # grammar cannot read is taken apart crudely instead (operands, trailing types).
 _STRICT_DIALECTS = frozenset({"stablehlo", "chlo", "func", "builtin", "tessera"})
 
-_REGION_TOKEN = "«»"
+REGION_TOKEN = "«»"
 
 
 # --------------------------------------------------------------------------- small helpers
 _ESC = re.compile(r'\\(["\\nt]|[0-9a-fA-F]{2})')
 
 
-def _unquote(s: str) -> str:
+def unquote(s: str) -> str:
     """Decode an MLIR string literal (with its quotes)."""
     body = s[1:-1]
     if "\\" not in body:
@@ -66,7 +66,7 @@ def _unquote(s: str) -> str:
 _SCALARS: dict[str, Type] = {}
 
 
-def _scalar(name: str) -> Type:
+def scalar_type(name: str) -> Type:
     t = _SCALARS.get(name)
     if t is None:
         if name == "token":
@@ -74,7 +74,7 @@ def _scalar(name: str) -> Type:
         elif name == "none":
             t = OpaqueType("none")
         elif name.startswith("complex<"):
-            t = ComplexType(_scalar(name[8:-1]))
+            t = ComplexType(scalar_type(name[8:-1]))
         else:
             t = ScalarType(name)
         _SCALARS[name] = t
@@ -85,7 +85,7 @@ _TENSOR_SIMPLE = re.compile(r"tensor<(\*x|(?:(?:[0-9]+|\?)x)*)(.+)>$")
 _TENSORS: dict[str, TensorType] = {}
 
 
-def _tensor_simple(text: str) -> TensorType:
+def tensor_simple(text: str) -> TensorType:
     t = _TENSORS.get(text)
     if t is None:
         m = _TENSOR_SIMPLE.match(text)
@@ -95,20 +95,20 @@ def _tensor_simple(text: str) -> TensorType:
             shape = None
         else:
             shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
-        t = TensorType(shape, _scalar(m.group(2)))
+        t = TensorType(shape, scalar_type(m.group(2)))
         if len(_TENSORS) < 50000:
             _TENSORS[text] = t
     return t
 
 
-_QUANT = re.compile(r"\s*([su]?i[0-9]+(?:<[^>]*>)?)\s*:\s*([A-Za-z0-9_]+)")
-_BANGS: dict[str, Type] = {}
-_ENUM_BODY = re.compile(r'\s*([A-Za-z_][\w]*)\s+([A-Za-z_][\w.]*|"(?:[^"\\]|\\.)*")\s*$')
-_INT_PARAMS = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[0-9]+\s*(?:,\s*[A-Za-z_]\w*\s*=\s*-?[0-9]+\s*)*$")
-_INT_PARAM = re.compile(r"([A-Za-z_]\w*)\s*=\s*(-?[0-9]+)")
-_DIMS_ELEM = re.compile(r"(\*x|(?:(?:[0-9]+|\?)x)*)(.*)$", re.S)
-_I64 = ScalarType("i64")
-_I32 = ScalarType("i32")
+QUANT = re.compile(r"\s*([su]?i[0-9]+(?:<[^>]*>)?)\s*:\s*([A-Za-z0-9_]+)")
+BANGS: dict[str, Type] = {}
+ENUM_BODY = re.compile(r'\s*([A-Za-z_][\w]*)\s+([A-Za-z_][\w.]*|"(?:[^"\\]|\\.)*")\s*$')
+INT_PARAMS = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[0-9]+\s*(?:,\s*[A-Za-z_]\w*\s*=\s*-?[0-9]+\s*)*$")
+INT_PARAM = re.compile(r"([A-Za-z_]\w*)\s*=\s*(-?[0-9]+)")
+DIMS_ELEM = re.compile(r"(\*x|(?:(?:[0-9]+|\?)x)*)(.*)$", re.S)
+I64 = ScalarType("i64")
+I32 = ScalarType("i32")
 _INT_TYPE = re.compile(r"[su]?i[0-9]+$")
 
 
@@ -134,7 +134,7 @@ def top_level(body: str, targets: str):
         i += 1
 
 
-def _split_top(body: str) -> list[str]:
+def split_top(body: str) -> list[str]:
     """Split on commas outside any bracket or string."""
     parts: list[str] = []
     cur = 0
@@ -145,7 +145,7 @@ def _split_top(body: str) -> list[str]:
     return parts
 
 
-def _hex_value(text: str, type_: Type | None) -> Attribute | None:
+def hex_value(text: str, type_: Type | None) -> Attribute | None:
     """`0x3F800000 : f32` is the bit pattern of a float; otherwise an integer."""
     value = int(text, 16)
     name = getattr(type_, "name", "")
@@ -167,15 +167,15 @@ def _hex_value(text: str, type_: Type | None) -> Attribute | None:
 # "=", ",", ":", "->", "?", "*" punctuation, "a" attribute, "t" type, "b" bracket
 # (list of elements), "g" group (list of items), "d" dict, "p" properties,
 # "<" angle text, "r" region, "l" location, "^" block.
-_EQ = ("=", None, None)
-_COMMA = (",", None, None)
-_COLON = (":", None, None)
-_ARROW = ("->", None, None)
-_QUESTION = ("?", None, None)
-_STAR = ("*", None, None)
+EQ = ("=", None, None)
+COMMA = (",", None, None)
+COLON = (":", None, None)
+ARROW = ("->", None, None)
+QUESTION = ("?", None, None)
+STAR = ("*", None, None)
 
 
-class _Range:
+class Range:
     """`a:b[:c]` inside a pretty bracket (stablehlo.slice)."""
 
     __slots__ = ("start", "limit", "stride", "span")
@@ -184,7 +184,7 @@ class _Range:
         self.start, self.limit, self.stride, self.span = start, limit, stride, span
 
 
-class _Val:
+class Val:
     """A `%value` inside a bracket."""
 
     __slots__ = ("name", "span")
@@ -193,7 +193,7 @@ class _Val:
         self.name, self.span = name, span
 
 
-class _Angle:
+class Angle:
     """An inline `<...>` (sdy sharding / mesh bodies)."""
 
     __slots__ = ("text", "span")
@@ -202,7 +202,7 @@ class _Angle:
         self.text, self.span = text, span
 
 
-class _Axis:
+class Axis:
     """`"x"=2` inside sdy's mesh brackets."""
 
     __slots__ = ("name", "size", "span")
@@ -211,24 +211,24 @@ class _Axis:
         self.name, self.size, self.span = name, size, span
 
 
-class _Marker:
+class Marker:
     __slots__ = ("text", "span")
 
     def __init__(self, text: str, span: Span | None = None):
         self.text, self.span = text, span
 
 
-_RECORDS = (_Range, _Val, _Angle, _Axis, _Marker)
+_RECORDS = (Range, Val, Angle, Axis, Marker)
 
 
-class _Pretty:
+class Pretty:
     __slots__ = ("name", "items")
 
     def __init__(self, name: Token, items: list):
         self.name, self.items = name, items
 
 
-class _Scan:
+class Scan:
     """What a generic walk over pretty items found."""
 
     __slots__ = ("operands", "iter_args", "kws", "words", "positional", "dicts", "props",
@@ -246,10 +246,10 @@ class _Scan:
         self.regions = 0
 
 
-_UNKNOWN = UnknownLoc()
+UNKNOWN = UnknownLoc()
 
 
-def _shifted(value, delta: int):
+def shifted(value, delta: int):
     """A sub-parse result with every span moved by `delta` (for cache hits).
     Span is a NamedTuple: it is tested before the generic tuple case, which would
     otherwise rebuild it as a plain tuple without `.start`. Deeper than Python's
@@ -259,7 +259,7 @@ def _shifted(value, delta: int):
     try:
         return _shifted_rec(value, delta)
     except RecursionError:
-        return _respan(value, lambda s: Span(s.start + delta, s.end + delta))
+        return respan(value, lambda s: Span(s.start + delta, s.end + delta))
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -323,7 +323,7 @@ def _record_respan(value, move):
     return copy
 
 
-def _respan(value, move):
+def respan(value, move):
     """A copy of `value` (lists, tuples, attributes, item records, nested to any
     depth) with every Span replaced by `move(span)`, built bottom-up with an
     explicit stack: no recursion, so no depth the input can choose fails."""
@@ -374,24 +374,24 @@ def _respan(value, move):
 
 
 # Bare op names as MLIR prints them inside func.func / at top level (as scan.py maps them).
-_CANON = {"module": "builtin.module", "return": "func.return", "call": "func.call",
+CANON = {"module": "builtin.module", "return": "func.return", "call": "func.call",
           "call_indirect": "func.call_indirect", "constant": "func.constant", "func": "func.func"}
 
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def _manual_axes(body: str, body_abs: int, span: Span) -> ArrayAttr:
+def manual_axes(body: str, body_abs: int, span: Span) -> ArrayAttr:
     """sdy's manual axes (generic `#sdy<manual_axes{"x"}>`) as an array of axis names."""
-    return ArrayAttr(tuple(StringAttr(_unquote(m.group(0)), None, Span(body_abs + m.start(), body_abs + m.end()))
+    return ArrayAttr(tuple(StringAttr(unquote(m.group(0)), None, Span(body_abs + m.start(), body_abs + m.end()))
                            for m in _QUOTED.finditer(body)), span)
 
 
-def _is_float_text(v: str) -> bool:
+def is_float_text(v: str) -> bool:
     return ("." in v or "e" in v or "E" in v or "inf" in v or "nan" in v) and not v.startswith(("0x", "-0x"))
 
 
-def _decl_group(items: list) -> list[tuple[str, Type | None, Span]] | None:
+def decl_group(items: list) -> list[tuple[str, Type | None, Span]] | None:
     """`(%a: T {attrs} loc(..), %b: T)` -> declarations; None if not that shape."""
     decls = []
     i = 0
@@ -429,7 +429,7 @@ def _group_types(items: list) -> list[Type] | None:
     return out
 
 
-def _read_signature(items: list):
+def read_signature(items: list):
     """Items after a pretty op's top-level `:` -> (FunctionType|None, types|None, rest)."""
     n = len(items)
     if not n:
@@ -457,7 +457,7 @@ def _read_signature(items: list):
 
 
 # --------------------------------------------------------------------------- per-op handlers
-def _assign_types(h: OpHeader, fn: FunctionType | None, types: list | None, nres: int,
+def assign_types(h: OpHeader, fn: FunctionType | None, types: list | None, nres: int,
                   same_type: bool) -> None:
     if fn is not None:
         h.operand_types = list(fn.inputs)
@@ -481,10 +481,10 @@ def _assign_types(h: OpHeader, fn: FunctionType | None, types: list | None, nres
     h.result_types = list(types[-nres:]) if n > nres else list(types)
 
 
-def _known(name: str) -> bool:
+def known_op(name: str) -> bool:
     """Ops whose syntax errors are reported (the rest fall back quietly)."""
     return name.partition(".")[0] in _STRICT_DIALECTS
 
 
 # Dialects whose single written type `: T` is the operands' and the result's type.
-_SAME_TYPE_DIALECTS = frozenset({"stablehlo", "chlo", "sdy", "mhlo", "func"})
+SAME_TYPE_DIALECTS = frozenset({"stablehlo", "chlo", "sdy", "mhlo", "func"})

@@ -1,6 +1,6 @@
 """The one Lark instance (LALR, contextual lexer, IR built in the callbacks of
-`builder._Builder`, no parse tree), `_run` (parse a text from a start rule in
-a `_Ctx`), and `_problem` (Lark's error -> a located "expected ..., got ..."
+`builder._Builder`, no parse tree), `parse_rule` (parse a text from a start rule in
+a `ParseCtx`), and `syntax_problem` (Lark's error -> a located "expected ..., got ..."
 SyntaxProblem)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ....source.text import Span
-from .builder import _Builder
-from .ctx import SyntaxProblem, _Ctx
+from .builder import Builder
+from .ctx import SyntaxProblem, ParseCtx
 
 
 _STARTS = ["op", "type_only", "attr_only", "loc_only", "sig_only", "type_list_only",
@@ -20,7 +20,7 @@ _STARTS = ["op", "type_only", "attr_only", "loc_only", "sig_only", "type_list_on
 
 # --------------------------------------------------------------------------- Lark instance
 _LARK: Lark | None = None
-_BUILDER: "_Builder | None" = None
+_BUILDER: "Builder | None" = None
 _DISPLAY: dict[str, str] = {}
 
 _TYPE_TERMINALS = {"TENSOR_SIMPLE", "TENSOR_OPEN", "ELEMTYPE", "COMPLEX_OPEN", "TUPLE_OPEN",
@@ -34,12 +34,12 @@ _NAMED_DISPLAY = {
 }
 
 
-def _lark() -> Lark:
+def lark_parser() -> Lark:
     """The one Lark instance (built on first use, analysis cached on disk by Lark)."""
     global _LARK, _BUILDER
     if _LARK is None:
         text = resources.files("shlo_lint.grammar").joinpath("stablehlo.lark").read_text("utf-8")
-        _BUILDER = _Builder(_run)
+        _BUILDER = Builder(parse_rule)
         try:
             lark = Lark(text, parser="lalr", lexer="contextual", start=_STARTS,
                         transformer=_BUILDER, maybe_placeholders=True, cache=True)
@@ -61,15 +61,15 @@ def _lark() -> Lark:
     return _LARK
 
 
-def _builder() -> "_Builder":
-    _lark()
+def shared_builder() -> "Builder":
+    lark_parser()
     assert _BUILDER is not None
     return _BUILDER
 
 
-def _run(start: str, ctx: _Ctx):
+def parse_rule(start: str, ctx: ParseCtx):
     """Parse ctx.text from `start` with ctx as the builder's context (re-entrant)."""
-    lark = _lark()
+    lark = lark_parser()
     b = _BUILDER
     saved = (b.ctx, b._ts, b._te)
     b.ctx = ctx
@@ -79,8 +79,8 @@ def _run(start: str, ctx: _Ctx):
         b.ctx, b._ts, b._te = saved
 
 
-def _problem(err: UnexpectedInput, ctx: _Ctx) -> SyntaxProblem:
-    b = _builder()
+def syntax_problem(err: UnexpectedInput, ctx: ParseCtx) -> SyntaxProblem:
+    b = shared_builder()
     text = ctx.text
     if isinstance(err, UnexpectedToken):
         tok = err.token
