@@ -1,0 +1,349 @@
+"""The fast path: an instruction's operands and attributes, and the module
+header's attributes, read with regexes.
+
+What XLA prints is a handful of forms: operands `%a` or `f32[8]{0} %a`, and
+attributes that are a number, a string, a name, a `{...}` of numbers or names
+or of lists of numbers, replica groups in three spellings, pairs, metadata,
+frontend attributes, a backend config. Each is one regex match, and its value
+is typed the way checker/hlo/grammar.py types the grammar's parse of it
+(tests/test_hlo_fast.py checks every fixture and a generated module read both
+ways). An attribute in any other form (`sharding`, `output_to_operand_aliasing`,
+tomorrow's) is handed to the grammar alone; anything unusual in the operands
+or between the attributes (comments, nested instructions, an attribute
+spread over lines) makes `read_body` return None: the caller reads the body
+with the grammar.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..source import Span
+from .groups import ExplicitGroups, iota_from, mesh_from
+from .model import Attribute, Body, OperandRef, SyntaxIssue
+from .shapes import SHAPE_PATTERN, ShapeError, shape_at
+from .values import (COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, BackendConfig, ComputationLayout,
+                     FrontendAttributes, Literal, Metadata, NameRef, Opaque, SourceTargetPairs, Word,
+                     int_list_list, typed_text, unescape)
+
+__all__ = ["read_body", "read_attributes", "FALLBACK"]
+
+FALLBACK = object()
+"""What a typed reader returns for a value it leaves to the grammar."""
+
+# --------------------------------------------------------------------------- lexical pieces
+_STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_NAME = r'[A-Za-z_][\w.\-]*'
+
+
+def _nested(open_: str, close: str, inner: str, depth: int) -> str:
+    """A regex for text between balanced `open_`/`close` (nested `depth` deep), strings skipped."""
+    pat = f"{open_}(?:{inner}|{_STR})*{close}"
+    for _ in range(depth):
+        pat = f"{open_}(?:{inner}|{_STR}|{pat})*{close}"
+    return pat
+
+
+_BRACED = _nested(r"\{", r"\}", r'[^{}"\n]', 8)
+_PARENS = _nested(r"\(", r"\)", r'[^()"\n]', 3)
+_SQUARE = _nested(r"\[", r"\]", r'[^\[\]"\n]', 2)
+# One operand and what follows it.
+_OPERAND = re.compile(r"[ \t]*(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
+_EMPTY_OPERANDS = re.compile(r"[ \t]*\)")
+_LITERAL = re.compile(r'((?:[^()"\n]|' + _PARENS + r')*)\)')
+_PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
+# `, name=` then the value: a string, a braced group, or a run of other
+# characters with bracketed groups in it (`[2,4]<=[8]`, `f32[2]{0}`).
+_ATTR = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*")
+_VALUE = re.compile(r"(?:" + _STR + "|" + _BRACED + "|" + _PARENS + "|" + _SQUARE + r'|[^\s,{}()\[\]"])+')
+_MESH_VALUE = re.compile(r"mesh\[[^\]\n]*\](?:[ \t]*,[ \t]*device_ids=\([^()\n]*\))?[ \t]*\{[^{}\n]*\}")
+_END = re.compile(r"[ \t\r]*\Z")
+
+# --------------------------------------------------------------------------- typed forms
+_INT = re.compile(r"-?[0-9]+\Z")
+_FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)\Z"
+                    r"|-?inf\Z|-?nan(?:\(0x[0-9a-fA-F]+\))?\Z")
+_STRING = re.compile(_STR + r"\Z")
+_PCT = re.compile(r"%(" + _NAME + r")\Z")
+_IDENT = re.compile(_NAME + r"\Z")
+_WORD = re.compile(r"(?:[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}|[0-9]+(?:x[0-9]+)+"
+                   r"|-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*)\Z")
+_INTS = re.compile(r"\{[ \t]*(-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*)?[ \t]*\}\Z")
+_NAMES = re.compile(r"\{[ \t]*(%?" + _NAME + r"(?:[ \t]*,[ \t]*%?" + _NAME + r")*)?[ \t]*\}\Z")
+_PCT_NAMES = re.compile(r"\{[ \t]*(%" + _NAME + r"(?:[ \t]*,[ \t]*%" + _NAME + r")*)[ \t]*\}\Z")
+_IDENTS = re.compile(r"\{[ \t]*(" + _NAME + r"(?:[ \t]*,[ \t]*" + _NAME + r")*)[ \t]*\}\Z")
+_IOTA = re.compile(r"\[[ \t]*([0-9][0-9, \t]*)\][ \t]*<=[ \t]*\[[ \t]*([0-9][0-9, \t]*)\]"
+                   r"(?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?\Z")
+_MESH = re.compile(r"mesh\[[ \t]*((?:" + _NAME + r"=[0-9]+(?:[ \t]*,[ \t]*" + _NAME + r"=[0-9]+)*)?)[ \t]*\]"
+                   r"(?:[ \t]*,[ \t]*device_ids=\([ \t]*(?:\[([0-9, \t]+)\](?:[ \t]*T\(([0-9, \t]+)\))?"
+                   r"|([0-9, \t]*))[ \t]*\))?"
+                   r"[ \t]*\{[ \t]*((?:" + _NAME + r"(?::\([0-9]+\)[0-9]+)?|[0-9]+)"
+                   r"(?:[ \t]*,[ \t]*(?:" + _NAME + r"(?::\([0-9]+\)[0-9]+)?|[0-9]+))*)?[ \t]*\}\Z")
+_AXIS_REF = re.compile(r"[ \t]*(" + _NAME + r"|[0-9]+)(?::\(([0-9]+)\)([0-9]+))?[ \t]*")
+_MD_ITEM = re.compile(r"[ \t]*,?[ \t]*(" + _NAME + r")=(" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\})")
+_MD = re.compile(r"\{(?:[ \t]*,?[ \t]*" + _NAME + r"=(?:" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\}))*"
+                 r"[ \t]*\}\Z")
+_FA_ITEM = re.compile(r"[ \t]*(" + _NAME + r")=(" + _STR + "|" + _BRACED + r")[ \t]*(,|\}\Z)")
+_EMPTY_BRACES = re.compile(r"\{[ \t]*\}\Z")
+
+
+def _ints(text: str | None) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",")) if text and text.strip() else ()
+
+
+def _replica_groups(text: str):
+    if text.startswith("{"):
+        try:
+            return ExplicitGroups(int_list_list(text))
+        except ValueError:
+            return FALLBACK
+    m = _IOTA.match(text)
+    if m is not None:
+        perm = _ints(m.group(3)) if m.group(3) is not None else None
+        return iota_from(_ints(m.group(1)), _ints(m.group(2)), perm)
+    m = _MESH.match(text)
+    if m is not None:
+        axes = []
+        for item in m.group(1).split(",") if m.group(1) else ():
+            name, size = item.strip().split("=")
+            axes.append((name, int(size)))
+        order = None
+        if m.group(2) is not None:
+            order = ("iota", _ints(m.group(2)), _ints(m.group(3)) if m.group(3) is not None else None)
+        elif m.group(4) is not None:
+            order = ("list", _ints(m.group(4)))
+        refs = []
+        for item in m.group(5).split(",") if m.group(5) else ():
+            r = _AXIS_REF.fullmatch(item)
+            refs.append((r.group(1), int(r.group(2)), int(r.group(3))) if r.group(2) else (r.group(1), None, None))
+        return mesh_from(tuple(axes), order, tuple(refs))
+    return FALLBACK
+
+
+def _metadata(text: str):
+    if _MD.match(text) is None:
+        return FALLBACK
+    items = []
+    for m in _MD_ITEM.finditer(text, 1, len(text) - 1):
+        v = m.group(2)
+        if v.startswith('"'):
+            items.append((m.group(1), unescape(v[1:-1])))
+        elif v.startswith("{"):
+            items.append((m.group(1), _ints(v[1:-1])))
+        else:
+            items.append((m.group(1), int(v)))
+    return Metadata.from_items(items)
+
+
+def _frontend(text: str):
+    if _EMPTY_BRACES.match(text):
+        return FrontendAttributes(())
+    if not text.startswith("{"):
+        return FALLBACK
+    pos, items = 1, []
+    while True:
+        m = _FA_ITEM.match(text, pos)
+        if m is None:
+            return FALLBACK
+        v = m.group(2)
+        items.append((m.group(1), unescape(v[1:-1]) if v.startswith('"') else v))
+        if m.group(3) != ",":
+            return FrontendAttributes(tuple(items))
+        pos = m.end()
+
+
+def _backend(text: str):
+    if _STRING.match(text):
+        return BackendConfig(unescape(text[1:-1]), False)
+    if text.startswith("{") and text.endswith("}"):
+        return BackendConfig(text, True)
+    return FALLBACK
+
+
+def _entry_layout(text: str):
+    if not text.startswith("{(") or not text.endswith("}"):
+        return FALLBACK
+    try:
+        params = []
+        pos = 2
+        if text.startswith(")", pos):
+            pos += 1
+        else:
+            while True:
+                shape, pos = shape_at(text, pos)
+                params.append(shape)
+                if text.startswith(",", pos):
+                    pos += 1
+                elif text.startswith(")", pos):
+                    pos += 1
+                    break
+                else:
+                    return FALLBACK
+        if not text.startswith("->", pos):
+            return FALLBACK
+        result, pos = shape_at(text, pos + 2)
+    except ShapeError:
+        return FALLBACK
+    if pos != len(text) - 1:
+        return FALLBACK
+    return ComputationLayout(tuple(params), result)
+
+
+def _generic(name: str, text: str):
+    """A value with no rule of its own, typed by its form as grammar._generic_value does."""
+    if name == "sharding":
+        return Opaque(text)
+    if _INT.match(text):
+        return int(text)
+    if _FLOAT.match(text):
+        return float(text)
+    if _STRING.match(text):
+        return unescape(text[1:-1])
+    m = _PCT.match(text)
+    if m is not None:
+        return NameRef(m.group(1))
+    if _WORD.match(text):
+        return Word(text)
+    if _IDENT.match(text):
+        if text in ("true", "false"):
+            return text == "true"
+        return NameRef(text) if name in COMPUTATION_ATTRS else Word(text)
+    if text.startswith("{"):
+        m = _INTS.match(text)
+        if m is not None:
+            return _ints(m.group(1))
+        m = _PCT_NAMES.match(text)
+        if m is not None:
+            return tuple(NameRef(x.strip()[1:]) for x in m.group(1).split(","))
+        m = _IDENTS.match(text)
+        if m is not None:
+            words = [x.strip() for x in m.group(1).split(",")]
+            if all(w in ("true", "false") for w in words):
+                return tuple(w == "true" for w in words)
+            return tuple(Word(w) for w in words)
+        try:
+            return int_list_list(text)
+        except ValueError:
+            pass
+        value = typed_text(name, text)
+        if not isinstance(value, Opaque):
+            return value
+    return FALLBACK
+
+
+@lru_cache(maxsize=8192)
+def _typed(name: str, text: str):
+    """The typed value of `name=text`, FALLBACK for the grammar; ValueError when the
+    value reads but means nothing (iota groups that do not tile, pairs of three)."""
+    if name == "replica_groups":
+        return _replica_groups(text)
+    if name == "source_target_pairs":
+        try:
+            lists = int_list_list(text)
+        except ValueError:
+            return FALLBACK
+        return SourceTargetPairs.from_lists(lists)
+    if name == "frontend_attributes":
+        return _frontend(text)
+    if name == "backend_config":
+        return _backend(text)
+    if name in COMPUTATION_ATTRS:
+        if _PCT.match(text):
+            return NameRef(text[1:])
+        return NameRef(text) if _IDENT.match(text) else FALLBACK
+    if name in COMPUTATION_LIST_ATTRS or name == "control-predecessors":
+        m = _NAMES.match(text)
+        if m is None:
+            return FALLBACK
+        return tuple(NameRef(x.strip().lstrip("%")) for x in m.group(1).split(",")) if m.group(1) else ()
+    if name == "entry_computation_layout":
+        return _entry_layout(text)
+    return _generic(name, text)
+
+
+def _value(name: str, text: str):
+    if name == "metadata":  # nearly every one is different: no cache
+        return _metadata(text)
+    return _typed(name, text)
+
+
+# --------------------------------------------------------------------------- readers
+def read_attributes(text: str, pos: int, end: int, base: int):
+    """The `, name=value` list in text[pos:end] (file offsets = base + index):
+    (attributes, issues), or None when the grammar must read it."""
+    attrs: list[Attribute] = []
+    issues: list[SyntaxIssue] = []
+    while True:
+        if _END.match(text, pos, end):
+            return tuple(attrs), tuple(issues)
+        m = _ATTR.match(text, pos, end)
+        if m is None:
+            return None
+        name = m.group(1)
+        vstart = m.end()
+        if name == "replica_groups" and text.startswith("mesh[", vstart):
+            v = _MESH_VALUE.match(text, vstart, end)
+        else:
+            v = _VALUE.match(text, vstart, end)
+        if v is None:
+            return None
+        vtext = v.group()
+        astart = base + m.start(1)
+        vspan = Span(base + vstart, base + v.end())
+        try:
+            value = _value(name, vtext)
+        except ValueError as err:
+            attrs.append(Attribute(name, Opaque(vtext), Span(astart, vspan.end), vspan))
+            issues.append(SyntaxIssue(str(err), vspan))
+            pos = v.end()
+            continue
+        if value is FALLBACK:
+            from .grammar import parse  # the grammar is loaded only when needed
+            got = parse(text[m.start(1):v.end()], "attr_only", astart)
+            if isinstance(got, SyntaxIssue):
+                return None
+            if isinstance(got, tuple):  # (Attribute, SyntaxIssue)
+                attrs.append(got[0])
+                issues.append(got[1])
+            else:
+                attrs.append(got)
+        else:
+            attrs.append(Attribute(name, value, Span(astart, vspan.end), vspan))
+        pos = v.end()
+
+
+def read_body(text: str, pos: int, end: int, opcode: str) -> Body | None:
+    """Operands and attributes of the instruction whose body (after `opcode(`) is
+    text[pos:end]; None when the grammar must read it. Spans are offsets in `text`."""
+    literal = number = None
+    operands: list[OperandRef] = []
+    if opcode == "constant":
+        m = _LITERAL.match(text, pos, end)
+        if m is None:
+            return None
+        literal = Literal(m.group(1).strip())
+        pos = m.end()
+    elif opcode == "parameter":
+        m = _PARAM_NUMBER.match(text, pos, end)
+        if m is None:
+            return None
+        number = int(m.group(1))
+        pos = m.end()
+    else:
+        m = _EMPTY_OPERANDS.match(text, pos, end)
+        if m is not None:
+            pos = m.end()
+        else:
+            while True:
+                m = _OPERAND.match(text, pos, end)
+                if m is None:
+                    return None
+                start = m.start(1) if m.group(1) is not None else m.start(2)
+                operands.append(OperandRef(m.group(3), Span(start, m.end(3)), m.group(1)))
+                pos = m.end()
+                if m.group(4) == ")":
+                    break
+    got = read_attributes(text, pos, end, 0)
+    if got is None:
+        return None
+    return Body(tuple(operands), got[0], got[1], literal, number)
