@@ -48,7 +48,8 @@ _BRACED = _nested(r"\{", r"\}", r'[^{}"\n]', 8)
 _PARENS = _nested(r"\(", r"\)", r'[^()"\n]', 3)
 _SQUARE = _nested(r"\[", r"\]", r'[^\[\]"\n]', 2)
 # One operand and what follows it.
-_OPERAND = re.compile(r"[ \t]*(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
+# (XLA writes `/*index=5*/` before every fifth operand of a long list.)
+_OPERAND = re.compile(r"[ \t]*(?:/\*[^*\n]*\*/[ \t]*)?(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
 _EMPTY_OPERANDS = re.compile(r"[ \t]*\)")
 _LITERAL = re.compile(r'((?:[^()"\n]|' + _PARENS + r')*)\)')
 _PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
@@ -56,7 +57,10 @@ _PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
 # characters with bracketed groups in it (`[2,4]<=[8]`, `f32[2]{0}`).
 _ATTR = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*")
 _VALUE = re.compile(r"(?:" + _STR + "|" + _BRACED + "|" + _PARENS + "|" + _SQUARE + r'|[^\s,{}()\[\]"])+')
-_MESH_VALUE = re.compile(r"mesh\[[^\]\n]*\](?:[ \t]*,[ \t]*device_ids=\([^()\n]*\))?[ \t]*\{[^{}\n]*\}")
+_ATTR_VALUE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*(" + _VALUE.pattern + r")(?=[ \t\r]*(?:,|\Z))")
+_MESH_ATTR = re.compile(r"[ \t]*,[ \t]*(replica_groups)=[ \t]*(mesh\[[^\]\n]*\](?:[ \t]*,[ \t]*device_ids=\((?:[^()\n]|\([^()\n]*\))*\))?"
+                        r"[ \t]*\{[^{}\n]*\})")
+_WS = re.compile(r"[ \t]*")
 _END = re.compile(r"[ \t\r]*\Z")
 
 # --------------------------------------------------------------------------- typed forms
@@ -74,12 +78,14 @@ _PCT_NAMES = re.compile(r"\{[ \t]*(%" + _NAME + r"(?:[ \t]*,[ \t]*%" + _NAME + r
 _IDENTS = re.compile(r"\{[ \t]*(" + _NAME + r"(?:[ \t]*,[ \t]*" + _NAME + r")*)[ \t]*\}\Z")
 _IOTA = re.compile(r"\[[ \t]*([0-9][0-9, \t]*)\][ \t]*<=[ \t]*\[[ \t]*([0-9][0-9, \t]*)\]"
                    r"(?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?\Z")
-_MESH = re.compile(r"mesh\[[ \t]*((?:" + _NAME + r"=[0-9]+(?:[ \t]*,[ \t]*" + _NAME + r"=[0-9]+)*)?)[ \t]*\]"
-                   r"(?:[ \t]*,[ \t]*device_ids=\([ \t]*(?:\[([0-9, \t]+)\](?:[ \t]*T\(([0-9, \t]+)\))?"
-                   r"|([0-9, \t]*))[ \t]*\))?"
-                   r"[ \t]*\{[ \t]*((?:" + _NAME + r"(?::\([0-9]+\)[0-9]+)?|[0-9]+)"
-                   r"(?:[ \t]*,[ \t]*(?:" + _NAME + r"(?::\([0-9]+\)[0-9]+)?|[0-9]+))*)?[ \t]*\}\Z")
-_AXIS_REF = re.compile(r"[ \t]*(" + _NAME + r"|[0-9]+)(?::\(([0-9]+)\)([0-9]+))?[ \t]*")
+_MESH_HEAD = re.compile(r"mesh\[[ \t]*")
+_MESH_AXIS = re.compile(r"(?:(" + _NAME + r")=|('[^'\\\n]*'|\"[^\"\\\n]*\")[ \t]*=)[ \t]*([0-9]+)[ \t]*([,\]])[ \t]*")
+_MESH_IDS = re.compile(r",[ \t]*device_ids=\([ \t]*(?:\[[ \t]*([0-9][0-9, \t]*)\](?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?"
+                       r"|([0-9][0-9, \t]*)?)[ \t]*\)[ \t]*")
+_MESH_REFS = re.compile(r"\{[ \t]*")
+_AXIS_REF = re.compile(r"(?:(" + _NAME + r")(?::[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
+                       r"|('[^'\\\n]*'|\"[^\"\\\n]*\")(?:[ \t]*:[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
+                       r"|([0-9]+))[ \t]*([,}])[ \t]*")
 _MD_ITEM = re.compile(r"[ \t]*,?[ \t]*(" + _NAME + r")=(" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\})")
 _MD = re.compile(r"\{(?:[ \t]*,?[ \t]*" + _NAME + r"=(?:" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\}))*"
                  r"[ \t]*\}\Z")
@@ -101,23 +107,58 @@ def _replica_groups(text: str):
     if m is not None:
         perm = _ints(m.group(3)) if m.group(3) is not None else None
         return iota_from(_ints(m.group(1)), _ints(m.group(2)), perm)
-    m = _MESH.match(text)
-    if m is not None:
-        axes = []
-        for item in m.group(1).split(",") if m.group(1) else ():
-            name, size = item.strip().split("=")
-            axes.append((name, int(size)))
-        order = None
-        if m.group(2) is not None:
-            order = ("iota", _ints(m.group(2)), _ints(m.group(3)) if m.group(3) is not None else None)
-        elif m.group(4) is not None:
-            order = ("list", _ints(m.group(4)))
-        refs = []
-        for item in m.group(5).split(",") if m.group(5) else ():
-            r = _AXIS_REF.fullmatch(item)
-            refs.append((r.group(1), int(r.group(2)), int(r.group(3))) if r.group(2) else (r.group(1), None, None))
-        return mesh_from(tuple(axes), order, tuple(refs))
+    if text.startswith("mesh["):
+        return _mesh(text)
     return FALLBACK
+
+
+def _mesh(text: str):
+    """`mesh[...]` `, device_ids=(...)` `{...}` -> MeshAxesGroups (FALLBACK when it does not read)."""
+    m = _MESH_HEAD.match(text)
+    pos, axes = m.end(), []
+    if text.startswith("]", pos):
+        pos = _WS.match(text, pos + 1).end()
+    else:
+        while True:
+            a = _MESH_AXIS.match(text, pos)
+            if a is None:
+                return FALLBACK
+            axes.append((a.group(1) if a.group(1) is not None else unescape(a.group(2)[1:-1]), int(a.group(3))))
+            pos = a.end()
+            if a.group(4) == "]":
+                break
+    order = None
+    ids = _MESH_IDS.match(text, pos)
+    if ids is not None:
+        if ids.group(1) is not None:
+            order = ("iota", _ints(ids.group(1)), _ints(ids.group(2)) if ids.group(2) is not None else None)
+        else:
+            order = ("list", _ints(ids.group(3)))
+        pos = ids.end()
+    r = _MESH_REFS.match(text, pos)
+    if r is None:
+        return FALLBACK
+    pos, refs = r.end(), []
+    if text.startswith("}", pos):
+        pos += 1
+    else:
+        while True:
+            a = _AXIS_REF.match(text, pos)
+            if a is None:
+                return FALLBACK
+            if a.group(1) is not None:
+                refs.append((a.group(1), int(a.group(2)), int(a.group(3))) if a.group(2) else (a.group(1), None, None))
+            elif a.group(4) is not None:
+                name = unescape(a.group(4)[1:-1])
+                refs.append((name, int(a.group(5)), int(a.group(6))) if a.group(5) else (name, None, None))
+            else:
+                refs.append((a.group(7), None, None))
+            pos = a.end()
+            if a.group(8) == "}":
+                break
+    if pos != len(text):
+        return FALLBACK
+    return mesh_from(tuple(axes), order, tuple(refs))
 
 
 def _metadata(text: str):
@@ -231,10 +272,12 @@ def _generic(name: str, text: str):
     return FALLBACK
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=16384)
 def _typed(name: str, text: str):
     """The typed value of `name=text`, FALLBACK for the grammar; ValueError when the
     value reads but means nothing (iota groups that do not tile, pairs of three)."""
+    if name == "metadata":
+        return _metadata(text)
     if name == "replica_groups":
         return _replica_groups(text)
     if name == "source_target_pairs":
@@ -261,45 +304,36 @@ def _typed(name: str, text: str):
     return _generic(name, text)
 
 
-def _value(name: str, text: str):
-    if name == "metadata":  # nearly every one is different: no cache
-        return _metadata(text)
-    return _typed(name, text)
-
-
 # --------------------------------------------------------------------------- readers
 def read_attributes(text: str, pos: int, end: int, base: int):
     """The `, name=value` list in text[pos:end] (file offsets = base + index):
     (attributes, issues), or None when the grammar must read it."""
     attrs: list[Attribute] = []
     issues: list[SyntaxIssue] = []
+    match = _ATTR_VALUE.match
     while True:
-        if _END.match(text, pos, end):
-            return tuple(attrs), tuple(issues)
-        m = _ATTR.match(text, pos, end)
-        if m is None:
-            return None
-        name = m.group(1)
-        vstart = m.end()
-        if name == "replica_groups" and text.startswith("mesh[", vstart):
-            v = _MESH_VALUE.match(text, vstart, end)
-        else:
-            v = _VALUE.match(text, vstart, end)
-        if v is None:
-            return None
-        vtext = v.group()
-        astart = base + m.start(1)
-        vspan = Span(base + vstart, base + v.end())
+        m = match(text, pos, end)
+        if m is None or text.startswith("mesh[", m.start(2)):
+            # Mesh-axes replica groups have a blank (and maybe a comma) inside.
+            mesh = _MESH_ATTR.match(text, pos, end)
+            if mesh is not None:
+                m = mesh
+            elif m is None:
+                if _END.match(text, pos, end):
+                    return tuple(attrs), tuple(issues)
+                return None
+        name, vtext = m.group(1, 2)
+        vstart, vend = m.span(2)
         try:
-            value = _value(name, vtext)
+            value = _typed(name, vtext)
         except ValueError as err:
-            attrs.append(Attribute(name, Opaque(vtext), Span(astart, vspan.end), vspan))
-            issues.append(SyntaxIssue(str(err), vspan))
-            pos = v.end()
+            attrs.append(Attribute(name, Opaque(vtext), base + m.start(1), base + vstart, base + vend))
+            issues.append(SyntaxIssue(str(err), Span(base + vstart, base + vend)))
+            pos = vend
             continue
         if value is FALLBACK:
             from .grammar import parse  # the grammar is loaded only when needed
-            got = parse(text[m.start(1):v.end()], "attr_only", astart)
+            got = parse(text[m.start(1):vend], "attr_only", base + m.start(1))
             if isinstance(got, SyntaxIssue):
                 return None
             if isinstance(got, tuple):  # (Attribute, SyntaxIssue)
@@ -308,8 +342,8 @@ def read_attributes(text: str, pos: int, end: int, base: int):
             else:
                 attrs.append(got)
         else:
-            attrs.append(Attribute(name, value, Span(astart, vspan.end), vspan))
-        pos = v.end()
+            attrs.append(Attribute(name, value, base + m.start(1), base + vstart, base + vend))
+        pos = vend
 
 
 def read_body(text: str, pos: int, end: int, opcode: str) -> Body | None:
@@ -339,7 +373,7 @@ def read_body(text: str, pos: int, end: int, opcode: str) -> Body | None:
                 if m is None:
                     return None
                 start = m.start(1) if m.group(1) is not None else m.start(2)
-                operands.append(OperandRef(m.group(3), Span(start, m.end(3)), m.group(1)))
+                operands.append(OperandRef(m.group(3), start, m.end(3), m.group(1)))
                 pos = m.end()
                 if m.group(4) == ")":
                     break

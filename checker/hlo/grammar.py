@@ -188,8 +188,9 @@ class _Build(Transformer):
             try:
                 value = make(value)
             except ValueError as err:
-                return (Attribute(name, Opaque(self._text(vspan)), span, vspan), SyntaxIssue(str(err), vspan))
-        return Attribute(name, value, span, vspan)
+                return (Attribute(name, Opaque(self._text(vspan)), span.start, vspan.start, span.end),
+                        SyntaxIssue(str(err), vspan))
+        return Attribute(name, value, span.start, vspan.start, span.end)
 
     # -- names
     def any_name(self, meta, children):
@@ -293,7 +294,7 @@ class _Build(Transformer):
         return ("iota", tuple(parts[0]), tuple(parts[1]), tuple(parts[2]) if transposed else None)
 
     def mesh_axis(self, meta, children):
-        return ("axis", str(children[0])[:-1], int(children[1]))
+        return ("axis", _axis_name(children[0]), int(children[-1]))
 
     def ids_iota(self, meta, children):
         parts: list[list[int]] = [[]]
@@ -310,10 +311,10 @@ class _Build(Transformer):
         return ("ids", ("list", _ints(children)))
 
     def axis_full(self, meta, children):
-        return ("ref", str(children[0]), None, None)
+        return ("ref", _axis_name(children[0]), None, None)
 
     def axis_sub(self, meta, children):
-        return ("ref", str(children[0])[:-1], int(children[1]), int(children[2]))
+        return ("ref", _axis_name(children[0]), int(children[-2]), int(children[-1]))
 
     def rg_mesh(self, meta, children):
         axes, order, refs = [], None, []
@@ -406,7 +407,7 @@ class _Build(Transformer):
         shape_text = None
         if len(children) > 1:
             shape_text = self._text(Span(span.start, nspan.start)).strip()
-        return OperandRef(name, span, shape_text)
+        return OperandRef(name, span.start, span.end, shape_text)
 
     def operand_nested(self, meta, children):
         span = self._span(meta)
@@ -415,7 +416,7 @@ class _Build(Transformer):
         if isinstance(children[0], Shape):
             shape_text = self._text(Span(span.start, self.base + op_tok.start_pos)).strip()
         nested = self._text(Span(self.base + op_tok.start_pos, span.end))
-        return OperandRef(None, span, shape_text, nested)
+        return OperandRef(None, span.start, span.end, shape_text, nested)
 
     def nested_body(self, meta, children):
         return tuple(c for c in children if c is not None)
@@ -519,6 +520,16 @@ class _Build(Transformer):
             elif isinstance(c, ParsedComputation):
                 comps.append(c)
         return ParsedModule(name, attrs, tables, tuple(comps))
+
+
+def _axis_name(tok: Token) -> str:
+    """A mesh axis as written: 'x' or "x" (quoted), x= / x: (bare, with its sign), 0 (an index)."""
+    s = str(tok)
+    if tok.type == "STRING":
+        return unescape(s[1:-1])
+    if tok.type in ("ATTR_NAME", "LABEL_NAME"):
+        return s[:-1]
+    return s
 
 
 def _groups(raw):

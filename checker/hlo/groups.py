@@ -498,4 +498,7 @@ def mesh_from(axes, order, refs) -> MeshAxesGroups:
         else:
             device_order = tuple(order[1])
     mesh = Mesh(names, tuple(s for _, s in axes), device_order)
-    return MeshAxesGroups(mesh, tuple(AxisRef(a, p, s) for a, p, s in refs))
+    groups = MeshAxesGroups(mesh, tuple(AxisRef(a, p, s) for a, p, s in refs))
+    if groups.group_size == 1:  # as jaxlib's parser says
+        raise ValueError("mesh-axes replica groups need more than one device per group, got 1")
+    return groups

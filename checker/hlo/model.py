@@ -16,8 +16,9 @@ reads everything and returns every issue.
 """
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from ..source import SourceFile, Span
 from .shapes import Shape, ShapeError, parse_shape
@@ -40,18 +41,24 @@ class SyntaxIssue:
     """Where, in the file's offsets."""
 
 
-@dataclass(frozen=True, slots=True)
-class OperandRef:
-    """One operand as written: `%x`, `f32[8]{0} %x`, or a nested instruction."""
+class OperandRef(NamedTuple):
+    """One operand as written: `%x`, `f32[8]{0} %x`, or a nested instruction.
+    (A tuple, as Span is: the fast path makes a million of these.)"""
 
     name: str | None
     """The operand instruction's name without `%`; None for a nested instruction."""
-    span: Span
-    """The whole operand, written shape included."""
+    start: int
+    """Offset of the operand (its written shape, if any, included)."""
+    end: int
+    """Offset just past it."""
     shape_text: str | None = None
     """The shape written before the name, if any."""
     nested: str | None = None
     """A nested instruction's text (`multiply(%a, %b)`), which XLA's parser accepts as an operand."""
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
 
     @property
     def shape(self) -> Shape | None:
@@ -64,27 +71,38 @@ class OperandRef:
             return None
 
 
-@dataclass(frozen=True, slots=True)
-class Attribute:
-    """One `name=value` after the operands (or in the module header, or after a computation)."""
+class Attribute(NamedTuple):
+    """One `name=value` after the operands (or in the module header, or after a computation).
+    (A tuple, as Span is: the fast path makes a million of these.)"""
 
     name: str
     """The attribute's name (`replica_groups`, `control-predecessors`)."""
     value: object
     """The typed value (checker/hlo/values.py says which type for which attribute)."""
-    span: Span
-    """From the name to the end of the value."""
-    value_span: Span
-    """The value alone."""
+    start: int
+    """Offset of the name in the file."""
+    value_start: int
+    """Offset of the value."""
+    end: int
+    """Offset just past the value."""
+
+    @property
+    def span(self) -> Span:
+        """From the name to the end of the value."""
+        return Span(self.start, self.end)
+
+    @property
+    def value_span(self) -> Span:
+        """The value alone (where a diagnostic about `replica_groups=` points)."""
+        return Span(self.value_start, self.end)
 
     @property
     def name_span(self) -> Span:
-        return Span(self.span.start, self.span.start + len(self.name))
+        return Span(self.start, self.start + len(self.name))
 
 
-@dataclass(frozen=True, slots=True)
-class Body:
-    """What follows `opcode(`: operands, and attributes."""
+class Body(NamedTuple):
+    """What follows `opcode(`: operands, and attributes. (A tuple: one per instruction.)"""
 
     operands: tuple[OperandRef, ...]
     """The operands in order (empty for `constant` and `parameter`)."""
@@ -116,15 +134,12 @@ class Instruction:
     """`[ROOT] %name = shape opcode(operands), attr=value, ...`.
 
     The structural pass fills the fields; `body` (operands, attributes) is read
-    on first access. Spans are properties over offsets (the pass makes 300,000
-    of these). Treat as read-only."""
+    on first access. The spans are properties over the offsets the pass's regex
+    match recorded (the pass makes 300,000 of these). Treat as read-only."""
 
-    __slots__ = ("name", "opcode", "is_root", "computation", "_start", "_name_start", "_shape_start",
-                 "_shape_end", "_opcode_start", "_body_start", "_end", "_body", "_attrs")
+    __slots__ = ("name", "opcode", "is_root", "computation", "_regs", "_body", "_attrs")
 
-    def __init__(self, name: str, opcode: str, is_root: bool, computation: "Computation", start: int,
-                 name_start: int, shape_start: int, shape_end: int, opcode_start: int, body_start: int,
-                 end: int):
+    def __init__(self, name: str, opcode: str, is_root: bool, computation: "Computation", regs: tuple):
         self.name = name
         """The instruction's name without `%`."""
         self.opcode = opcode
@@ -133,40 +148,37 @@ class Instruction:
         """Marked ROOT."""
         self.computation = computation
         """The computation the instruction is in."""
-        self._start = start
-        self._name_start = name_start
-        self._shape_start = shape_start  # == shape_end when the shape is left out
-        self._shape_end = shape_end
-        self._opcode_start = opcode_start
-        self._body_start = body_start
-        self._end = end
+        # (start, end) of: the line, ROOT, the name (`%` included), the shape ((-1, -1) when
+        # left out), the opcode, and the body (from just after `(` to the instruction's end).
+        self._regs = regs
         self._body: Body | None = None
         self._attrs: dict[str, Attribute] | None = None
 
     @property
     def span(self) -> Span:
         """The whole instruction, from ROOT or the name to the end of its last attribute."""
-        return Span(self._start, self._end)
+        r = self._regs
+        return Span(r[1][0] if self.is_root else r[2][0], r[5][1])
 
     @property
     def name_span(self) -> Span:
         """The name, `%` included."""
-        return Span(self._name_start, self._name_end())
-
-    def _name_end(self) -> int:
-        text = self.computation.module.source.text
-        return self._name_start + len(self.name) + (text[self._name_start] == "%")
+        return Span(*self._regs[2])
 
     @property
     def opcode_span(self) -> Span:
-        return Span(self._opcode_start, self._opcode_start + len(self.opcode))
+        return Span(*self._regs[4])
 
     @property
     def shape_span(self) -> Span | None:
         """The result shape (None when left out, as XLA allows for some opcodes)."""
-        if self._shape_start == self._shape_end:
-            return None
-        return Span(self._shape_start, self._shape_end)
+        s = self._regs[3]
+        return None if s[0] < 0 else Span(*s)
+
+    @property
+    def body_span(self) -> Span:
+        """From just after `opcode(` to the end of the instruction."""
+        return Span(*self._regs[5])
 
     @property
     def module(self) -> "HloText":
@@ -174,9 +186,8 @@ class Instruction:
 
     @property
     def shape_text(self) -> str | None:
-        if self._shape_start == self._shape_end:
-            return None
-        return self.module.source.text[self._shape_start:self._shape_end]
+        s = self._regs[3]
+        return None if s[0] < 0 else self.module.source.text[s[0]:s[1]]
 
     @property
     def shape(self) -> Shape | None:
@@ -188,11 +199,6 @@ class Instruction:
             return parse_shape(text)
         except ShapeError:
             return None
-
-    @property
-    def body_span(self) -> Span:
-        """From just after `opcode(` to the end of the instruction."""
-        return Span(self._body_start, self._end)
 
     @property
     def body(self) -> Body:
@@ -394,12 +400,21 @@ class HloText:
 
     def parse_all(self) -> list[SyntaxIssue]:
         """Read every header, signature and instruction body; every syntax issue, in file order."""
-        self.header
-        for comp in self.computations.values():
-            comp.parameters
-            comp.attributes
-            for ins in comp.instructions:
-                ins.body
+        # As in the structural pass: a million objects made and none freed, so the
+        # cyclic GC would only re-walk the heap.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self.header
+            for comp in self.computations.values():
+                comp.parameters
+                comp.attributes
+                for ins in comp.instructions:
+                    if ins._body is None:
+                        ins.body
+        finally:
+            if enabled:
+                gc.enable()
         return sorted(set(self.issues), key=lambda i: (i.span.start, i.message))
 
     def snippet(self, span: Span) -> str:

@@ -12,6 +12,7 @@ is a SyntaxIssue, and reading goes on at the next line.
 """
 from __future__ import annotations
 
+import gc
 import re
 
 from ..source import SourceFile, Span
@@ -24,9 +25,10 @@ from .values import unescape
 __all__ = ["read_hlo", "looks_like_hlo", "Reader"]
 
 _NAME = r"[A-Za-z_][\w.\-]*"
-# Every line: an instruction's head when it is one (groups 1-5), else nothing.
+# Every line: an instruction's head when it is one (groups 1-4), then the rest
+# of the line up to its last non-blank character (group 5).
 _LINE = re.compile(r"^(?:[ \t]*(ROOT[ \t]+)?(%?" + _NAME + r")[ \t]*=[ \t]*(" + SHAPE_PATTERN + r")[ \t]+("
-                   + _NAME + r")\(|)[^\n]*", re.M)
+                   + _NAME + r")\(|)([^\n]*[^ \t\r\n]|)[ \t\r]*$", re.M)
 _BLANK = re.compile(r"[ \t\r]*(?://[^\n]*)?\Z")
 _COMP = re.compile(r"[ \t]*(ENTRY[ \t]+)?(%?" + _NAME + r")[ \t]*(\([^\n]*?\)[ \t]*->[ \t]*[^\n{]*?(?:\{[0-9:][^{}\n]*\})?)?"
                    r"[ \t]*\{[ \t\r]*\Z")
@@ -58,7 +60,15 @@ def read_hlo(text: str, path: str = "<hlo>") -> HloText:
     module = HloText(source)
     reader = Reader(module)
     module._reader = reader
-    reader.scan()
+    # The pass allocates an object per instruction and frees nothing: the cyclic GC
+    # would only re-walk the growing heap (half the time on big modules), so pause it.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        reader.scan()
+    finally:
+        if enabled:
+            gc.enable()
     if module.issues and len(text) <= _WHOLE_MODULE_FALLBACK_LIMIT:
         reader.whole_module_fallback()
     return module
@@ -94,37 +104,41 @@ class Reader:
         outside_reported = False
         skip_to = 0
         for m in _LINE.finditer(text):
-            start = m.start()
-            if start < skip_to:
+            if skip_to and m.start() < skip_to:
                 continue
-            if m.group(4) is not None:  # an instruction line
+            root, name, opcode = m.group(1, 2, 4)
+            if opcode is not None:  # an instruction line
                 if comp is None:
                     if not outside_reported:
                         issues.append(SyntaxIssue("expected a computation (`%name (params) -> shape {`) "
                                                   "before this instruction", Span(m.start(2), m.end(2))))
                         outside_reported = True
                     continue
-                end = m.end()
-                while end > start and text[end - 1] in " \t\r":
-                    end -= 1
-                name_tok = m.group(2)
-                name = name_tok[1:] if name_tok[0] == "%" else name_tok
-                is_root = m.group(1) is not None
-                ins = Instruction(name, m.group(4), is_root, comp, m.start(1) if is_root else m.start(2),
-                                  m.start(2), m.start(3), m.end(3), m.start(4), m.end(4) + 1, end)
-                self._add(ins, comp, names, instrs, is_root and root_seen)
-                root_seen = root_seen or is_root
+                if name[0] == "%":
+                    name = name[1:]
+                if root is not None:
+                    ins = Instruction(name, opcode, True, comp, m.regs)
+                    if root_seen:
+                        issues.append(SyntaxIssue("a computation has only one ROOT", ins.span))
+                    elif comp.root is None:
+                        comp.root = ins
+                    root_seen = True
+                else:
+                    ins = Instruction(name, opcode, False, comp, m.regs)
+                if name in names:
+                    issues.append(SyntaxIssue(f"instruction %{name} already exists in %{comp.name}", ins.name_span))
+                names.add(name)
+                instrs.append(ins)
                 last = ins
                 continue
+            start = m.start()
             line = m.group()
             if _BLANK.match(line):
                 continue
             # A line of a statement the line before left open.
-            if last is not None and _depth(text[last._start:start]) > 0:
-                end = m.end()
-                while end > start and text[end - 1] in " \t\r":
-                    end -= 1
-                last._end = end
+            if last is not None and _depth(text[last.span.start:start]) > 0:
+                r = last._regs
+                last._regs = r[:5] + ((r[5][0], m.end(5)),)
                 continue
             if comp is not None:
                 c = _CLOSE.match(line)
@@ -139,10 +153,7 @@ class Reader:
                     issues.append(got)
                     skip_to = stmt_end
                     continue
-                ins = Instruction(got.name, got.opcode, got.is_root, comp, got.span.start, got.name_span.start,
-                                  got.shape_span.start if got.shape_span else got.opcode_span.start,
-                                  got.shape_span.end if got.shape_span else got.opcode_span.start,
-                                  got.opcode_span.start, got.body_start, got.span.end)
+                ins = Instruction(got.name, got.opcode, got.is_root, comp, _regs_of(got))
                 ins._body = got.body
                 if got.body.issues:
                     issues.extend(got.body.issues)
@@ -202,6 +213,7 @@ class Reader:
             module.entry = list(module.computations.values())[-1]
 
     def _add(self, ins: Instruction, comp: Computation, names: set, instrs: list, second_root: bool) -> None:
+        """Add an instruction the grammar read (the regex-read ones are added inline)."""
         if ins.name in names:
             self.module.issues.append(SyntaxIssue(f"instruction %{ins.name} already exists in %{comp.name}",
                                                   ins.name_span))
@@ -320,10 +332,7 @@ class Reader:
             names: set[str] = set()
             root_seen = False
             for pi in pc.instructions:
-                ins = Instruction(pi.name, pi.opcode, pi.is_root, comp, pi.span.start, pi.name_span.start,
-                                  pi.shape_span.start if pi.shape_span else pi.opcode_span.start,
-                                  pi.shape_span.end if pi.shape_span else pi.opcode_span.start,
-                                  pi.opcode_span.start, pi.body_start, pi.span.end)
+                ins = Instruction(pi.name, pi.opcode, pi.is_root, comp, _regs_of(pi))
                 ins._body = pi.body
                 module.issues.extend(pi.body.issues)
                 self._add(ins, comp, names, comp.instructions, pi.is_root and root_seen)
@@ -336,25 +345,26 @@ class Reader:
     # ------------------------------------------------------------------ on demand
     def read_body(self, ins: Instruction) -> Body:
         text = self.text
-        body = fast.read_body(text, ins._body_start, ins._end, ins.opcode)
+        body_start, end = ins._regs[5]
+        body = fast.read_body(text, body_start, end, ins.opcode)
         if body is None:
             start = {"constant": "constant_body", "parameter": "parameter_body"}.get(ins.opcode, "body")
-            got = _parse(start, text[ins._body_start:ins._end], ins._body_start)
+            got = _parse(start, text[body_start:end], body_start)
             body = got if isinstance(got, Body) else Body((), (), (got,), by_fast_path=False)
         extra: list[SyntaxIssue] = []
-        if ins._shape_start != ins._shape_end:
+        shape_start, shape_end = ins._regs[3]
+        if shape_start >= 0:
             try:
-                parse_shape(text[ins._shape_start:ins._shape_end])
+                parse_shape(text[shape_start:shape_end])
             except ShapeError as err:
-                at = ins._shape_start + err.offset
+                at = shape_start + err.offset
                 extra.append(SyntaxIssue(err.message, Span(at, at + 1)))
         for op in body.operands:
             if op.shape_text is not None and op.shape is None:
                 extra.append(SyntaxIssue(f"'{op.shape_text}' is not a shape", op.span))
-        if extra:
-            body = Body(body.operands, body.attributes, tuple(extra) + body.issues, body.literal,
-                        body.parameter_number, body.by_fast_path)
-        return body
+        if not extra:
+            return body
+        return body._replace(issues=tuple(extra) + body.issues)
 
     def read_header(self, module: HloText) -> dict[str, Attribute]:
         span = module.header_attrs_span
@@ -394,6 +404,14 @@ class Reader:
             got = ((), (parsed,)) if isinstance(parsed, SyntaxIssue) else parsed
         self.module.issues.extend(got[1])
         return {a.name: a for a in got[0]}
+
+
+def _regs_of(p) -> tuple:
+    """An Instruction's offsets from the grammar's ParsedInstruction."""
+    root = (p.span.start, p.name_span.start) if p.is_root else (-1, -1)
+    shape = tuple(p.shape_span) if p.shape_span is not None else (-1, -1)
+    return ((p.span.start, p.span.end), root, tuple(p.name_span), shape, tuple(p.opcode_span),
+            (p.body_start, p.span.end))
 
 
 def _fast_signature(text: str, base: int):

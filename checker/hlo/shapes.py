@@ -132,9 +132,10 @@ SHAPE_PATTERN = r"(?:[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^{}\n]*\})?|" + _PAREN3 + "
 # The common case in one regex: an array shape with static dimensions and an
 # optional layout without nested braces.
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([0-9,]*)\](?:\{([0-9:][^{}]*)\})?\Z")
-_ELEM = re.compile(r"[ \t\n\r]*([a-z][a-z0-9]*)\[")
+_ELEM = re.compile(r"([a-z][a-z0-9]*)\[")
 _DIM = re.compile(r"[ \t\n\r]*(?:(<=)[ \t\n\r]*(-?[0-9]+)|(-?[0-9]+)|(\?))[ \t\n\r]*([,\]])")
-_WS = re.compile(r"[ \t\n\r]*")
+# Blanks, and the comments XLA writes into long tuples (`/*index=5*/`).
+_WS = re.compile(r"(?:[ \t\n\r]+|/\*.*?\*/)*", re.S)
 # A layout's braces: `{` followed by a number or `:` (XLA's look-ahead, so `{}`
 # is not a layout), nested parentheses inside (`T(8,128)`), no braces.
 _LAYOUT = re.compile(r"\{([ \t\n\r]*[0-9:][^{}]*)\}")
@@ -179,7 +180,7 @@ def shape_at(text: str, pos: int) -> tuple[Shape, int]:
         if not text.startswith(")", pos):
             raise ShapeError("expected ')' at the end of a buffer shape", pos)
         return Shape("buffer", tuple_shapes=(inner,)), pos + 1
-    m = _ELEM.match(text, pos)
+    m = _ELEM.match(text, pos)  # pos is past blanks already
     if m is None:
         raise ShapeError("expected a shape (element type and dimensions, or a tuple)", pos)
     elem = m.group(1)
