@@ -86,8 +86,8 @@ _MESH_REFS = re.compile(r"\{[ \t]*")
 _AXIS_REF = re.compile(r"(?:(" + _NAME + r")(?::[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
                        r"|('[^'\\\n]*'|\"[^\"\\\n]*\")(?:[ \t]*:[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
                        r"|([0-9]+))[ \t]*([,}])[ \t]*")
-_MD_ITEM = re.compile(r"[ \t]*,?[ \t]*(" + _NAME + r")=(" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\})")
-_MD = re.compile(r"\{(?:[ \t]*,?[ \t]*" + _NAME + r"=(?:" + _STR + r"|-?[0-9]+|\{[ \t]*-?[0-9][0-9, \t\-]*\}|\{[ \t]*\}))*"
+_MD_ITEM = re.compile(r"[ \t]*(?:,[ \t]*)?(" + _NAME + r")=(" + _STR + r"|-?[0-9]+|\{[ \t]*(?:-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*[ \t]*)?\})")
+_MD = re.compile(r"\{(?:[ \t]*(?:,[ \t]*)?" + _NAME + r"=(?:" + _STR + r"|-?[0-9]+|\{[ \t]*(?:-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*[ \t]*)?\}))*"
                  r"[ \t]*\}\Z")
 _FA_ITEM = re.compile(r"[ \t]*(" + _NAME + r")=(" + _STR + "|" + _BRACED + r")[ \t]*(,|\}\Z)")
 _EMPTY_BRACES = re.compile(r"\{[ \t]*\}\Z")
@@ -336,11 +336,11 @@ def read_attributes(text: str, pos: int, end: int, base: int):
             got = parse(text[m.start(1):vend], "attr_only", base + m.start(1))
             if isinstance(got, SyntaxIssue):
                 return None
-            if isinstance(got, tuple):  # (Attribute, SyntaxIssue)
+            if isinstance(got, Attribute):
+                attrs.append(got)
+            else:  # (Attribute, SyntaxIssue)
                 attrs.append(got[0])
                 issues.append(got[1])
-            else:
-                attrs.append(got)
         else:
             attrs.append(Attribute(name, value, base + m.start(1), base + vstart, base + vend))
         pos = vend

@@ -544,11 +544,11 @@ def _groups(raw):
 def _split_issues(children) -> tuple[tuple[Attribute, ...], tuple[SyntaxIssue, ...]]:
     attrs, issues = [], []
     for c in children:
-        if isinstance(c, tuple):
+        if isinstance(c, Attribute):
+            attrs.append(c)
+        elif c is not None:  # (Attribute, SyntaxIssue): a value that read but means nothing
             attrs.append(c[0])
             issues.append(c[1])
-        elif c is not None:
-            attrs.append(c)
     return tuple(attrs), tuple(issues)
 
 
@@ -557,7 +557,10 @@ _WORDLIKE = frozenset({"IDENT", "ROOT", "ENTRY"})  # identifiers the grammar lex
 
 def _generic_value(name: str, atoms: list, text: str):
     """The typed value of a generic (`gvalue`) attribute from its atoms: a single token,
-    a `{...}` of ints, of `{ints}`, of names or of booleans; else values.typed_text."""
+    a `{...}` of ints, of `{ints}`, of names, of booleans or of words; else values.typed_text.
+    A sharding stays an Opaque whatever its form."""
+    if name == "sharding":
+        return Opaque(text)
     if len(atoms) == 1:
         a = atoms[0]
         if isinstance(a, Token):

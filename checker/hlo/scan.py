@@ -29,7 +29,7 @@ _NAME = r"[A-Za-z_][\w.\-]*"
 # of the line up to its last non-blank character (group 5).
 _LINE = re.compile(r"^(?:[ \t]*(ROOT[ \t]+)?(%?" + _NAME + r")[ \t]*=[ \t]*(" + SHAPE_PATTERN + r")[ \t]+("
                    + _NAME + r")\(|)([^\n]*[^ \t\r\n]|)[ \t\r]*$", re.M)
-_BLANK = re.compile(r"[ \t\r]*(?://[^\n]*)?\Z")
+_BLANK = re.compile(r"(?:[ \t\r]|//[^\n]*|/\*(?:[^*\n]|\*(?!/))*\*/)*\Z")
 _COMP = re.compile(r"[ \t]*(ENTRY[ \t]+)?(%?" + _NAME + r")[ \t]*(\([^\n]*?\)[ \t]*->[ \t]*[^\n{]*?(?:\{[0-9:][^{}\n]*\})?)?"
                    r"[ \t]*\{[ \t\r]*\Z")
 _CLOSE = re.compile(r"[ \t]*\}[ \t]*([^\n]*?)[ \t\r]*\Z")
@@ -74,6 +74,19 @@ def read_hlo(text: str, path: str = "<hlo>") -> HloText:
     return module
 
 
+_CODE_TOKENS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|[ \t\r\n]+|[^"/ \t\r\n]+|/')
+
+
+def _code_end(text: str, start: int, end: int) -> int:
+    """Where the code in text[start:end] ends, comments and blanks after it left out."""
+    last = start
+    for m in _CODE_TOKENS.finditer(text, start, end):
+        tok = m.group()
+        if not (tok.startswith("//") or tok.startswith("/*") or tok.isspace()):
+            last = m.end()
+    return last
+
+
 def _depth(s: str) -> int:
     """Open brackets minus closed ones in `s`, strings skipped."""
     if '"' in s:
@@ -116,15 +129,19 @@ class Reader:
                     continue
                 if name[0] == "%":
                     name = name[1:]
+                regs = m.regs
+                bs, be = regs[5]
+                if text.find("//", bs, be) >= 0 or text.find("*/", be - 2, be) >= 0:
+                    regs = regs[:5] + ((bs, _code_end(text, bs, be)),)
                 if root is not None:
-                    ins = Instruction(name, opcode, True, comp, m.regs)
+                    ins = Instruction(name, opcode, True, comp, regs)
                     if root_seen:
                         issues.append(SyntaxIssue("a computation has only one ROOT", ins.span))
                     elif comp.root is None:
                         comp.root = ins
                     root_seen = True
                 else:
-                    ins = Instruction(name, opcode, False, comp, m.regs)
+                    ins = Instruction(name, opcode, False, comp, regs)
                 if name in names:
                     issues.append(SyntaxIssue(f"instruction %{name} already exists in %{comp.name}", ins.name_span))
                 names.add(name)

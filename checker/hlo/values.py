@@ -336,7 +336,7 @@ def unescape(body: str) -> str:
 
 
 _INTS = re.compile(r"\s*\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}\s*")
-_INTS_LIST = re.compile(r"\s*\{\s*((?:\{[^{}]*\}\s*,?\s*)*)\}\s*\Z")
+_INTS_LIST = re.compile(r"\s*\{\s*((?:\{[^{}]*\}\s*(?:,\s*)?)*)\}\s*\Z")
 
 
 @lru_cache(maxsize=4096)
