@@ -96,3 +96,13 @@ def test_mutated_modules_never_raise():
             for issue in m.parse_all():
                 assert 0 <= issue.span.start <= issue.span.end <= len(text)
                 assert issue.message
+
+
+def test_a_module_on_one_line_is_read_by_the_grammar():
+    text = 'HloModule m, num_partitions=2\nENTRY %e (a: f32[2]) -> f32[2] { %a = f32[2]{0} parameter(0) ' \
+           'ROOT %b = f32[2]{0} all-reduce(%a), channel_id=1, replica_groups={{0,1}}, to_apply=%e }\n'
+    m, got = issues(text)
+    assert got == [] and m.num_partitions == 2
+    assert [i.name for i in m.entry.instructions] == ["a", "b"] and m.entry.root.name == "b"
+    assert m.entry.root.attr("replica_groups").expand() == ((0, 1),)
+    assert m.snippet(m.entry.root.opcode_span) == "all-reduce"

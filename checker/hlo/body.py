@@ -51,6 +51,8 @@ _SQUARE = _nested(r"\[", r"\]", r'[^\[\]"\n]', 2)
 # (XLA writes `/*index=5*/` before every fifth operand of a long list.)
 _OPERAND = re.compile(r"[ \t]*(?:/\*[^*\n]*\*/[ \t]*)?(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
 _EMPTY_OPERANDS = re.compile(r"[ \t]*\)")
+_NAMES_ONLY = re.compile(r"[ \t]*((?:%" + _NAME + r"[ \t]*,[ \t]*)*%" + _NAME + r")[ \t]*\)")
+_OPERAND_NAME = re.compile(r"%(" + _NAME + r")")
 _LITERAL = re.compile(r'((?:[^()"\n]|' + _PARENS + r')*)\)')
 _PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
 # `, name=` then the value: a string, a braced group, or a run of other
@@ -366,6 +368,9 @@ def read_body(text: str, pos: int, end: int, opcode: str) -> Body | None:
     else:
         m = _EMPTY_OPERANDS.match(text, pos, end)
         if m is not None:
+            pos = m.end()
+        elif (m := _NAMES_ONLY.match(text, pos, end)) is not None:  # what XLA prints: `%a, %b)`
+            operands = [OperandRef(n.group(1), n.start(), n.end()) for n in _OPERAND_NAME.finditer(text, pos, m.end(1))]
             pos = m.end()
         else:
             while True:

@@ -137,9 +137,10 @@ class Instruction:
     on first access. The spans are properties over the offsets the pass's regex
     match recorded (the pass makes 300,000 of these). Treat as read-only."""
 
-    __slots__ = ("name", "opcode", "is_root", "computation", "_regs", "_body", "_attrs")
+    __slots__ = ("name", "opcode", "is_root", "computation", "offsets", "_body", "_attrs")
 
-    def __init__(self, name: str, opcode: str, is_root: bool, computation: "Computation", regs: tuple):
+    def __init__(self, name: str, opcode: str, is_root: bool, computation: "Computation", offsets: tuple,
+                 body: "Body | None" = None):
         self.name = name
         """The instruction's name without `%`."""
         self.opcode = opcode
@@ -148,37 +149,39 @@ class Instruction:
         """Marked ROOT."""
         self.computation = computation
         """The computation the instruction is in."""
-        # (start, end) of: the line, ROOT, the name (`%` included), the shape ((-1, -1) when
-        # left out), the opcode, and the body (from just after `(` to the instruction's end).
-        self._regs = regs
-        self._body: Body | None = None
+        self.offsets = offsets
+        """(start, end) of: the line, ROOT ((-1, -1) when not written), the name (`%` included),
+        the shape ((-1, -1) when left out), the opcode, and the body (from just after `(` to the
+        instruction's end). The spans below read them; the structural pass records its regex
+        match's offsets as they are."""
+        self._body = body
         self._attrs: dict[str, Attribute] | None = None
 
     @property
     def span(self) -> Span:
         """The whole instruction, from ROOT or the name to the end of its last attribute."""
-        r = self._regs
+        r = self.offsets
         return Span(r[1][0] if self.is_root else r[2][0], r[5][1])
 
     @property
     def name_span(self) -> Span:
         """The name, `%` included."""
-        return Span(*self._regs[2])
+        return Span(*self.offsets[2])
 
     @property
     def opcode_span(self) -> Span:
-        return Span(*self._regs[4])
+        return Span(*self.offsets[4])
 
     @property
     def shape_span(self) -> Span | None:
         """The result shape (None when left out, as XLA allows for some opcodes)."""
-        s = self._regs[3]
+        s = self.offsets[3]
         return None if s[0] < 0 else Span(*s)
 
     @property
     def body_span(self) -> Span:
         """From just after `opcode(` to the end of the instruction."""
-        return Span(*self._regs[5])
+        return Span(*self.offsets[5])
 
     @property
     def module(self) -> "HloText":
@@ -186,7 +189,7 @@ class Instruction:
 
     @property
     def shape_text(self) -> str | None:
-        s = self._regs[3]
+        s = self.offsets[3]
         return None if s[0] < 0 else self.module.source.text[s[0]:s[1]]
 
     @property
@@ -272,7 +275,8 @@ class Computation:
                  "module", "attributes_span", "_by_name", "_signature", "_attrs")
 
     def __init__(self, name: str, is_entry: bool, span: Span, name_span: Span,
-                 signature_span: Span | None, module: "HloText"):
+                 signature_span: Span | None, module: "HloText", signature: tuple | None = None,
+                 attributes: "dict[str, Attribute] | None" = None):
         self.name = name
         """The computation's name without `%`."""
         self.is_entry = is_entry
@@ -292,8 +296,8 @@ class Computation:
         self.attributes_span: Span | None = None
         """`, execution_thread="..."` after the closing brace, when written."""
         self._by_name: dict[str, Instruction] | None = None
-        self._signature: tuple | None = None
-        self._attrs: dict[str, Attribute] | None = None
+        self._signature = signature  # (parameters, result), when already read
+        self._attrs = attributes
 
     def instruction(self, name: str) -> Instruction | None:
         """The instruction named `name` (without `%`) in this computation."""
@@ -355,14 +359,15 @@ class HloText:
         self.issues: list[SyntaxIssue] = []
         """Syntax errors found so far (the structural pass's, then each body's as it is read)."""
         self._header: dict[str, Attribute] | None = None
-        self._reader = None  # checker/hlo/scan.py's Reader: reads bodies on demand
+        self.reader = None
+        """What reads headers, signatures and bodies on demand (checker/hlo/scan.py's Reader)."""
 
     # ------------------------------------------------------------------ header
     @property
     def header(self) -> dict[str, Attribute]:
         """The header's attributes by name, read on first access."""
         if self._header is None:
-            self._header = self._reader.read_header(self) if self._reader is not None else {}
+            self._header = self.reader.read_header(self) if self.reader is not None else {}
         return self._header
 
     def header_attr(self, name: str, default=None):
@@ -422,13 +427,13 @@ class HloText:
 
     # ------------------------------------------------------------------ lazy readers
     def _read_body(self, ins: Instruction) -> Body:
-        body = self._reader.read_body(ins)
+        body = self.reader.read_body(ins)
         if body.issues:
             self.issues.extend(body.issues)
         return body
 
     def _read_signature(self, comp: Computation):
-        return self._reader.read_signature(comp)
+        return self.reader.read_signature(comp)
 
     def _read_trailing(self, comp: Computation) -> dict[str, Attribute]:
-        return self._reader.read_trailing(comp)
+        return self.reader.read_trailing(comp)

@@ -19,7 +19,7 @@ from ..source import SourceFile, Span
 from . import body as fast
 from .frames import FileLocation, StackFrame, StackFrameTables
 from .model import Attribute, Body, Computation, HloText, Instruction, Parameter, SyntaxIssue
-from .shapes import SHAPE_PATTERN, ShapeError, parse_shape, shape_at
+from .shapes import SHAPE_PATTERN, ShapeError, parse_shape
 from .values import unescape
 
 __all__ = ["read_hlo", "looks_like_hlo", "Reader"]
@@ -39,7 +39,9 @@ _NAME_ROW = re.compile(r"[ \t]*([0-9]+)[ \t]+(\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")[
 _FIELDS_ROW = re.compile(r"[ \t]*([0-9]+)[ \t]*\{((?:[ \t]*" + _NAME + r"=-?[0-9]+)*)[ \t]*\}[ \t\r]*\Z")
 _FIELD = re.compile(r"(" + _NAME + r")=(-?[0-9]+)")
 _STRINGS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
-_SIGNATURE = re.compile(r"[ \t]*(" + _NAME + r"):[ \t]*")
+_PARAM = re.compile(r"(" + _NAME + r"):[ \t]*(" + SHAPE_PATTERN + r")")
+_SIGNATURE_ALL = re.compile(r"\(((?:[ \t]*" + _NAME + r":[ \t]*" + SHAPE_PATTERN + r"[ \t]*,)*(?:[ \t]*" + _NAME
+                            + r":[ \t]*" + SHAPE_PATTERN + r")?)[ \t]*\)[ \t]*->[ \t]*(" + SHAPE_PATTERN + r")[ \t]*\Z")
 _FIRST_TOKEN = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 
 # Beyond this size a text whose layout the structural pass cannot follow is not
@@ -59,7 +61,7 @@ def read_hlo(text: str, path: str = "<hlo>") -> HloText:
     source = SourceFile(path, text)
     module = HloText(source)
     reader = Reader(module)
-    module._reader = reader
+    module.reader = reader
     # The pass allocates an object per instruction and frees nothing: the cyclic GC
     # would only re-walk the growing heap (half the time on big modules), so pause it.
     enabled = gc.isenabled()
@@ -100,6 +102,7 @@ class Reader:
     def __init__(self, module: HloText):
         self.module = module
         self.text = module.source.text
+        self.header: dict[str, Attribute] | None = None
 
     # ------------------------------------------------------------------ structure
     def scan(self) -> None:
@@ -154,8 +157,8 @@ class Reader:
                 continue
             # A line of a statement the line before left open.
             if last is not None and _depth(text[last.span.start:start]) > 0:
-                r = last._regs
-                last._regs = r[:5] + ((r[5][0], m.end(5)),)
+                r = last.offsets
+                last.offsets = r[:5] + ((r[5][0], m.end(5)),)
                 continue
             if comp is not None:
                 c = _CLOSE.match(line)
@@ -170,8 +173,7 @@ class Reader:
                     issues.append(got)
                     skip_to = stmt_end
                     continue
-                ins = Instruction(got.name, got.opcode, got.is_root, comp, _regs_of(got))
-                ins._body = got.body
+                ins = Instruction(got.name, got.opcode, got.is_root, comp, _offsets_of(got), got.body)
                 if got.body.issues:
                     issues.extend(got.body.issues)
                 self._add(ins, comp, names, instrs, got.is_root and root_seen)
@@ -211,8 +213,7 @@ class Reader:
                     comp = Computation("<error>", False, Span(start, start), Span(start, start), None, module)
                 else:
                     comp = Computation(got.name, got.is_entry, Span(start, start), got.name_span,
-                                       got.signature_span, module)
-                    comp._signature = (got.parameters, got.result)
+                                       got.signature_span, module, (got.parameters, got.result))
                     self._register(comp)
             seen_comp = True
             table_key = None
@@ -336,21 +337,19 @@ class Reader:
         module.computations.clear()
         module.entry = None
         module.name = got.name
-        module._header = {}
+        self.header = {}
         for a in got.header_attributes:
-            module._header.setdefault(a.name, a)
+            self.header.setdefault(a.name, a)
         module.tables = got.tables
         for pc in got.computations:
             h = pc.header
-            comp = Computation(h.name, h.is_entry, pc.span, h.name_span, h.signature_span, module)
-            comp._signature = (h.parameters, h.result)
-            comp._attrs = {a.name: a for a in pc.attributes}
+            comp = Computation(h.name, h.is_entry, pc.span, h.name_span, h.signature_span, module,
+                               (h.parameters, h.result), {a.name: a for a in pc.attributes})
             self._register(comp)
             names: set[str] = set()
             root_seen = False
             for pi in pc.instructions:
-                ins = Instruction(pi.name, pi.opcode, pi.is_root, comp, _regs_of(pi))
-                ins._body = pi.body
+                ins = Instruction(pi.name, pi.opcode, pi.is_root, comp, _offsets_of(pi), pi.body)
                 module.issues.extend(pi.body.issues)
                 self._add(ins, comp, names, comp.instructions, pi.is_root and root_seen)
                 root_seen = root_seen or pi.is_root
@@ -362,14 +361,14 @@ class Reader:
     # ------------------------------------------------------------------ on demand
     def read_body(self, ins: Instruction) -> Body:
         text = self.text
-        body_start, end = ins._regs[5]
+        body_start, end = ins.offsets[5]
         body = fast.read_body(text, body_start, end, ins.opcode)
         if body is None:
             start = {"constant": "constant_body", "parameter": "parameter_body"}.get(ins.opcode, "body")
             got = _parse(start, text[body_start:end], body_start)
             body = got if isinstance(got, Body) else Body((), (), (got,), by_fast_path=False)
         extra: list[SyntaxIssue] = []
-        shape_start, shape_end = ins._regs[3]
+        shape_start, shape_end = ins.offsets[3]
         if shape_start >= 0:
             try:
                 parse_shape(text[shape_start:shape_end])
@@ -384,6 +383,8 @@ class Reader:
         return body._replace(issues=tuple(extra) + body.issues)
 
     def read_header(self, module: HloText) -> dict[str, Attribute]:
+        if self.header is not None:  # read by the grammar with the whole module
+            return self.header
         span = module.header_attrs_span
         if span is None:
             return {}
@@ -423,7 +424,7 @@ class Reader:
         return {a.name: a for a in got[0]}
 
 
-def _regs_of(p) -> tuple:
+def _offsets_of(p) -> tuple:
     """An Instruction's offsets from the grammar's ParsedInstruction."""
     root = (p.span.start, p.name_span.start) if p.is_root else (-1, -1)
     shape = tuple(p.shape_span) if p.shape_span is not None else (-1, -1)
@@ -433,35 +434,15 @@ def _regs_of(p) -> tuple:
 
 def _fast_signature(text: str, base: int):
     """`(p: f32[2], q: s32[]) -> f32[2]` -> (parameters, result); None to leave it to the grammar."""
-    if not text.startswith("("):
+    m = _SIGNATURE_ALL.match(text)
+    if m is None:
         return None
     params = []
-    pos = 1
     try:
-        if text.startswith(")", pos):
-            pos += 1
-        else:
-            while True:
-                m = _SIGNATURE.match(text, pos)
-                if m is None:
-                    return None
-                shape, end = shape_at(text, m.end())
-                params.append(Parameter(m.group(1), shape, Span(base + m.start(1), base + end)))
-                pos = end
-                if text.startswith(",", pos):
-                    pos += 1
-                elif text.startswith(")", pos):
-                    pos += 1
-                    break
-                else:
-                    return None
-        arrow = text.find("->", pos)
-        if arrow < 0 or text[pos:arrow].strip():
-            return None
-        result, end = shape_at(text, arrow + 2)
+        for p in _PARAM.finditer(text, 1, m.end(1)):
+            params.append(Parameter(p.group(1), parse_shape(p.group(2)), Span(base + p.start(1), base + p.end(2))))
+        result = parse_shape(m.group(2))
     except ShapeError:
-        return None
-    if text[end:].strip():
         return None
     return tuple(params), result
 
