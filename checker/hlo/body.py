@@ -36,30 +36,40 @@ _STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _NAME = r'[A-Za-z_][\w.\-]*'
 
 
-def _nested(open_: str, close: str, inner: str, depth: int) -> str:
-    """A regex for text between balanced `open_`/`close` (nested `depth` deep), strings skipped."""
-    pat = f"{open_}(?:{inner}|{_STR})*{close}"
+def _run(chars: str) -> str:
+    """A maximal run of `chars` (a class body): the run may not stop before a char of its class,
+    so a failing match cannot retry every way of cutting it (no exponential backtracking)."""
+    return f"[{chars}]+(?![{chars}])"
+
+
+def _nested(open_: str, close: str, chars: str, depth: int) -> str:
+    """A regex for text between balanced `open_`/`close` (nested `depth` deep), strings skipped;
+    `chars` is the class of everything else."""
+    pat = f"{open_}(?:{_run(chars)}|{_STR})*{close}"
     for _ in range(depth):
-        pat = f"{open_}(?:{inner}|{_STR}|{pat})*{close}"
+        pat = f"{open_}(?:{_run(chars)}|{_STR}|{pat})*{close}"
     return pat
 
 
-_BRACED = _nested(r"\{", r"\}", r'[^{}"\n]', 8)
-_PARENS = _nested(r"\(", r"\)", r'[^()"\n]', 3)
-_SQUARE = _nested(r"\[", r"\]", r'[^\[\]"\n]', 2)
+_BRACED = _nested(r"\{", r"\}", r'^{}"\n', 8)
+_PARENS = _nested(r"\(", r"\)", r'^()"\n', 3)
+_SQUARE = _nested(r"\[", r"\]", r'^\[\]"\n', 2)
 # One operand and what follows it.
 # (XLA writes `/*index=5*/` before every fifth operand of a long list.)
 _OPERAND = re.compile(r"[ \t]*(?:/\*[^*\n]*\*/[ \t]*)?(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
 _EMPTY_OPERANDS = re.compile(r"[ \t]*\)")
 _NAMES_ONLY = re.compile(r"[ \t]*((?:%" + _NAME + r"[ \t]*,[ \t]*)*%" + _NAME + r")[ \t]*\)")
-_OPERAND_NAME = re.compile(r"%(" + _NAME + r")")
+_OPERAND_PARTS = re.compile(r"([^%]*)%(" + _NAME + r")")
 _LITERAL = re.compile(r'((?:[^()"\n]|' + _PARENS + r')*)\)')
 _PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
 # `, name=` then the value: a string, a braced group, or a run of other
 # characters with bracketed groups in it (`[2,4]<=[8]`, `f32[2]{0}`).
 _ATTR = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*")
-_VALUE = re.compile(r"(?:" + _STR + "|" + _BRACED + "|" + _PARENS + "|" + _SQUARE + r'|[^\s,{}()\[\]"])+')
+_VALUE = re.compile(r"(?:" + _STR + "|" + _BRACED + "|" + _PARENS + "|" + _SQUARE + "|" + _run(r'^\s,{}()\[\]"') + ")+")
 _ATTR_VALUE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*(" + _VALUE.pattern + r")(?=[ \t\r]*(?:,|\Z))")
+# The pieces of an attribute list in the usual form: (separator, name, `=`, value).
+_ATTR_PARTS = re.compile(r"([ \t]*,[ \t]*)(" + _NAME + r")(=[ \t]*)(" + _VALUE.pattern
+                         + r")(?=[ \t\r]*(?:,|\Z))")
 _MESH_ATTR = re.compile(r"[ \t]*,[ \t]*(replica_groups)=[ \t]*(mesh\[[^\]\n]*\](?:[ \t]*,[ \t]*device_ids=\((?:[^()\n]|\([^()\n]*\))*\))?"
                         r"[ \t]*\{[^{}\n]*\})")
 _WS = re.compile(r"[ \t]*")
@@ -310,6 +320,50 @@ def _typed(name: str, text: str):
 def read_attributes(text: str, pos: int, end: int, base: int):
     """The `, name=value` list in text[pos:end] (file offsets = base + index):
     (attributes, issues), or None when the grammar must read it."""
+    # The usual case: one findall cuts the list, offsets are counted from the pieces' lengths.
+    # Were anything skipped between pieces, the count would fall short of the last value's
+    # end, and what follows the count would not be blank: then one attribute at a time.
+    parts = _ATTR_PARTS.findall(text, pos, end)
+    total = sum(len(a) + len(b) + len(c) + len(d) for a, b, c, d in parts)
+    if not _END.match(text, pos + total, end) or any(d.startswith("mesh[") for _, _, _, d in parts):
+        return _read_attributes_one_by_one(text, pos, end, base)
+    attrs: list[Attribute] = []
+    issues: list[SyntaxIssue] = []
+    pos += base
+    for sep, name, eq, vtext in parts:
+        start = pos + len(sep)
+        vstart = start + len(name) + len(eq)
+        pos = vstart + len(vtext)
+        try:
+            value = _typed(name, vtext)
+        except ValueError as err:
+            attrs.append(Attribute(name, Opaque(vtext), start, vstart, pos))
+            issues.append(SyntaxIssue(str(err), Span(vstart, pos)))
+            continue
+        if value is FALLBACK:
+            got = _grammar_attribute(text[start - base:pos - base], start)
+            if got is None:
+                return None
+            attrs.append(got[0])
+            issues.extend(got[1])
+        else:
+            attrs.append(Attribute(name, value, start, vstart, pos))
+    return tuple(attrs), tuple(issues)
+
+
+def _grammar_attribute(text: str, start: int):
+    """One `name=value` read by the grammar: ([Attribute], [issue...]), or None when it does not read."""
+    from .grammar import parse  # the grammar is loaded only when needed
+    got = parse(text, "attr_only", start)
+    if isinstance(got, SyntaxIssue):
+        return None
+    if isinstance(got, Attribute):
+        return got, ()
+    return got[0], (got[1],)  # (Attribute, SyntaxIssue): a value that reads but means nothing
+
+
+def _read_attributes_one_by_one(text: str, pos: int, end: int, base: int):
+    """read_attributes for the lists one match cannot check (mesh-axes groups, odd blanks)."""
     attrs: list[Attribute] = []
     issues: list[SyntaxIssue] = []
     match = _ATTR_VALUE.match
@@ -334,15 +388,11 @@ def read_attributes(text: str, pos: int, end: int, base: int):
             pos = vend
             continue
         if value is FALLBACK:
-            from .grammar import parse  # the grammar is loaded only when needed
-            got = parse(text[m.start(1):vend], "attr_only", base + m.start(1))
-            if isinstance(got, SyntaxIssue):
+            got = _grammar_attribute(text[m.start(1):vend], base + m.start(1))
+            if got is None:
                 return None
-            if isinstance(got, Attribute):
-                attrs.append(got)
-            else:  # (Attribute, SyntaxIssue)
-                attrs.append(got[0])
-                issues.append(got[1])
+            attrs.append(got[0])
+            issues.extend(got[1])
         else:
             attrs.append(Attribute(name, value, base + m.start(1), base + vstart, base + vend))
         pos = vend
@@ -370,7 +420,11 @@ def read_body(text: str, pos: int, end: int, opcode: str) -> Body | None:
         if m is not None:
             pos = m.end()
         elif (m := _NAMES_ONLY.match(text, pos, end)) is not None:  # what XLA prints: `%a, %b)`
-            operands = [OperandRef(n.group(1), n.start(), n.end()) for n in _OPERAND_NAME.finditer(text, pos, m.end(1))]
+            at = pos
+            for gap, name in _OPERAND_PARTS.findall(text, pos, m.end(1)):
+                at += len(gap)
+                operands.append(OperandRef(name, at, at + 1 + len(name)))
+                at += 1 + len(name)
             pos = m.end()
         else:
             while True:
