@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 from ..source import SourceFile, Span
+from .frames import PythonFrame, StackFrameTables, frames_of
 from .shapes import Shape, ShapeError, parse_shape
 from .values import Literal, Metadata, NameRef
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .frames import PythonFrame, StackFrameTables
 
 __all__ = ["SyntaxIssue", "OperandRef", "Attribute", "Body", "Parameter", "Instruction", "Computation",
            "HloText"]
@@ -260,7 +258,7 @@ class Instruction:
         v = self.attr("control-predecessors", ())
         return tuple(x.name for x in v if isinstance(x, NameRef))
 
-    def python_frames(self) -> "tuple[PythonFrame, ...]":
+    def python_frames(self) -> tuple[PythonFrame, ...]:
         """The user's Python frames this instruction came from, innermost first."""
         return self.module.python_frames(self.metadata)
 
@@ -350,7 +348,7 @@ class HloText:
         """The `HloModule ...` line."""
         self.header_attrs_span: Span | None = None
         """The `, attr=value, ...` part of the header."""
-        self.tables: "StackFrameTables | None" = None
+        self.tables: StackFrameTables | None = None
         """FileNames / FunctionNames / FileLocations / StackFrames, when written."""
         self.computations: dict[str, Computation] = {}
         """The computations by name, in written order."""
@@ -397,10 +395,9 @@ class HloText:
     def computation(self, name: str) -> Computation | None:
         return self.computations.get(name)
 
-    def python_frames(self, metadata: Metadata | None) -> "tuple[PythonFrame, ...]":
+    def python_frames(self, metadata: Metadata | None) -> tuple[PythonFrame, ...]:
         """The Python frames `metadata` points at, innermost first: through the StackFrames
         table when it has a stack_frame_id, else its source_file / source_line."""
-        from .frames import frames_of
         return frames_of(metadata, self.tables)
 
     def parse_all(self) -> list[SyntaxIssue]:

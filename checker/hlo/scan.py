@@ -44,8 +44,8 @@ _SIGNATURE_ALL = re.compile(r"\(((?:[ \t]*" + _NAME + r":[ \t]*" + SHAPE_PATTERN
                             + r":[ \t]*" + SHAPE_PATTERN + r")?)[ \t]*\)[ \t]*->[ \t]*(" + SHAPE_PATTERN + r")[ \t]*\Z")
 _FIRST_TOKEN = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 
-# Beyond this size a text whose layout the structural pass cannot follow is not
-# handed whole to the grammar (it would take minutes): its issues stand.
+# A text in which the structural pass found no instruction at all (a module on one
+# line) is handed whole to the grammar, up to this size (beyond, it would take minutes).
 _WHOLE_MODULE_FALLBACK_LIMIT = 2_000_000
 
 
@@ -71,7 +71,8 @@ def read_hlo(text: str, path: str = "<hlo>") -> HloText:
     finally:
         if enabled:
             gc.enable()
-    if module.issues and len(text) <= _WHOLE_MODULE_FALLBACK_LIMIT:
+    if module.issues and len(text) <= _WHOLE_MODULE_FALLBACK_LIMIT \
+            and not any(c.instructions for c in module.computations.values()):
         reader.whole_module_fallback()
     return module
 
@@ -155,8 +156,9 @@ class Reader:
             line = m.group()
             if _BLANK.match(line):
                 continue
-            # A line of a statement the line before left open.
-            if last is not None and _depth(text[last.span.start:start]) > 0:
+            # A line of a statement the line before left open (a bracket, a trailing comma).
+            if last is not None and (text[last.offsets[5][1] - 1] == "," or line.lstrip().startswith(",")
+                                     or _depth(text[last.span.start:start]) > 0):
                 r = last.offsets
                 last.offsets = r[:5] + ((r[5][0], m.end(5)),)
                 continue
@@ -292,14 +294,17 @@ class Reader:
 
     def _statement_end(self, start: int) -> int:
         """The end of the statement starting at `start`: its line, and the lines after it
-        while brackets stay open."""
+        while brackets stay open or a comma joins them."""
         text = self.text
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         depth = _depth(text[start:end])
-        while depth > 0 and end < len(text):
+        while end < len(text):
             nxt = text.find("\n", end + 1)
             nxt = len(text) if nxt < 0 else nxt
+            if depth <= 0 and not text[start:end].rstrip().endswith(",") \
+                    and not text[end:nxt].lstrip().startswith(","):
+                break
             depth += _depth(text[end:nxt])
             end = nxt
         while end > start and text[end - 1] in " \t\r\n":
@@ -325,9 +330,9 @@ class Reader:
         return StackFrameTables(files, funcs, tuple(locs), tuple(frames), span)
 
     def whole_module_fallback(self) -> None:
-        """When the structural pass found problems, read the whole text with the grammar: if it
-        reads (a module on one line, statements over several lines), its reading replaces the
-        structural one; else the structural issues stand."""
+        """When the structural pass found no instruction, read the whole text with the grammar:
+        if it reads (a module on one line), its reading replaces the structural one; else the
+        structural issues stand."""
         from .grammar import ParsedModule
         got = _parse("module", self.text, 0)
         if not isinstance(got, ParsedModule):
