@@ -224,6 +224,29 @@ def test_forms_nobody_told_the_reader_about():
     assert instr(m, "b").attr("parameter_replication") == (True,)
 
 
+def test_the_attributes_of_many_opcodes():
+    m = module("opcode_zoo.hlo")
+    a = lambda name, attr: instr(m, name).attr(attr)  # noqa: E731
+    assert a("conv", "window").dims("size") == (3, 3) and a("conv", "window").dims("stride") is None
+    assert a("conv", "dim_labels") == Word("b01f_01io->b01f") and a("pad", "padding") == Word("1_1x0_1_0")
+    assert a("conv", "operand_precision") == (Word("highest"), Word("default"))
+    assert a("sl", "slice") == SliceRanges(((0, 4, 2), (0, 8, 2)))
+    assert a("ds", "dynamic_slice_sizes") == (2, 8) and a("iota", "iota_dimension") == 1
+    assert (a("topk", "k"), a("topk", "largest")) == (2, True)
+    assert a("bn", "epsilon") == 0.001 and a("rp", "exponent_bits") == 5
+    assert (a("fft", "fft_type"), a("fft", "fft_length")) == (Word("FFT"), (8,))
+    assert a("sas", "select") == NameRef("ge") and a("sas", "scatter") == NameRef("max")
+    assert a("infeed", "infeed_config") == "feed" and str(a("outfeed", "outfeed_shape")) == "f32[4,8]{1,0}"
+    assert [str(s) for s in a("cc", "operand_layout_constraints")] == ["f32[4,8]{1,0}"]
+    assert a("cc", "custom_call_target") == "__cublas$gemm" and a("cc", "backend_config").text == "opaque string"
+    assert isinstance(a("dom", "domain"), Opaque) and isinstance(a("tuple_sharded", "sharding"), Opaque)
+    assert instr(m, "cd").shape.layout == "1,0:S(1)" and instr(m, "scalar").shape.layout == ":T(256)"
+    assert instr(m, "dyn").shape.dynamic == (True, False)
+    assert instr(m, "k").body.literal.text.startswith("{ { { {1} }")
+    assert m.header_attr("alias_passthrough_params") is True
+    assert isinstance(m.header_attr("input_output_alias"), Opaque)
+
+
 def test_shapes():
     from shlo_lint.checker.hlo.shapes import ShapeError, parse_shape
     s = parse_shape("bf16[8,128]{1,0:T(8,128)(2,1)S(1)}")
@@ -249,6 +272,9 @@ def test_looks_like_hlo():
     assert not looks_like_hlo("HloModuleX, foo\n")
     assert not looks_like_hlo("")
     assert not looks_like_hlo("ENTRY %main () -> f32[] {\n")
+    # what else --xla_dump_to writes next to the modules
+    assert not looks_like_hlo("BufferAssignment:\nallocation 0: size 64, maybe-live-out:\n")
+    assert not looks_like_hlo("; ModuleID = '__compute_module'\nsource_filename = \"x\"\n")
 
 
 def test_dump_directory_pair_reads_as_one_program_before_and_after():

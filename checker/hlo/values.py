@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .shapes import ShapeError, parse_shape, shape_at
+
 __all__ = ["NameRef", "Word", "Opaque", "Literal", "SourceTargetPairs", "Metadata", "FrontendAttributes",
            "SendRecvValidation", "BackendConfig", "SliceRanges", "Window", "ComputationLayout",
            "unescape", "int_list_list", "typed_text", "COMPUTATION_ATTRS", "COMPUTATION_LIST_ATTRS",
@@ -370,7 +372,30 @@ _WINDOW_FIELD = re.compile(r"\s*([A-Za-z_][\w.\-]*)=([0-9x_\-]+)\s*")
 
 def typed_text(name: str, text: str):
     """The value of attribute `name` whose text is `text`, for the forms with no grammar
-    rule of their own: `slice`, `window`; everything else is an Opaque."""
+    rule of their own: `slice` (SliceRanges), `window` (Window), `outfeed_shape` (a Shape),
+    `operand_layout_constraints` (a tuple of Shapes); everything else is an Opaque."""
+    if name == "outfeed_shape":
+        try:
+            return parse_shape(text.strip())
+        except ShapeError:
+            return Opaque(text)
+    if name == "operand_layout_constraints":
+        t = text.strip()
+        if t.startswith("{") and t.endswith("}"):
+            shapes, pos = [], 1
+            try:
+                while t[pos:-1].strip():
+                    shape, pos = shape_at(t, pos)
+                    shapes.append(shape)
+                    rest = t[pos:-1].lstrip()
+                    if rest.startswith(","):
+                        pos = t.index(",", pos) + 1
+                    elif rest:
+                        raise ShapeError("expected ','", pos)
+                return tuple(shapes)
+            except ShapeError:
+                pass
+        return Opaque(text)
     if name == "slice":
         t = text.strip()
         if t.startswith("{"):
