@@ -56,22 +56,22 @@ _PARENS = _nested(r"\(", r"\)", r'^()"\n', 3)
 _SQUARE = _nested(r"\[", r"\]", r'^\[\]"\n', 2)
 # One operand and what follows it.
 # (XLA writes `/*index=5*/` before every fifth operand of a long list.)
-_OPERAND = re.compile(r"[ \t]*(?:/\*[^*\n]*\*/[ \t]*)?(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME + r")[ \t]*([,)])")
+_OPERAND = re.compile(r"[ \t]*(?:/\*[^*\n]*\*/[ \t]*)?(?:(" + SHAPE_PATTERN + r")[ \t]+)?(%?)(" + _NAME
+                      + r")[ \t]*([,)])")
 _EMPTY_OPERANDS = re.compile(r"[ \t]*\)")
 _NAMES_ONLY = re.compile(r"[ \t]*((?:%" + _NAME + r"[ \t]*,[ \t]*)*%" + _NAME + r")[ \t]*\)")
 _OPERAND_PARTS = re.compile(r"([^%]*)%(" + _NAME + r")")
 _LITERAL = re.compile(r'((?:[^()"\n]|' + _PARENS + r')*)\)')
 _PARAM_NUMBER = re.compile(r"[ \t]*(-?[0-9]+)[ \t]*\)")
-# `, name=` then the value: a string, a braced group, or a run of other
-# characters with bracketed groups in it (`[2,4]<=[8]`, `f32[2]{0}`).
-_ATTR = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*")
+# An attribute's value: a string, a braced group, or a run of other characters
+# with bracketed groups in it (`[2,4]<=[8]`, `f32[2]{0}`); then `, name=value`.
 _VALUE = re.compile(r"(?:" + _STR + "|" + _BRACED + "|" + _PARENS + "|" + _SQUARE + "|" + _run(r'^\s,{}()\[\]"') + ")+")
 _ATTR_VALUE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=[ \t]*(" + _VALUE.pattern + r")(?=[ \t\r]*(?:,|\Z))")
 # The pieces of an attribute list in the usual form: (separator, name, `=`, value).
 _ATTR_PARTS = re.compile(r"([ \t]*,[ \t]*)(" + _NAME + r")(=[ \t]*)(" + _VALUE.pattern
                          + r")(?=[ \t\r]*(?:,|\Z))")
-_MESH_ATTR = re.compile(r"[ \t]*,[ \t]*(replica_groups)=[ \t]*(mesh\[[^\]\n]*\](?:[ \t]*,[ \t]*device_ids=\((?:[^()\n]|\([^()\n]*\))*\))?"
-                        r"[ \t]*\{[^{}\n]*\})")
+_MESH_ATTR = re.compile(r"[ \t]*,[ \t]*(replica_groups)=[ \t]*(mesh\[[^\]\n]*\]"
+                        r"(?:[ \t]*,[ \t]*device_ids=\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*\{[^{}\n]*\})")
 _WS = re.compile(r"[ \t]*")
 _END = re.compile(r"[ \t\r]*\Z")
 
@@ -92,15 +92,15 @@ _IOTA = re.compile(r"\[[ \t]*([0-9][0-9, \t]*)\][ \t]*<=[ \t]*\[[ \t]*([0-9][0-9
                    r"(?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?\Z")
 _MESH_HEAD = re.compile(r"mesh\[[ \t]*")
 _MESH_AXIS = re.compile(r"(?:(" + _NAME + r")=|('[^'\\\n]*'|\"[^\"\\\n]*\")[ \t]*=)[ \t]*([0-9]+)[ \t]*([,\]])[ \t]*")
-_MESH_IDS = re.compile(r",[ \t]*device_ids=\([ \t]*(?:\[[ \t]*([0-9][0-9, \t]*)\](?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?"
-                       r"|([0-9][0-9, \t]*)?)[ \t]*\)[ \t]*")
+_MESH_IDS = re.compile(r",[ \t]*device_ids=\([ \t]*(?:\[[ \t]*([0-9][0-9, \t]*)\]"
+                       r"(?:[ \t]*T\([ \t]*([0-9][0-9, \t]*)\))?|([0-9][0-9, \t]*)?)[ \t]*\)[ \t]*")
 _MESH_REFS = re.compile(r"\{[ \t]*")
 _AXIS_REF = re.compile(r"(?:(" + _NAME + r")(?::[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
                        r"|('[^'\\\n]*'|\"[^\"\\\n]*\")(?:[ \t]*:[ \t]*\([ \t]*([0-9]+)[ \t]*\)[ \t]*([0-9]+))?"
                        r"|([0-9]+))[ \t]*([,}])[ \t]*")
-_MD_ITEM = re.compile(r"[ \t]*(?:,[ \t]*)?(" + _NAME + r")=(" + _STR + r"|-?[0-9]+|\{[ \t]*(?:-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*[ \t]*)?\})")
-_MD = re.compile(r"\{(?:[ \t]*(?:,[ \t]*)?" + _NAME + r"=(?:" + _STR + r"|-?[0-9]+|\{[ \t]*(?:-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*[ \t]*)?\}))*"
-                 r"[ \t]*\}\Z")
+_MD_VALUE = _STR + r"|-?[0-9]+|\{[ \t]*(?:-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*[ \t]*)?\}"
+_MD_ITEM = re.compile(r"[ \t]*(?:,[ \t]*)?(" + _NAME + r")=(" + _MD_VALUE + ")")
+_MD = re.compile(r"\{(?:[ \t]*(?:,[ \t]*)?" + _NAME + r"=(?:" + _MD_VALUE + r"))*[ \t]*\}\Z")
 _FA_ITEM = re.compile(r"[ \t]*(" + _NAME + r")=(" + _STR + "|" + _BRACED + r")[ \t]*(,|\}\Z)")
 _EMPTY_BRACES = re.compile(r"\{[ \t]*\}\Z")
 

@@ -30,8 +30,8 @@ _NAME = r"[A-Za-z_][\w.\-]*"
 _LINE = re.compile(r"^(?:[ \t]*(ROOT[ \t]+)?(%?" + _NAME + r")[ \t]*=[ \t]*(" + SHAPE_PATTERN + r")[ \t]+("
                    + _NAME + r")\(|)([^\n]*[^ \t\r\n]|)[ \t\r]*$", re.M)
 _BLANK = re.compile(r"(?:[ \t\r]|//[^\n]*|/\*(?:[^*\n]|\*(?!/))*\*/)*\Z")
-_COMP = re.compile(r"[ \t]*(ENTRY[ \t]+)?(%?" + _NAME + r")[ \t]*(\([^\n]*?\)[ \t]*->[ \t]*[^\n{]*?(?:\{[0-9:][^{}\n]*\})?)?"
-                   r"[ \t]*\{[ \t\r]*\Z")
+_COMP = re.compile(r"[ \t]*(ENTRY[ \t]+)?(%?" + _NAME + r")[ \t]*"
+                   r"(\([^\n]*?\)[ \t]*->[ \t]*[^\n{]*?(?:\{[0-9:][^{}\n]*\})?)?[ \t]*\{[ \t\r]*\Z")
 _CLOSE = re.compile(r"[ \t]*\}[ \t]*([^\n]*?)[ \t\r]*\Z")
 _HEADER = re.compile(r"[ \t]*HloModule[ \t]+(%?" + _NAME + r")")
 _TABLE_KEYS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
