@@ -35,7 +35,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shlo_lint.checker.hlo import read_hlo  # noqa: E402
+from shlo_lint.checker.frontend.hlo import read_hlo  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from shlo_lint.checker.hlo import HloText, Instruction, read_hlo
+from shlo_lint.checker.frontend.hlo import HloText, Instruction, read_hlo
 
 HLO = Path(__file__).resolve().parent / "fixtures" / "hlo"
 

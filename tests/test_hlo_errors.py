@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from shlo_lint.checker.hlo import read_hlo
+from shlo_lint.checker.frontend.hlo import read_hlo
 
 from hlo_helpers import HLO
 

@@ -1,5 +1,5 @@
-"""The fast path (checker/hlo/scan.py's line regex, checker/hlo/body.py) reads exactly what
-the grammar (grammar/hlo.lark via checker/hlo/grammar.py) reads: every instruction of every
+"""The fast path (checker/frontend/hlo/scan.py's line regex, checker/frontend/hlo/body.py) reads exactly what
+the grammar (grammar/hlo.lark via checker/frontend/hlo/grammar.py) reads: every instruction of every
 fixture and of a generated module, operands, attributes, typed values and spans alike; and
 it takes (does not leave to the grammar) the forms XLA prints."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from shlo_lint.checker.hlo import Body, read_hlo
-from shlo_lint.checker.hlo.grammar import ParsedModule, parse
+from shlo_lint.checker.frontend.hlo import Body, read_hlo
+from shlo_lint.checker.frontend.hlo.grammar import ParsedModule, parse
 
 from hlo_helpers import ALL
 

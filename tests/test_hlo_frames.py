@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.hlo import Metadata, read_hlo
-from shlo_lint.checker.hlo.frames import FileLocation, PythonFrame, StackFrame, StackFrameTables, frames_of
+from shlo_lint.checker.frontend.hlo import Metadata, read_hlo
+from shlo_lint.checker.frontend.hlo.frames import FileLocation, PythonFrame, StackFrame, StackFrameTables, frames_of
 from shlo_lint.checker.source import Span
 
 from hlo_helpers import HLO, by_opcode, module

@@ -1,4 +1,4 @@
-"""Replica groups in their three spellings (checker/hlo/groups.py) against a brute-force
+"""Replica groups in their three spellings (checker/frontend/hlo/groups.py) against a brute-force
 expansion written here from the documented semantics, against the groups XLA itself formed
 on 8 CPU devices (tests/fixtures/hlo/xla_groups.json, made by generate.py), and at 16,384
 devices without listing a group."""
@@ -12,8 +12,8 @@ from math import prod
 import numpy as np
 import pytest
 
-from shlo_lint.checker.hlo.body import read_attributes
-from shlo_lint.checker.hlo.groups import (ExplicitGroups, IotaGroups, MeshAxesGroups, ReplicaGroups,
+from shlo_lint.checker.frontend.hlo.body import read_attributes
+from shlo_lint.checker.frontend.hlo.groups import (ExplicitGroups, IotaGroups, MeshAxesGroups, ReplicaGroups,
                                           TransposedIota, canonical_iota, iota_from, mesh_from)
 
 from hlo_helpers import HLO

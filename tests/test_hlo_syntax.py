@@ -1,11 +1,11 @@
-"""Reading HLO text (checker/hlo): every fixture reads with no issue, and what is read —
+"""Reading HLO text (checker/frontend/hlo): every fixture reads with no issue, and what is read —
 header, computations, instructions, operands, attributes, spans — is what the text says.
 Fixtures: tests/fixtures/hlo (generate.py made the JAX ones; the rest are written by hand)."""
 from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.hlo import (BackendConfig, ComputationLayout, ExplicitGroups, FrontendAttributes, IotaGroups,
+from shlo_lint.checker.frontend.hlo import (BackendConfig, ComputationLayout, ExplicitGroups, FrontendAttributes, IotaGroups,
                                    Literal, MeshAxesGroups, Metadata, NameRef, Opaque, Shape, SliceRanges,
                                    SourceTargetPairs, Word, looks_like_hlo, read_hlo)
 
@@ -248,7 +248,7 @@ def test_the_attributes_of_many_opcodes():
 
 
 def test_shapes():
-    from shlo_lint.checker.hlo.shapes import ShapeError, parse_shape
+    from shlo_lint.checker.frontend.hlo.shapes import ShapeError, parse_shape
     s = parse_shape("bf16[8,128]{1,0:T(8,128)(2,1)S(1)}")
     assert (s.element_type, s.dims, s.layout) == ("bf16", (8, 128), "1,0:T(8,128)(2,1)S(1)")
     assert s.byte_size() == 8 * 128 * 2

@@ -4,10 +4,10 @@ XLA prints one statement per line: the `HloModule` header, the stack-frame
 tables, a computation's first line ending in `{`, its instructions, and `}`.
 One regex cuts each instruction line into ROOT, name, shape, opcode and the
 rest; the rest (operands, attributes) is read when someone asks
-(`Instruction.body`: checker/hlo/body.py, or the grammar). Everything else —
+(`Instruction.body`: checker/frontend/hlo/body.py, or the grammar). Everything else —
 an instruction without a shape, a nested instruction, a statement spread over
 several lines, a module on one line — is read by the grammar
-(checker/hlo/grammar.py) where it stands; what the grammar cannot read either
+(checker/frontend/hlo/grammar.py) where it stands; what the grammar cannot read either
 is a SyntaxIssue, and reading goes on at the next line.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import re
 
-from ..source import SourceFile, Span
+from ...source.text import SourceFile, Span
 from . import body as fast
 from .frames import FileLocation, StackFrame, StackFrameTables
 from .model import Attribute, Body, Computation, HloText, Instruction, Parameter, SyntaxIssue

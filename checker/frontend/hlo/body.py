@@ -5,7 +5,7 @@ What XLA prints is a handful of forms: operands `%a` or `f32[8]{0} %a`, and
 attributes that are a number, a string, a name, a `{...}` of numbers or names
 or of lists of numbers, replica groups in three spellings, pairs, metadata,
 frontend attributes, a backend config. Each is one regex match, and its value
-is typed the way checker/hlo/grammar.py types the grammar's parse of it
+is typed the way checker/frontend/hlo/grammar.py types the grammar's parse of it
 (tests/test_hlo_fast.py checks every fixture and a generated module read both
 ways). An attribute in any other form (`sharding`, `output_to_operand_aliasing`,
 tomorrow's) is handed to the grammar alone; anything unusual in the operands
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..source import Span
+from ...source.text import Span
 from .groups import ExplicitGroups, iota_from, mesh_from
 from .model import Attribute, Body, OperandRef, SyntaxIssue
 from .shapes import SHAPE_PATTERN, ShapeError, shape_at

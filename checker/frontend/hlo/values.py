@@ -8,8 +8,8 @@ tuple of NameRefs (`{%a, %b}`), or one of the classes below; anything else
 is an Opaque holding its text. Which one depends on the attribute's name, as
 in XLA's parser (xla/hlo/parser/hlo_parser.cc, ParseAttributeHelper), and on
 its form. `typed_text` reads the forms that have no grammar rule of their own
-(window, slice, ...) from their text; checker/hlo/body.py (the fast path) and
-checker/hlo/grammar.py (Lark) both call it, and build everything else each in
+(window, slice, ...) from their text; checker/frontend/hlo/body.py (the fast path) and
+checker/frontend/hlo/grammar.py (Lark) both call it, and build everything else each in
 their own way.
 """
 from __future__ import annotations

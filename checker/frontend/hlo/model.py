@@ -1,11 +1,11 @@
 """The syntax model of an HLO text: the module, its computations, their
 instructions, each with spans into the file.
 
-Reading is in two steps (checker/hlo/scan.py): a structural pass makes every
+Reading is in two steps (checker/frontend/hlo/scan.py): a structural pass makes every
 computation and instruction from one regex match per line (name, shape text,
 opcode, where the rest starts); an instruction's operands and attributes are
 read the first time someone asks (`Instruction.body`), by the regex fast path
-(checker/hlo/body.py) or the Lark grammar (checker/hlo/grammar.py). A rule that
+(checker/frontend/hlo/body.py) or the Lark grammar (checker/frontend/hlo/grammar.py). A rule that
 looks at the collectives of a 30 MB module reads their attributes, not the
 attributes of 300,000 fusions.
 
@@ -20,7 +20,7 @@ import gc
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
-from ..source import SourceFile, Span
+from ...source.text import SourceFile, Span
 from .frames import PythonFrame, StackFrameTables, frames_of
 from .shapes import Shape, ShapeError, parse_shape
 from .values import Literal, Metadata, NameRef
@@ -76,7 +76,7 @@ class Attribute(NamedTuple):
     name: str
     """The attribute's name (`replica_groups`, `control-predecessors`)."""
     value: object
-    """The typed value (checker/hlo/values.py says which type for which attribute)."""
+    """The typed value (checker/frontend/hlo/values.py says which type for which attribute)."""
     start: int
     """Offset of the name in the file."""
     value_start: int
@@ -358,7 +358,7 @@ class HloText:
         """Syntax errors found so far (the structural pass's, then each body's as it is read)."""
         self._header: dict[str, Attribute] | None = None
         self.reader = None
-        """What reads headers, signatures and bodies on demand (checker/hlo/scan.py's Reader)."""
+        """What reads headers, signatures and bodies on demand (checker/frontend/hlo/scan.py's Reader)."""
 
     # ------------------------------------------------------------------ header
     @property

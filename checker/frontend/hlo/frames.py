@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..source import Span
+from ...source.text import Span
 from .values import Metadata
 
 __all__ = ["FileLocation", "StackFrame", "PythonFrame", "StackFrameTables", "frames_of"]

@@ -4,7 +4,7 @@ path is tested against, and the fallback for everything the fast path leaves.
 `parse(text, start, base)` reads `text` (a piece of the file starting at
 offset `base`) from one of the grammar's start rules and returns the syntax
 model's objects with spans in file offsets, or a SyntaxIssue. Values are typed
-from the parse tree here, independently of checker/hlo/body.py (which types
+from the parse tree here, independently of checker/frontend/hlo/body.py (which types
 them from regex matches); the forms with no grammar rule of their own go
 through values.typed_text in both.
 """
@@ -16,7 +16,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from ..source import Span
+from ...source.text import Span
 from .frames import FileLocation, StackFrame, StackFrameTables
 from .groups import ExplicitGroups, iota_from, mesh_from
 from .model import Attribute, Body, OperandRef, Parameter, SyntaxIssue

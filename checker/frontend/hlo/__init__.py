@@ -1,4 +1,4 @@
-"""XLA's HLO text, read into a syntax model (checker/hlo/model.py).
+"""XLA's HLO text, read into a syntax model (checker/frontend/hlo/model.py).
 
 `read_hlo(text, path)` reads a module: its structure at once (one regex per
 line), every instruction's operands and attributes on first access (a regex
