@@ -8,7 +8,7 @@ import pytest
 
 from shlo_lint.checker.frontend.hlo import Metadata, read_hlo
 from shlo_lint.checker.frontend.hlo.frames import FileLocation, PythonFrame, StackFrame, StackFrameTables, frames_of
-from shlo_lint.checker.source import Span
+from shlo_lint.checker.source.text import Span
 
 from hlo_helpers import HLO, by_opcode, module
 
