@@ -885,7 +885,8 @@ def generate_jax(out: Path, only, entries: list, refused: list) -> None:
                 lowered, compiled, _ = compile_program(builder, options, mode)
                 text = relativize(compiled.as_text())
             except Exception as e:  # noqa: BLE001 - JAX's or XLA's refusal is the record
-                refused.append({"program": name, "partitioner": mode, "source": src, "message": refusal(e)})
+                refused.append({"file": fname, "program": name, "partitioner": mode, "source": src,
+                                "message": refusal(e)})
                 print(f"  REFUSED {fname}: {refusal(e)}")
                 continue
             sig = comm_signature(text)
@@ -927,7 +928,7 @@ def generate_schedule(out: Path, only, entries: list, refused: list) -> None:
         try:
             exe = compile_stablehlo(text, source, devices[:R * Pn])
         except Exception as e:  # noqa: BLE001
-            refused.append({"program": name, "source": source, "message": refusal(e)})
+            refused.append({"file": fname, "program": name, "source": source, "message": refusal(e)})
             print(f"  REFUSED {fname}: {refusal(e)}")
             continue
         hlo = exe.hlo_modules()[0].to_string()
@@ -1442,7 +1443,7 @@ def main(argv=None) -> int:
         if not a.no_dumps:
             generate_dumps(out, only, entries, listing)
         keep = [r for r in manifest.get("not_compiled", []) if only and r["program"] not in only]
-        manifest["not_compiled"] = sorted(keep + refused, key=lambda r: (r["program"], r.get("partitioner", "")))
+        manifest["not_compiled"] = sorted(keep + refused, key=lambda r: r["file"])
         manifest.setdefault("dump_files", {}).update(listing)
         print(f"{len(entries)} files written, {len(refused)} programs not compiled")
     if a.run:
