@@ -422,35 +422,29 @@ def collective_counts(text: str) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------
-# Running HLO text on XLA:CPU (jaxlib 0.10.2). jaxlib compiles MLIR only, so:
+# Running HLO text on XLA:CPU (jaxlib 0.10.2; corpus/hlo/README.md has the recipe
+# and what each step was measured to fix). jaxlib compiles MLIR only, so:
 #   text --xla_client.hlo.hlo_module_from_text--> HloModule (XLA's own parser)
-#        --as_serialized_hlo_module_proto, _jax.mlir.hlo_to_stablehlo--> MLIR bytecode
-#        --Client.compile_and_load(MLIR text, DeviceList, CompileOptions)--> executable.
-# The round trip loses what the optimized module relies on, so a scheduled module
-# is prepared first (in the text) and compiled by the whole pipeline again:
-# * layouts: MLIR has none, and XLA:CPU's collective thunks work on the physical
-#   buffer (an all-gather along a dimension that is not the most major one gives
-#   wrong values with default layouts), so XLA's own layout assignment must run:
-#   compiling with ExecutableBuildOptionsProto.run_backend_only skips it;
-# * fusions: the MLIR import keeps mhlo.fusion but not its backend_config, which
-#   XLA:CPU's thunk emitter requires ("Fusion must have backend config"): every
-#   fusion becomes a call of its fused computation (the pipeline inlines and fuses
-#   it again);
-# * the schedule: the import orders ops by a post-order of the graph and XLA
-#   schedules again, which reorders independent collectives; each computation's
-#   communicating instructions are therefore chained in text order by a data edge
-#   (tuple -> opt-barrier -> get-tuple-element into the next one's first operand:
-#   values unchanged; no pass looks through an opt-barrier, so nothing combines or
-#   reorders them);
-# * partitioning: the module is already per device, so every op, argument and
-#   result is marked {manual} in the MLIR and the SPMD partitioner leaves it;
-# * mesh-axes replica groups: the import gives all-to-all an attribute MHLO's
-#   verifier rejects, so they are written out as explicit groups.
-# The text worker (worker_text) checks that the executable has the text's
-# collectives in the text's order. Host callbacks (jax.debug.print) get no-op callables: the
-# callback the text names lived in the process that compiled it.
-# An unscheduled module (a before_optimizations dump) is compiled as it is, with
-# the SPMD partitioner (its shardings are still to be applied).
+#        --as_serialized_hlo_module_proto, _jax.mlir.hlo_to_stablehlo--> MLIR
+#        --Client.compile_and_load(MLIR, DeviceList, CompileOptions)--> executable.
+# An unscheduled module (a before_optimizations dump) compiles as it is, through
+# the SPMD partitioner. A scheduled one is already per device and optimized, and
+# the round trip loses what it relies on, so its text is rewritten first and it is
+# compiled by the whole pipeline again with everything {manual}:
+# * explicit_groups: mesh-axes replica groups, which the import mistranslates for
+#   all-to-all;
+# * unfuse: fusions become calls (the import drops the backend_config XLA:CPU's
+#   thunk emitter requires; the pipeline fuses again);
+# * logical_bitcasts: bitcasts mean something only with layouts, which MLIR drops
+#   (the pipeline's layout assignment must run: with run_backend_only it does not,
+#   and collectives along a minor dimension then give wrong values);
+# * impose_order: the import and the scheduler reorder independent collectives,
+#   so each computation's are chained in text order by opt-barrier data edges;
+# * single_operand_all_reduces: the SPMD partitioner's manual mode refuses a
+#   combined (tuple) all-reduce.
+# worker_text checks that the executable has the text's collectives in the text's
+# order. Host callbacks get no-op callables (the text's index pointed into the
+# compiling process's callback list).
 # --------------------------------------------------------------------------
 
 def unfuse(text: str) -> str:
