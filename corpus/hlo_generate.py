@@ -714,6 +714,9 @@ def compile_hlo_text(text: str, devices: list):
     R, Pn = head["replica_count"], head["num_partitions"]
     scheduled = head["is_scheduled"]
     prepared = text
+    if scheduled and not re.search(r"^\s*(ROOT )?%[\w.\-]+ = ", text, re.M):
+        # the rewrites read instructions as compile().as_text() and dumps print them
+        raise ValueError("expected HLO text in the long form (`%name = shape opcode(%operand, ...)`)")
     if scheduled:
         prepared = single_operand_all_reduces(impose_order(logical_bitcasts(unfuse(explicit_groups(text)))))
     module = xc.hlo.hlo_module_from_text(prepared)
