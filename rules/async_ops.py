@@ -27,6 +27,7 @@ from typing import Iterator
 
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.catalog import BRANCHES, LOOP, in_order, names
 from shlo_lint.checker.ir.core import Module, Operation, func_type
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FunctionType, FutureType, TensorType
@@ -293,7 +294,7 @@ def async_done_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic
 
 
 # =========================================================================== control flow
-CONTROL_FLOW = ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+CONTROL_FLOW = in_order(names(regions=BRANCHES) | names(regions=LOOP))
 
 
 @rule("SHLO306", "future-in-control-flow", on=CONTROL_FLOW)

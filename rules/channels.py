@@ -12,17 +12,17 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, base_kind, channel_id, flag,
-                                         iter_process_groups, replica_groups)
+from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, channel_id, flag,
+                                                  iter_process_groups, replica_groups)
+from shlo_lint.checker.ir.catalog import DONE, GLOBAL_IDS_KINDS, KINDS, OPS, POINT_TO_POINT, START, base_kind
 
 from .support.grid_checks import grid_needed
 from .support.pairs import read_pairs
 
-_AR_LIKE = ("all_reduce", "all_gather", "reduce_scatter")
-_CHANNEL_ONLY = ("all_to_all", "collective_permute", "collective_broadcast", "collective_reduce")
-_P2P = ("send", "recv")
-_ASYNC = tuple(f"{k}_start" for k in _AR_LIKE + _CHANNEL_ONLY)
-COLLECTIVE_OPS = tuple(f"stablehlo.{k}" for k in _AR_LIKE + _CHANNEL_ONLY + _P2P + _ASYNC)
+COLLECTIVE_OPS = tuple(name for name, o in OPS.items() if name.startswith("stablehlo.") and o.kind is not None
+                       and o.role not in (START, DONE)) + \
+    tuple(name for name, o in OPS.items() if name.startswith("stablehlo.") and o.kind is not None and o.role == START)
+"""StableHLO's communication ops and their async starts (the channel is on the start)."""
 
 
 def _ids(op: Operation, ctx: Context) -> tuple[str, list[list[int]]] | None:
@@ -82,9 +82,9 @@ def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterat
     if ch is not None and ch > 0:
         return
     kind = base_kind(op.name)
-    if kind in _P2P and flag(op, "is_host_transfer"):
+    if kind in KINDS and KINDS[kind].meets == POINT_TO_POINT and flag(op, "is_host_transfer"):
         return
-    if kind in _AR_LIKE and flag(op, "use_global_device_ids"):
+    if kind in GLOBAL_IDS_KINDS and flag(op, "use_global_device_ids"):
         return  # all_reduce/all_gather/reduce_scatter C5 (use_global_device_ids ⇒ channel_id > 0)
     found = _ids(op, ctx)
     if found is None:
@@ -100,7 +100,7 @@ def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterat
     if not ids:
         return
     hi = max(ids)
-    ar_like = kind in _AR_LIKE
+    ar_like = kind in GLOBAL_IDS_KINDS
     limit = R * P if ar_like else P
     if hi < R or hi >= limit:
         return  # valid replica ids, or out of range on every axis (C4 says so)

@@ -10,13 +10,14 @@ from typing import Iterator
 
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir import catalog
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 
 from .support.pairs import compatible, pairs_range_diags, pairs_shape_diags, pairs_unique_diags
 
-PERMUTE = "stablehlo.collective_permute"
-PERMUTE_OPS = (PERMUTE, "stablehlo.collective_permute_start")
+COLLECTIVE_PERMUTE = catalog.ops_of("collective_permute", catalog.PERMUTE, dialect="stablehlo")
+PERMUTE_OPS = catalog.ops_of("collective_permute", catalog.PERMUTE, catalog.START, dialect="stablehlo")
 
 
 @rule("SHLO121", "collective-permute-pairs-bad-shape", on=PERMUTE_OPS, spec="collective_permute C1", local=True)
@@ -128,7 +129,8 @@ def collective_permute_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from pairs_range_diags(op, ctx, "collective_permute C4")
 
 
-@rule("SHLO125", "collective-permute-result-type-mismatch", on=PERMUTE, spec="collective_permute C5", local=True)
+@rule("SHLO125", "collective-permute-result-type-mismatch", on=COLLECTIVE_PERMUTE, spec="collective_permute C5",
+      local=True)
 def collective_permute_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's result type differs from its operand type.
 

@@ -33,6 +33,7 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.analysis.process_model import Blocked, Deadlock, Peer, Verdict
 from shlo_lint.checker.analysis.process_model.schedule import independent
 from shlo_lint.checker.source.diagnostics import Diagnostic, ProcessTrace, TraceStep
+from shlo_lint.checker.ir import catalog
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.trace import Step
@@ -40,6 +41,8 @@ from shlo_lint.checker.analysis.tracer.structure import collective_kind, op_labe
 from .support.verdict import MODULE_OPS, VERDICT_KEY, verdict
 
 
+_BRANCHES = catalog.names(regions=catalog.BRANCHES)
+_LOOPS = catalog.names(regions=catalog.LOOP)
 MAX_TRACES = 8
 """Processes (beyond that: classes of processes with the same story) shown per
 deadlock; the ones left out are counted in a note ("and N more processes")."""
@@ -180,7 +183,7 @@ def _branch_note(ctx: Context, primary: Blocked):
         return None
     P = v.trace.grid.num_partitions
     for op, _label in reversed(primary.step.context):
-        if op.name == "stablehlo.while" and id(op) in v.trace.loops:
+        if op.name in _LOOPS and id(op) in v.trace.loops:
             counts = v.trace.loops[id(op)][1]
             by: dict[int, list[tuple[int, int]]] = {}
             for p, k in enumerate(counts.tolist()):
@@ -190,7 +193,7 @@ def _branch_note(ctx: Context, primary: Blocked):
             parts = [f"{k} time{'s' if k != 1 else ''} on {_procs(ps, 3)}" for k, ps in sorted(by.items())]
             return ctx.loc(op), ("this while iterates " + "; ".join(parts[:4]) + ("; …" if len(parts) > 4 else "") +
                                  " (its trip count depends on the process id)")
-        if op.name in ("stablehlo.case", "stablehlo.if"):
+        if op.name in _BRANCHES:
             split = v.trace.branch_of(op)
             if not split or len(split) < 2:
                 return None
@@ -202,8 +205,7 @@ def _branch_note(ctx: Context, primary: Blocked):
 
 def _help(d: Deadlock, primary: Blocked) -> str:
     kind = op_label(primary.op)
-    in_branch = primary.step is not None and any(op.name in ("stablehlo.case", "stablehlo.if")
-                                                 for op, _ in primary.step.context)
+    in_branch = primary.step is not None and any(op.name in _BRANCHES for op, _ in primary.step.context)
     if d.orders:
         return "issue the collectives of a group in the same order on every process: XLA issues them (and async " \
                "starts) in program order, and the k-th collective of each process meets the k-th of the others; " \
@@ -214,19 +216,17 @@ def _help(d: Deadlock, primary: Blocked) -> str:
     if d.kind == "cycle" and primary.what.startswith("async_done") or kind.endswith("_done"):
         return "start every collective before waiting on any other one that its peers start later " \
                "(the same start/done order on every process)"
-    if d.kind == "cycle" and primary.what.split(" ")[0] in ("all_reduce", "all_gather", "reduce_scatter",
-                                                            "all_to_all", "collective_broadcast",
-                                                            "collective_reduce", "collective_permute"):
+    if d.kind == "cycle" and primary.what.split(" ")[0] in catalog.COLLECTIVE_KINDS:
         return "every process of a group must reach its collectives in the same order (here the order " \
                "depends on the process id)"
-    in_loop = primary.step is not None and any(op.name == "stablehlo.while" for op, _ in primary.step.context)
+    in_loop = primary.step is not None and any(op.name in _LOOPS for op, _ in primary.step.context)
     if in_loop and d.kind == "missing-peer":
         return "the loop runs a different number of iterations on different processes: give every member " \
                "of the group the same trip count (or move the collective out of the loop)"
     if in_branch:
         return "every process of the group must reach the collective: move it out of the branch, or make the " \
                "branch condition the same on all of them (a lax.cond on axis_index runs it on some devices only)"
-    if kind in ("send", "recv") or primary.at_end:
+    if kind in catalog.KINDS and catalog.KINDS[kind].meets == catalog.POINT_TO_POINT or primary.at_end:
         return "every send needs a recv at its target with the same source, channel and order (the n-th send " \
                "s→t pairs with the n-th recv at t from s)"
     return "every process of a group must reach the same collectives in the same order"

@@ -29,6 +29,7 @@ from shlo_lint.checker.ir.attributes import IntegerAttr
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.analysis.pairing import (DONE_OPS, START_OPS, TESSERA_AWAITS, analysis, produces_future)
+from shlo_lint.checker.ir.catalog import TERMINATORS
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.semantics import BlockFlow
@@ -37,10 +38,8 @@ from shlo_lint.checker.ir.types import FutureType, TensorType, TokenType
 
 from .support.shapes import op_label
 
-FREE = frozenset({"stablehlo.constant", "arith.constant", "func.return", "return", "stablehlo.return",
-                  "sdy.return", "mhlo.return", "scf.yield"})
+FREE = frozenset({"stablehlo.constant", "arith.constant"}) | TERMINATORS
 """Ops that cost nothing to overlap with (or end the block)."""
-TERMINATORS = frozenset({"func.return", "return", "stablehlo.return", "sdy.return", "mhlo.return", "scf.yield"})
 SHOW = 3
 """How many movable ops a message names."""
 COUNT_LIMIT = 10_000

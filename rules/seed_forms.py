@@ -18,15 +18,15 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.analysis.semantics import COLLECTIVES, base_kind
+from shlo_lint.checker.ir.catalog import COLLECTIVE_KINDS, DONE, START, base_kind, names
 from shlo_lint.checker.ir.types import FutureType
 
 from .support.shapes import body_argument_mismatches, fmt_types, op_label
 from .support.async_forms import ASYNC_DONE, ASYNC_START, body_ops, done_type_diags, inner_op, is_seed002
 
-_KINDS = ("all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter")
-DONE_OPS = tuple(f"stablehlo.{k}_done" for k in _KINDS)
-START_OPS = tuple(f"stablehlo.{k}_start" for k in _KINDS)
+# Seed 004's per-collective forms (six: it names none for collective_reduce).
+DONE_OPS = tuple(sorted(names(role=DONE, seed_004=True)))
+START_OPS = tuple(sorted(names(role=START, seed_004=True)))
 
 
 # =========================================================================== seed 002
@@ -114,7 +114,7 @@ def _started_kind(op: Operation) -> str | None:
         inner = inner_op(op)
         if inner is not None:
             kind = base_kind(inner.name)
-            return kind if kind in COLLECTIVES else None
+            return kind if kind in COLLECTIVE_KINDS else None
     return None
 
 

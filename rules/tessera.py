@@ -17,14 +17,15 @@ from shlo_lint.checker.ir.attributes import (Attribute, BoolAttr, DialectAttr, E
                                           OpaqueAttr, StringAttr)
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.catalog import DONE, START, in_order, names
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.ir.types import FutureType
 
 from .support.shapes import attr_where, op_label
 
-COLLECTIVE_OPS = tuple(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
-AWAIT_OPS = ("tessera.await", "tessera.collective.await")
+COLLECTIVE_OPS = in_order(names(role=START, future="tessera"))
+AWAIT_OPS = in_order(names(role=DONE, future="tessera"))
 
 ENUMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "algo": ("Algo", ("auto", "ring", "tree", "hier")),

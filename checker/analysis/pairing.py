@@ -33,24 +33,28 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable
 from ..ir.core import Block, Operation, Value, callee
+from ..ir import catalog
 from .semantics import BlockFlow
 from ..ir.types import FutureType
 
-KINDS = ("all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter")
+# The op catalog's facts (ir/catalog.py) this analysis follows. Of seed 004's
+# per-collective forms it knows the six the seed names (none for collective_reduce).
 ASYNC_START = "stablehlo.async_start"
 ASYNC_DONE = "stablehlo.async_done"
-STABLEHLO_STARTS = frozenset({ASYNC_START, *(f"stablehlo.{k}_start" for k in KINDS)})
-TESSERA_STARTS = frozenset(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
+STABLEHLO_STARTS = frozenset(n for n in catalog.names(role=catalog.START, future="stablehlo")
+                             if catalog.info(n).seed_004 or catalog.info(n).body_kind)
+TESSERA_STARTS = catalog.names(role=catalog.START, future="tessera")
 START_OPS = STABLEHLO_STARTS | TESSERA_STARTS
-TESSERA_AWAITS = frozenset({"tessera.await", "tessera.collective.await"})
-DONE_OPS = frozenset({ASYNC_DONE, *(f"stablehlo.{k}_done" for k in KINDS)}) | TESSERA_AWAITS
+TESSERA_AWAITS = catalog.names(role=catalog.DONE, future="tessera")
+DONE_OPS = frozenset(n for n in catalog.names(role=catalog.DONE, future="stablehlo")
+                     if catalog.info(n).seed_004 or n == ASYNC_DONE) | TESSERA_AWAITS
 
-CALL = "func.call"
-FUNC_RETURNS = frozenset({"func.return", "return"})
-REGION_TERMINATORS = frozenset({"stablehlo.return", "sdy.return", "scf.yield", "mhlo.return"})
-BRANCH_OPS = frozenset({"stablehlo.if", "stablehlo.case"})
-LOOP_OPS = frozenset({"stablehlo.while"})
-FORWARDING = frozenset({CALL}) | FUNC_RETURNS | REGION_TERMINATORS
+CALLS = catalog.names(regions=catalog.CALL)
+FUNC_RETURNS = catalog.names(terminator=catalog.FUNCTION_RETURN)
+REGION_TERMINATORS = catalog.names(terminator=catalog.REGION_RETURN)
+BRANCH_OPS = catalog.names(regions=catalog.BRANCHES)
+LOOP_OPS = catalog.names(regions=catalog.LOOP)
+FORWARDING = CALLS | FUNC_RETURNS | REGION_TERMINATORS
 """Ops a future may pass through (besides its done): the edges pairing follows."""
 
 _HINTS = ("_start", "tessera.")
@@ -246,7 +250,7 @@ class FutureAnalysis:
             for op in func.walk():
                 if op.name in START_OPS:
                     starts.append((func, op))
-                elif op.name == CALL:
+                elif op.name in CALLS:
                     calls.append((func, op))
         for func, op in starts:
             for i in range(op.num_results):
@@ -291,7 +295,7 @@ class FutureAnalysis:
         roots = [r for r in self._start_roots if r.func is func]
         # Futures started deeper and returned through calls inside this func.
         for op in func.walk():
-            if op.name == CALL and (name := callee(op)) in self.funcs and name != fname:
+            if op.name in CALLS and (name := callee(op)) in self.funcs and name != fname:
                 for j, inner in self._fresh_results(name).items():
                     if j >= op.num_results:
                         continue
@@ -430,7 +434,7 @@ class FutureAnalysis:
         name = op.name
         if name in DONE_OPS:
             return {(1, frozenset()): Witness((), (Completion(op),))}
-        if name == CALL:
+        if name in CALLS:
             fname = callee(op)
             if fname is None or fname not in self.funcs:
                 return {(1, frozenset()): Witness()}  # an external callee: assume it completes it

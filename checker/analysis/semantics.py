@@ -9,30 +9,13 @@ from typing import Iterable, Iterator
 
 from ..ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
                          IntegerAttr, UnitAttr)
+from ..ir.catalog import GLOBAL_IDS_KINDS, base_kind
 from ..ir.core import Module, Operation
 
 CROSS_REPLICA = "cross_replica"
 CROSS_PARTITION = "cross_partition"
 CROSS_REPLICA_AND_PARTITION = "cross_replica_and_partition"
 FLATTENED_IDS = "flattened_ids"
-
-# Ops whose strategy follows all_reduce's rule (channel + use_global_device_ids).
-_AR_LIKE = {"all_reduce", "all_gather", "reduce_scatter"}
-# Ops whose strategy is cross_replica / cross_partition by channel alone.
-_CHANNEL_ONLY = {"all_to_all", "collective_permute", "collective_broadcast", "collective_reduce", "send", "recv"}
-
-COLLECTIVES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
-                         "collective_broadcast", "collective_reduce"})
-
-
-def base_kind(op_name: str) -> str:
-    """`stablehlo.all_reduce_start` → `all_reduce`; `stablehlo.send` → `send`."""
-    kind = op_name.rsplit(".", 1)[-1]
-    for suffix in ("_start", "_done"):
-        if kind.endswith(suffix) and kind[: -len(suffix)] in COLLECTIVES:
-            return kind[: -len(suffix)]
-    return kind
-
 
 @dataclass(frozen=True)
 class Grid:
@@ -175,7 +158,7 @@ def strategy(op: Operation) -> str:
     kind = base_kind(op.name)
     ch = channel_id(op)
     positive = ch is not None and ch > 0
-    if kind in _AR_LIKE:
+    if kind in GLOBAL_IDS_KINDS:  # all_reduce's rule: the channel, then use_global_device_ids
         if not positive:
             return CROSS_REPLICA
         return FLATTENED_IDS if flag(op, "use_global_device_ids") else CROSS_REPLICA_AND_PARTITION

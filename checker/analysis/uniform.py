@@ -40,10 +40,6 @@ from ..source.text import in_line_comment
 MAX_ORIGINS = 4
 """Origins kept per value (the first ones: enough to name the data in a message)."""
 
-SAME_VALUE_KINDS = frozenset({"all_reduce", "all_gather", "collective_broadcast"})
-"""Collectives whose result is the same on every member of the group."""
-
-
 @dataclass(frozen=True)
 class Origin:
     """Where per-process data comes from: "the argument %arg0 (sharded <@mesh, [{"x"}]>

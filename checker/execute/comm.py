@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.catalog import COLLECTIVE_KINDS as CATALOG_COLLECTIVES, KINDS
 from ..ir.core import Operation
 from ..analysis.semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
                          strategy)
@@ -50,9 +51,8 @@ from .op_registry import OpFunctions, impl, register
 from .runtime import Frame, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type
 
-GROUP_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast",
-               "collective_reduce")
-COLLECTIVE_KINDS = (*GROUP_KINDS, "collective_permute")
+# The StableHLO collectives this module runs (the op catalog's, in its order).
+COLLECTIVE_KINDS = tuple(k for k in KINDS if k in CATALOG_COLLECTIVES)
 MATCHINGS = ("xla", "spec")
 
 

@@ -23,13 +23,14 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..ir.catalog import COMMUNICATING, TERMINATORS
 from ..ir.core import Block, Module, Operation, Region, Value, func_type
 from ..analysis.semantics import Grid, grid_of
 from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
 from .op_registry import bind_impls, function_classes
-from .runtime import (TERMINATORS, Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid,
+from .runtime import (Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid,
                       program_mode)
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
 
@@ -133,11 +134,7 @@ class InterpResult:
 
 # Ops that make a program need a grid: without grid attributes and without any
 # of these a module runs as one process, as the reference interpreter does.
-_NEEDS_GRID = frozenset({
-    *(f"stablehlo.{k}{s}" for k in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-                                     "collective_permute", "collective_broadcast", "collective_reduce")
-      for s in ("", "_start", "_done")),
-    "stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "sdy.manual_computation"})
+_NEEDS_GRID = frozenset({*(n for n in COMMUNICATING if n.startswith("stablehlo.")), "sdy.manual_computation"})
 
 
 def single_process_grid(module: Module, grid: Grid) -> Grid:

@@ -12,7 +12,6 @@ import numpy as np
 from ..ir.core import Module, Operation
 from .values import sharding_errors
 
-TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"})
 
 def custom_call_target(op: Operation) -> str | None:
     from ..ir.attributes import StringAttr, SymbolRefAttr

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from shlo_lint.checker.ir.catalog import COLLECTIVE_KINDS, TERMINATORS
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.ir.types import FutureType
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 
-from .shapes import RETURN_OPS, fmt_types, op_label, unwrap_futures
+from .shapes import fmt_types, op_label, unwrap_futures
 
 
 ASYNC_START = "stablehlo.async_start"
@@ -19,9 +20,8 @@ ASYNC_DONE = "stablehlo.async_done"
 
 # The spec's C2 lists six collectives and three slices; the StableHLO 1.20
 # verifier also accepts collective_reduce (AsyncStartOp::inferReturnTypes).
-ALLOWED_INNER = frozenset(f"stablehlo.{k}" for k in (
-    "all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute", "reduce_scatter",
-    "collective_reduce", "slice", "dynamic_slice", "dynamic_update_slice"))
+ALLOWED_INNER = frozenset({*(f"stablehlo.{k}" for k in COLLECTIVE_KINDS), "stablehlo.slice", "stablehlo.dynamic_slice",
+                           "stablehlo.dynamic_update_slice"})
 
 
 def is_seed002(op: Operation) -> bool:
@@ -41,7 +41,7 @@ def body_ops(op: Operation) -> tuple[list[Operation], Operation | None]:
     if not op.regions:
         return [], None
     ops = [o for b in op.regions[0].blocks for o in b.operations]
-    if ops and ops[-1].name in RETURN_OPS:
+    if ops and ops[-1].name in TERMINATORS:
         return ops[:-1], ops[-1]
     return ops, None
 

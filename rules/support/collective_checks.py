@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.analysis.semantics import int_attr
+from shlo_lint.checker.ir.catalog import COLLECTIVE, PERMUTE, START, ops_of
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.ir.types import QuantizedType, ScalarType
 from shlo_lint.checker.lint.context import Context
@@ -16,8 +17,9 @@ from .shapes import (attr_where, check_arity, computation, data_operand_types, d
                      fmt_dims, has_dynamic_root, op_label, pairs, result_types, tensor, which)
 
 
-def _on(kind: str) -> tuple[str, str]:
-    return f"stablehlo.{kind}", f"stablehlo.{kind}_start"
+def _on(kind: str) -> tuple[str, ...]:
+    """The StableHLO ops of a kind a family's rules run on: the op and its async start."""
+    return ops_of(kind, COLLECTIVE, PERMUTE, START, dialect="stablehlo")
 
 
 ALL_GATHER = _on("all_gather")

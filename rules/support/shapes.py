@@ -14,12 +14,11 @@ from typing import Iterable, Iterator
 from shlo_lint.checker.ir.attributes import DenseElementsAttr, DenseResourceAttr, IntegerAttr
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.ir.catalog import TERMINATORS
 from shlo_lint.checker.ir.core import Block, Operation, Value
 from shlo_lint.checker.analysis.semantics import flag
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import ComplexType, FutureType, QuantizedType, ScalarType, TensorType, Type
-
-RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 
 
 def elided(attr) -> str:
@@ -169,7 +168,7 @@ def computation(op: Operation) -> Computation | None:
     args = [v.type for v in block.arguments]
     returns = None
     last = op.regions[0].blocks[-1].operations[-1:] or []
-    if last and last[0].name in RETURN_OPS:
+    if last and last[0].name in TERMINATORS:
         returns = list(last[0].operand_types)
     return Computation(args, returns)
 

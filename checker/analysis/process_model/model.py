@@ -12,11 +12,15 @@ from ...ir.attributes import DenseElementsAttr
 from ...ir.core import Operation
 from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag,
                          process_groups, replica_groups, source_target_pairs, strategy)
-from ..tracer.structure import GROUP_KINDS, Structure, TESSERA_STARTS, collective_kind, collective_op
+from ...ir import catalog
+from ...ir.catalog import GROUP_KINDS
+from ..tracer.structure import Structure, collective_kind, collective_op
 from ..tracer.trace import Step, Trace
 from ..tracer.tracer import TraceLimit
 
 MATCHING = ("xla", "spec")
+_TESSERA_STARTS = catalog.names(role=catalog.START, future="tessera")
+"""Seed 003's collectives: their groups are written as flattened ids."""
 """How collective instances on different processes are matched:
 
 * "spec": each op is its own collective; processes meet only at the same op.
@@ -175,7 +179,7 @@ class Facts:
 
     def _groups(self, op: Operation, inner: Operation, info: CommInfo) -> None:
         grid = self.grid
-        if op.name in TESSERA_STARTS:
+        if op.name in _TESSERA_STARTS:
             strat, rows = FLATTENED_IDS, []
         else:
             if flag(inner, "use_global_device_ids") and not ((info.channel or 0) > 0):

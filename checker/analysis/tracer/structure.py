@@ -1,9 +1,9 @@
 """What the scanner already tells about communication, before anything is traced:
 which ops communicate and how (`comm_role`, `collective_kind`), which functions
 communicate, which communication sits under control flow, whether there is
-point-to-point traffic (`structure(module)`, `Structure.uniform`). Split from
-checker/spmd.py, which re-exports these names; the per-process tracer there
-reads them.
+point-to-point traffic (`structure(module)`, `Structure.uniform`). The facts
+of each op name are the op catalog's (ir/catalog.py); the per-process tracer
+(tracer.py) and the process model read what this module derives from them.
 """
 from __future__ import annotations
 
@@ -12,37 +12,19 @@ from dataclasses import dataclass, field
 
 from ...ir.attributes import DictAttr, StringAttr
 from ...ir.core import Module, Operation
-from ..semantics import COLLECTIVES
+from ...ir.catalog import (BRANCHES, CALL, COLLECTIVE, COMMUNICATING, CUSTOM_CALL_KINDS, LOOP, MODULE, ONCE, PERMUTE,
+                           RECV, SEND, TERMINATORS, base_kind, info, names)
 
 # --------------------------------------------------------------------------- op names
-CUSTOM_COLLECTIVES = frozenset({"ragged_all_to_all"})
-"""`custom_call` targets XLA runs as collectives. JAX lowers `lax.ragged_all_to_all`
-to `stablehlo.custom_call @ragged_all_to_all` with `backend_config = {replica_groups,
-channel_id}` (jax/_src/lax/parallel.py, _ragged_all_to_all_lowering); XLA turns it
-into a ragged-all-to-all instruction whose GPU thunk is a collective over every
-member of its replica group (xla/backends/gpu/runtime/ragged_all_to_all_thunk.h).
-So every member must reach it, as for all_to_all (docs/deadlock.md)."""
-_STABLEHLO_GROUP_KINDS = frozenset(COLLECTIVES - {"collective_permute"})
-GROUP_KINDS = _STABLEHLO_GROUP_KINDS | CUSTOM_COLLECTIVES
-"""Collectives whose process group rendezvous (everything but collective_permute)."""
-CASE_OPS = frozenset({"stablehlo.case", "stablehlo.if"})
-WHILE_OPS = frozenset({"stablehlo.while"})
-CALL_OPS = frozenset({"func.call"})
-INLINE_OPS = frozenset({"sdy.manual_computation", "sdy.named_computation"})
+# What each op does is the op catalog's (ir/catalog.py); these are the sets the walk asks.
+CASE_OPS = names(regions=BRANCHES)
+WHILE_OPS = names(regions=LOOP)
+CALL_OPS = names(regions=CALL)
+INLINE_OPS = names(regions=ONCE)
 """Ops that run their one region once, in place."""
-TRANSPARENT_OPS = frozenset({"builtin.module", "module"})
-RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return", "sdy.return"})
-TESSERA_STARTS = frozenset(f"tessera.collective.{k}" for k in ("all_reduce", "reduce_scatter", "all_gather"))
-TESSERA_AWAITS = frozenset({"tessera.await", "tessera.collective.await"})
-
-ROLES = ("collective", "permute", "send", "recv", "start", "done")
-
-_COMM_NAMES = frozenset(
-    [f"stablehlo.{k}" for k in COLLECTIVES]
-    + [f"stablehlo.{k}_{s}" for k in COLLECTIVES for s in ("start", "done")]
-    + ["stablehlo.send", "stablehlo.recv", "stablehlo.async_start", "stablehlo.async_done",
-       "stablehlo.custom_call"]
-    + list(TESSERA_STARTS) + list(TESSERA_AWAITS))
+TRANSPARENT_OPS = names(regions=MODULE)
+RETURN_OPS = TERMINATORS
+_COMM_NAMES = COMMUNICATING | {"stablehlo.custom_call"}
 """Every op name comm_role() can say yes to (a set test before the string work)."""
 
 
@@ -51,41 +33,24 @@ def async_inner(op: Operation) -> Operation | None:
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
-                if inner.name.startswith("stablehlo.") and inner.name[10:] in COLLECTIVES:
+                if info(inner.name).role in (COLLECTIVE, PERMUTE) and inner.name.startswith("stablehlo."):
                     return inner
     return None
 
 
 def comm_role(op: Operation) -> str | None:
-    """What a communication op does to its process: "collective" (rendezvous of its
-    group), "permute" (collective_permute), "send", "recv", "start" (an async
-    collective starts), "done" (waits for a started one); None for other ops.
-    Reads only the op name (and an async_start's body)."""
+    """What a communication op does to its process (ir/catalog.py's roles):
+    "collective" (rendezvous of its group), "permute" (collective_permute), "send",
+    "recv", "start" (an async collective starts), "done" (waits for a started one);
+    None for other ops. Reads only the op name (and an async_start's body, a
+    custom_call's target)."""
     name = op.name
-    if name.startswith("stablehlo."):
-        kind = name[10:]
-        if kind in _STABLEHLO_GROUP_KINDS:
-            return "collective"
-        if kind == "custom_call":
-            return "collective" if custom_collective(op) is not None else None
-        if kind == "collective_permute":
-            return "permute"
-        if kind == "send" or kind == "recv":
-            return kind
-        if kind == "async_start":
-            return "start" if async_inner(op) is not None else None
-        if kind == "async_done":
-            return "done"
-        if kind.endswith("_start") and kind[:-6] in COLLECTIVES:
-            return "start"
-        if kind.endswith("_done") and kind[:-5] in COLLECTIVES:
-            return "done"
-        return None
-    if name in TESSERA_STARTS:
-        return "start"
-    if name in TESSERA_AWAITS:
-        return "done"
-    return None
+    if name == "stablehlo.custom_call":
+        return COLLECTIVE if custom_collective(op) is not None else None
+    facts = info(name)
+    if facts.body_kind:
+        return facts.role if async_inner(op) is not None else None
+    return facts.role
 
 
 class CustomCollective:
@@ -107,17 +72,17 @@ class CustomCollective:
 
 
 def custom_collective(op: Operation) -> CustomCollective | None:
-    """The collective a `stablehlo.custom_call` runs (see CUSTOM_COLLECTIVES), else None.
+    """The collective a `stablehlo.custom_call` runs (a custom_call kind of the catalog), else None.
     The header is parsed only when its text names such a target (JAX exports hold
     many `@Sharding` custom_calls that must stay unparsed)."""
     if op.name != "stablehlo.custom_call":
         return None
     head = _text_head(op)
-    if not any(k in head for k in CUSTOM_COLLECTIVES):
+    if not any(k in head for k in CUSTOM_CALL_KINDS):
         return None
     target = op.attr("call_target_name")
     config = op.attr("backend_config")
-    if not (isinstance(target, StringAttr) and target.value in CUSTOM_COLLECTIVES):
+    if not (isinstance(target, StringAttr) and target.value in CUSTOM_CALL_KINDS):
         return None
     # A backend_config that is no dictionary (a string, from an older JAX) names
     # no groups: the view then reads none, i.e. every process of the axis.
@@ -139,11 +104,7 @@ def collective_kind(op: Operation) -> str:
     op = collective_op(op)
     if isinstance(op, CustomCollective):
         return op.kind
-    name = op.name.rsplit(".", 1)[-1]
-    for suffix in ("_start", "_done"):
-        if name.endswith(suffix) and name[: -len(suffix)] in COLLECTIVES:
-            return name[: -len(suffix)]
-    return name
+    return base_kind(op.name)
 
 
 def op_label(op: Operation) -> str:
@@ -304,7 +265,7 @@ def structure(module: Module) -> Structure:
         if fn in reachable:
             comm_ops.append(op)
             marks.append((op, flag))
-            if op.name in ("stablehlo.send", "stablehlo.recv"):
+            if info(op.name).role in (SEND, RECV):
                 p2p.append(op)
     p2p, external = _split_external(p2p)
     for op, fn, flag in calls:

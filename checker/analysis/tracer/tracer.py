@@ -41,6 +41,7 @@ from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from .. import uniform as U
 from ...ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
+from ...ir.catalog import SAME_IN_GROUP_KINDS
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.types import ScalarType, TensorType
 from ..semantics import Grid
@@ -580,7 +581,7 @@ class Tracer:
         # and its groups cost O(processes) to read (see _received's cache).
         kind = collective_kind(op)
         where = f"the {kind} at line {line_of(op)}"
-        if role == "collective" and kind in U.SAME_VALUE_KINDS:
+        if role == "collective" and kind in SAME_IN_GROUP_KINDS:
             groups = U.communicators(op, collective_op(op), kind, self.grid)
             if groups is not None:
                 lab = U.group_labels(groups, self.n)

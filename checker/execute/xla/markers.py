@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import os
 
-COMM_OPS = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
-            "stablehlo.collective_permute", "stablehlo.collective_broadcast", "stablehlo.send",
-            "stablehlo.recv")
+from ...ir.catalog import KINDS
+
+COMM_OPS = tuple(f"stablehlo.{k.name}" for k in KINDS.values() if k.in_xla and not k.custom_call)
+"""The StableHLO ops that XLA runs as a communication of their own (the op catalog's kinds)."""
 CALLBACK_TARGET = {"cpu": "xla_ffi_python_cpu_callback", "gpu": "xla_ffi_python_gpu_callback"}
 
 

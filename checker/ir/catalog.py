@@ -1,0 +1,256 @@
+"""The op catalog: what every stage needs to know about an op, by its name, in one
+place (as MLIR keeps such facts as traits on the op definition).
+
+Two tables. `KINDS`, the kinds of communication (all_reduce, collective_permute,
+send, ...), each with the facts that hold for every op of the kind:
+
+* `meets`: how the processes meet: `GROUP` (every member of a process group
+  rendezvous), `PAIRS` (source -> target pairs), `POINT_TO_POINT` (a send meets
+  a recv);
+* `group_mode`: how the strategy that numbers its processes is decided
+  (SPEC-NOTES §2): `GLOBAL_IDS` (all_reduce's rule: the channel, then
+  `use_global_device_ids`) or `CHANNEL` (cross_replica or cross_partition by
+  the channel alone);
+* `same_in_group`: its result is the same on every member of a group (an
+  all_reduce's sum is; a reduce_scatter's shard is not);
+* `in_xla`: XLA has it as a collective of its own (it compiles and runs it);
+* `custom_call`: StableHLO has no op for it: JAX writes it as a `custom_call` to
+  a target of this name (ragged_all_to_all).
+
+`OPS`, every op name some stage gives a meaning to, with:
+
+* `kind` (a key of KINDS) and `role`, what it does to its process: `COLLECTIVE`,
+  `PERMUTE`, `SEND`, `RECV`, `START` (an async collective starts: its result is
+  a future), `DONE` (waits for a started one); an `async_start` is a START when
+  its body runs a collective (`body_kind`: the kind is read from its body);
+* `pair`: a start's done, a done's start (the names that may complete it);
+* `future`: the flavor of future a start returns or a done takes (`"stablehlo"`
+  or `"tessera"`), and `seed_004`: one of the six `*_start`/`*_done` forms seed
+  004 names (it has none for collective_reduce; rules and the pairing analysis
+  that follow the seed read only these);
+* `regions`: what its regions (or the computations it calls) do: `BRANCHES`
+  (one of them runs), `LOOP` (condition and body, repeated), `ONCE` (the one
+  region runs in place), `CALL` (runs a function named by symbol),
+  `INDIRECT_CALL` (runs a function value), `FUNCTION`
+  (a function's body), `MODULE` (a container), `COMPUTATION` (a reducer applied
+  to elements, no control flow), `ASYNC_BODY` (the op an async_start runs);
+* `terminator`: `FUNCTION_RETURN` (returns from a function) or `REGION_RETURN`
+  (yields its region's results to the op that owns the region).
+
+An op not in OPS is opaque: it does not communicate and its regions are not
+followed. The queries below are what the stages ask; the sets at the end are
+computed from the tables once. A front end that reads another language into the
+IR (XLA's HLO text) adds its op names here, with the facts they have; nothing
+else lists op names for these facts. tests/test_catalog.py checks the tables'
+consistency; docs/architecture.md says what to add for a new kind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# how processes meet
+GROUP = "group"
+PAIRS = "pairs"
+POINT_TO_POINT = "point-to-point"
+
+# how a kind's strategy is decided
+GLOBAL_IDS = "channel and use_global_device_ids"
+CHANNEL = "channel"
+
+# roles (the strings the tracer and the deadlock model record)
+COLLECTIVE = "collective"
+PERMUTE = "permute"
+SEND = "send"
+RECV = "recv"
+START = "start"
+DONE = "done"
+ROLES = (COLLECTIVE, PERMUTE, SEND, RECV, START, DONE)
+
+# region semantics
+BRANCHES = "branches"
+LOOP = "loop"
+ONCE = "once"
+CALL = "call"
+INDIRECT_CALL = "indirect call"
+FUNCTION = "function"
+MODULE = "module"
+COMPUTATION = "computation"
+ASYNC_BODY = "async body"
+
+# terminators
+FUNCTION_RETURN = "function return"
+REGION_RETURN = "region return"
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A kind of communication (see the module docstring)."""
+
+    name: str
+    meets: str
+    group_mode: str = CHANNEL
+    same_in_group: bool = False
+    in_xla: bool = True
+    custom_call: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OpInfo:
+    """What the stages know of one op name (see the module docstring)."""
+
+    name: str
+    kind: str | None = None
+    role: str | None = None
+    body_kind: bool = False
+    pair: tuple[str, ...] = ()
+    future: str | None = None
+    seed_004: bool = False
+    regions: str | None = None
+    terminator: str | None = None
+
+
+# --------------------------------------------------------------------------- kinds
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("all_reduce", GROUP, GLOBAL_IDS, same_in_group=True),
+    Kind("all_gather", GROUP, GLOBAL_IDS, same_in_group=True),
+    Kind("reduce_scatter", GROUP, GLOBAL_IDS),
+    Kind("all_to_all", GROUP),
+    Kind("collective_permute", PAIRS),
+    Kind("collective_broadcast", GROUP, same_in_group=True),
+    Kind("collective_reduce", GROUP, in_xla=False),
+    Kind("send", POINT_TO_POINT),
+    Kind("recv", POINT_TO_POINT),
+    # JAX lowers `lax.ragged_all_to_all` to `stablehlo.custom_call @ragged_all_to_all`
+    # with `backend_config = {replica_groups, channel_id}` (jax/_src/lax/parallel.py,
+    # _ragged_all_to_all_lowering); XLA turns it into a ragged-all-to-all instruction
+    # whose GPU thunk is a collective over every member of its replica group
+    # (xla/backends/gpu/runtime/ragged_all_to_all_thunk.h): every member must reach it.
+    Kind("ragged_all_to_all", GROUP, custom_call=True),
+)}
+
+
+# --------------------------------------------------------------------------- ops
+def _stablehlo_ops() -> list[OpInfo]:
+    out = []
+    for k in KINDS.values():
+        if k.custom_call:
+            continue
+        name = f"stablehlo.{k.name}"
+        if k.meets == POINT_TO_POINT:
+            out.append(OpInfo(name, k.name, SEND if k.name == "send" else RECV))
+            continue
+        reducer = COMPUTATION if k.name in ("all_reduce", "reduce_scatter", "collective_reduce") else None
+        seed = k.name != "collective_reduce"
+        out += [OpInfo(name, k.name, PERMUTE if k.meets == PAIRS else COLLECTIVE, regions=reducer),
+                OpInfo(f"{name}_start", k.name, START, pair=(f"{name}_done",), future="stablehlo", seed_004=seed,
+                       regions=reducer),
+                OpInfo(f"{name}_done", k.name, DONE, pair=(f"{name}_start",), future="stablehlo", seed_004=seed)]
+    return out
+
+
+_TESSERA_AWAITS = ("tessera.await", "tessera.collective.await")
+
+OPS: dict[str, OpInfo] = {o.name: o for o in (
+    *_stablehlo_ops(),
+    # seed 002 / 004: the generic async pair (what it runs is read from its body)
+    OpInfo("stablehlo.async_start", role=START, body_kind=True, pair=("stablehlo.async_done",), future="stablehlo",
+           regions=ASYNC_BODY),
+    OpInfo("stablehlo.async_done", role=DONE, pair=("stablehlo.async_start",), future="stablehlo"),
+    # seed 003's tessera collectives return futures an await completes
+    *(OpInfo(f"tessera.collective.{k}", k, START, pair=_TESSERA_AWAITS, future="tessera")
+      for k in ("all_reduce", "reduce_scatter", "all_gather")),
+    *(OpInfo(name, role=DONE, future="tessera") for name in _TESSERA_AWAITS),
+    # control flow
+    OpInfo("stablehlo.while", regions=LOOP),
+    OpInfo("stablehlo.if", regions=BRANCHES),
+    OpInfo("stablehlo.case", regions=BRANCHES),
+    OpInfo("func.call", regions=CALL),
+    OpInfo("call", regions=CALL),  # the generic spelling `"call"(...)`
+    OpInfo("func.call_indirect", regions=INDIRECT_CALL),
+    OpInfo("sdy.manual_computation", regions=ONCE),
+    OpInfo("sdy.named_computation", regions=ONCE),
+    OpInfo("func.func", regions=FUNCTION),
+    OpInfo("builtin.module", regions=MODULE),
+    OpInfo("module", regions=MODULE),
+    # terminators
+    OpInfo("func.return", terminator=FUNCTION_RETURN),
+    OpInfo("return", terminator=FUNCTION_RETURN),
+    OpInfo("stablehlo.return", terminator=REGION_RETURN),
+    OpInfo("sdy.return", terminator=REGION_RETURN),
+    OpInfo("mhlo.return", terminator=REGION_RETURN),
+    OpInfo("scf.yield", terminator=REGION_RETURN),
+)}
+
+_NONE = OpInfo("")
+
+
+# --------------------------------------------------------------------------- queries
+def info(name: str) -> OpInfo:
+    """The facts of op `name` (an empty OpInfo for an op the catalog does not know)."""
+    return OPS.get(name, _NONE)
+
+
+def base_kind(name: str) -> str:
+    """The kind op `name` communicates as (`stablehlo.all_reduce_start` -> `all_reduce`),
+    else its name after the dialect (`stablehlo.add` -> `add`), less a `_start` or
+    `_done` that follows a collective kind (`mhlo.all_gather_done` -> `all_gather`)."""
+    k = OPS.get(name, _NONE).kind
+    if k is not None:
+        return k
+    short = name.rsplit(".", 1)[-1]
+    for suffix in ("_start", "_done"):
+        if short.endswith(suffix) and short[: -len(suffix)] in COLLECTIVE_KINDS:
+            return short[: -len(suffix)]
+    return short
+
+
+def kind(name: str) -> Kind | None:
+    """The kind of communication op `name` does (None: none, or read from its body)."""
+    k = OPS.get(name, _NONE).kind
+    return KINDS.get(k) if k is not None else None
+
+
+def ops_of(kind_name: str, *roles: str, dialect: str = "") -> tuple[str, ...]:
+    """The op names of a kind (of the given roles, of one dialect: `"stablehlo"`), in
+    the catalog's order."""
+    prefix = f"{dialect}." if dialect else ""
+    return tuple(o.name for o in OPS.values() if o.kind == kind_name and (not roles or o.role in roles)
+                 and o.name.startswith(prefix))
+
+
+def names(*, role: str | None = None, regions: str | None = None, terminator: str | None = None,
+          future: str | None = None, seed_004: bool | None = None, prefix: str = "") -> frozenset[str]:
+    """The op names with the given facts (all of them when no fact is given)."""
+    return frozenset(o.name for o in OPS.values() if o.name.startswith(prefix)
+                     and (role is None or o.role == role) and (regions is None or o.regions == regions)
+                     and (terminator is None or o.terminator == terminator)
+                     and (future is None or o.future == future) and (seed_004 is None or o.seed_004 == seed_004))
+
+
+def in_order(op_names) -> tuple[str, ...]:
+    """`op_names` in the catalog's order (what a rule lists in `on=`, and its docs show)."""
+    return tuple(n for n in OPS if n in op_names)
+
+
+# --------------------------------------------------------------------------- derived sets
+COLLECTIVE_KINDS = frozenset(k.name for k in KINDS.values() if k.meets != POINT_TO_POINT and not k.custom_call)
+"""StableHLO's collectives (every kind but send/recv and the custom_call ones)."""
+GROUP_KINDS = frozenset(k.name for k in KINDS.values() if k.meets == GROUP)
+"""Kinds whose process group rendezvous: every member must reach the op."""
+CUSTOM_CALL_KINDS = frozenset(k.name for k in KINDS.values() if k.custom_call)
+"""`custom_call` targets that run a collective."""
+GLOBAL_IDS_KINDS = frozenset(k.name for k in KINDS.values() if k.group_mode == GLOBAL_IDS)
+SAME_IN_GROUP_KINDS = frozenset(k.name for k in KINDS.values() if k.same_in_group)
+COMMUNICATING = frozenset(o.name for o in OPS.values() if o.role is not None)
+"""Every op name that may communicate (an async_start: when its body does)."""
+TERMINATORS = frozenset(o.name for o in OPS.values() if o.terminator is not None)
+
+
+__all__ = [
+    "ASYNC_BODY", "BRANCHES", "CALL", "CHANNEL", "COLLECTIVE", "COLLECTIVE_KINDS", "COMMUNICATING", "COMPUTATION",
+    "CUSTOM_CALL_KINDS", "DONE", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP", "INDIRECT_CALL",
+    "GROUP_KINDS", "KINDS", "Kind", "LOOP", "MODULE", "ONCE", "OPS", "OpInfo", "PAIRS", "PERMUTE", "POINT_TO_POINT",
+    "RECV", "REGION_RETURN", "ROLES", "SAME_IN_GROUP_KINDS", "SEND", "START", "TERMINATORS", "base_kind", "info", "kind",
+    "in_order",
+    "names", "ops_of",
+]

@@ -1,0 +1,75 @@
+"""The op catalog (checker/ir/catalog.py): its tables agree with themselves, and the
+sets the stages ask for say what the stages need."""
+from __future__ import annotations
+
+import pytest
+
+from shlo_lint.checker.ir import catalog
+from shlo_lint.checker.ir.catalog import (COLLECTIVE, DONE, GLOBAL_IDS, KINDS, OPS, PERMUTE, POINT_TO_POINT, RECV, SEND,
+                                          START)
+
+
+def test_every_op_names_a_known_kind_role_and_region():
+    regions = {catalog.BRANCHES, catalog.LOOP, catalog.ONCE, catalog.CALL, catalog.INDIRECT_CALL, catalog.FUNCTION,
+               catalog.MODULE, catalog.COMPUTATION, catalog.ASYNC_BODY, None}
+    for name, o in OPS.items():
+        assert o.name == name
+        assert o.kind is None or o.kind in KINDS, name
+        assert o.role is None or o.role in catalog.ROLES, name
+        assert o.regions in regions, name
+        assert o.terminator in (catalog.FUNCTION_RETURN, catalog.REGION_RETURN, None), name
+        assert not (o.role and o.terminator), name
+
+
+def test_starts_and_dones_pair_both_ways():
+    for name, o in OPS.items():
+        if o.role in (START, DONE):
+            assert o.future in ("stablehlo", "tessera"), name
+        for other in o.pair:
+            partner = OPS[other]
+            assert {o.role, partner.role} == {START, DONE}, (name, other)
+            assert partner.future == o.future, (name, other)
+            assert None in (o.kind, partner.kind) or partner.kind == o.kind, (name, other)  # an await takes any
+            assert name in partner.pair or partner.role == DONE and partner.future == "tessera", (name, other)
+
+
+def test_every_stablehlo_kind_has_its_op_and_async_forms():
+    for k in KINDS.values():
+        if k.custom_call:
+            assert not catalog.ops_of(k.name), k.name  # a custom_call target: no op of its own
+            continue
+        ops = catalog.ops_of(k.name, dialect="stablehlo")
+        assert ops[0] == f"stablehlo.{k.name}"
+        if k.meets == POINT_TO_POINT:
+            assert OPS[ops[0]].role in (SEND, RECV) and len(ops) == 1
+        else:
+            assert OPS[ops[0]].role == (PERMUTE if k.meets == catalog.PAIRS else COLLECTIVE)
+            assert ops[1:] == (f"stablehlo.{k.name}_start", f"stablehlo.{k.name}_done")
+
+
+def test_the_sets_the_stages_ask_for():
+    assert catalog.COLLECTIVE_KINDS == {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                                        "collective_permute", "collective_broadcast", "collective_reduce"}
+    assert catalog.GROUP_KINDS == catalog.COLLECTIVE_KINDS - {"collective_permute"} | {"ragged_all_to_all"}
+    assert catalog.GLOBAL_IDS_KINDS == {k for k, v in KINDS.items() if v.group_mode == GLOBAL_IDS} \
+        == {"all_reduce", "all_gather", "reduce_scatter"}
+    assert catalog.SAME_IN_GROUP_KINDS == {"all_reduce", "all_gather", "collective_broadcast"}
+    assert catalog.TERMINATORS == {"func.return", "return", "stablehlo.return", "sdy.return", "mhlo.return",
+                                   "scf.yield"}
+    # seed 004 names six per-collective forms (none for collective_reduce)
+    assert len(catalog.names(role=START, seed_004=True)) == 6
+    assert "stablehlo.collective_reduce_start" in catalog.names(role=START) - catalog.names(seed_004=True)
+
+
+@pytest.mark.parametrize("name,kind", [
+    ("stablehlo.all_reduce_start", "all_reduce"), ("stablehlo.send", "send"), ("stablehlo.add", "add"),
+    ("tessera.collective.all_gather", "all_gather"), ("tessera.await", "await"),
+    ("stablehlo.async_start", "async_start"), ("mhlo.all_gather_done", "all_gather")])
+def test_base_kind(name, kind):
+    assert catalog.base_kind(name) == kind
+
+
+def test_an_op_the_catalog_does_not_know_is_opaque():
+    o = catalog.info("mydialect.frobnicate")
+    assert (o.kind, o.role, o.regions, o.terminator, o.pair) == (None, None, None, None, ())
+    assert catalog.kind("mydialect.frobnicate") is None
