@@ -394,6 +394,10 @@ class Module:
         self.structurally_broken = False
         """True when the scan could not match regions (truncated file, stray braces):
         the IR is then unreliable, so only syntax errors are reported."""
+        self.front_end = "stablehlo"
+        """The language the text was read from: "stablehlo" (MLIR text) or "hlo" (XLA's
+        HLO text, lowered by frontend/hlo/lower.py). Rules whose reading holds for one
+        of them only say so where they are registered (lint/registry.py `front_ends`)."""
         self.schedule_fixed = False
         """True when the text fixes the issue order of every computation (an HLO module
         XLA has scheduled, `is_scheduled=true`): the deadlock analysis then decides

@@ -9,7 +9,7 @@ import hashlib
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import registry
@@ -96,6 +96,18 @@ def parser():
         # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
         lexer.install(lark_parser())
     return _parser
+
+
+def read_module(source: SourceFile) -> Module:
+    """The IR of one file, by its content: XLA's HLO text (`HloModule` first) is
+    lowered (frontend/hlo/lower.py), everything else is read as StableHLO."""
+    from ..frontend.hlo.scan import looks_like_hlo
+
+    if looks_like_hlo(source.text):
+        from ..frontend.hlo.lower import lower_hlo
+
+        return lower_hlo(source)
+    return scan(source, parser())
 
 
 def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None,
@@ -217,7 +229,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     registry.load()
     where.stage = "scanning the file"
     if memo is None:
-        module = scan(source, parser())
+        module = read_module(source)
         ops = list(module.walk())  # walked once: the parse and the rules go through this list
     else:  # the previous version's skeleton, moved, where that is exact (checker/incremental_scan.py)
         wrapped = memo.parser(parser())
@@ -246,6 +258,9 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
             result.diagnostics.append(_diag("SHLO001", source.path, span, message))
     for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
         internal.append(_diag("SHLO003", source.path, span, message))
+    if module.front_end != "stablehlo":
+        # A rule's fix is an edit of MLIR text: none applies to another language's text.
+        result.diagnostics = [d if d.fix is None else replace(d, fix=None) for d in result.diagnostics]
     where.stage = "applying suppressions"
     result.diagnostics = _apply_suppressions(module, _drop_superseded(result.diagnostics), config) + internal
     # Any internal error (a parser or rule crash on some op) means the file was not
@@ -330,7 +345,8 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
     call = _call if memo is None else memo.call(ctx, _call)
     whole = memo.op_rules if memo is not None else None  # an op's local rules at once (reused as a whole)
-    by_op = _rules_by_op(config)
+    front_end = module.front_end
+    by_op = _rules_by_op(config, front_end)
     out: list[Diagnostic] = []
     extend = out.extend
     # Plain calls into one list, not generators: a small file makes ~15 rule calls,
@@ -338,7 +354,8 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     for op in module.walk() if ops is None else ops:
         specs = by_op.get(op.name)
         if specs is None:
-            specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
+            specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name)
+                                      if enabled(s, config) and front_end in s.front_ends]
         if whole is not None and specs:
             found = whole(ctx, op, specs, seen_errors)
             if found is not None:
@@ -350,7 +367,8 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
                 extend(found)
     mods = by_op.get(_MODULE_RULES)
     if mods is None:
-        mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules() if enabled(s, config)]
+        mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules()
+                                       if enabled(s, config) and front_end in s.front_ends]
     for spec in mods:
         found = call(spec, ctx, module, seen_errors)
         if found:
@@ -367,11 +385,11 @@ built once per process and selection, not once per file (~5% of linting a
 six-line file)."""
 
 
-def _rules_by_op(config: Config) -> dict[str, list[RuleSpec]]:
+def _rules_by_op(config: Config, front_end: str) -> dict[str, list[RuleSpec]]:
     # registry.rules_for_op and module_rules are part of the key: tests replace them
     # to inject rules.
     key = (registry.rules_for_op, registry.module_rules, registry.generation(), config.select,
-           config.extend_select, config.ignore)
+           config.extend_select, config.ignore, front_end)
     try:
         table = _BY_OP.get(key)
     except TypeError:  # selectors given as lists (Config(select=[...])): not kept

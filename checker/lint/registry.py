@@ -23,6 +23,10 @@ _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DOCS_URL = "https://github.com/shlo-lint/shlo-lint/blob/main/docs/rules.md#{anchor}"
 
 
+FRONT_ENDS = ("stablehlo", "hlo")
+"""The languages the IR is read from (ir.core.Module.front_end)."""
+
+
 @dataclass(frozen=True)
 class RuleSpec:
     code: str
@@ -47,6 +51,11 @@ class RuleSpec:
     """Codes of rules that say the same thing better: a finding of this rule is
     dropped where one of them reports at the same place (engine._drop_superseded),
     so one cause is one finding. Only while those rules are enabled and report."""
+    front_ends: tuple[str, ...] = ("stablehlo", "hlo")
+    """The front ends (ir.core.Module.front_end) whose programs the rule's reading
+    holds for: a rule about what MLIR's parser accepts, or about the StableHLO
+    spec's semantics where XLA's are the only ones, runs on StableHLO text only
+    (`front_ends=("stablehlo",)`), and says why in its docstring."""
 
     @property
     def doc(self) -> str:
@@ -71,16 +80,19 @@ _generation = 0
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
          on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", local: bool = False,
-         superseded_by: Iterable[str] = ()):
+         superseded_by: Iterable[str] = (), front_ends: Iterable[str] = FRONT_ENDS):
     """Register a rule. `on` names the ops it runs on (none: it runs once per module);
-    `local`, `superseded_by`: see RuleSpec (local only for per-op rules)."""
+    `local`, `superseded_by`, `front_ends`: see RuleSpec (local only for per-op rules)."""
+    front_ends = tuple(front_ends)
+    if not front_ends or any(f not in FRONT_ENDS for f in front_ends):
+        raise ValueError(f"{code}: front_ends must name some of {', '.join(FRONT_ENDS)}")
     ops = (on,) if isinstance(on, str) else tuple(on)
     if local and not ops:
         raise ValueError(f"{code}: a module rule cannot be local")
 
     def deco(func: Callable) -> Callable:
         register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, local,
-                          tuple(superseded_by)))
+                          tuple(superseded_by), front_ends))
         return func
 
     return deco

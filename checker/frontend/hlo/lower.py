@@ -7,10 +7,12 @@ and the reporters read as they read StableHLO's:
 
 * the module: a `builtin.module` op spanning the file, whose attributes hold
   the grid (`mhlo.num_partitions` / `mhlo.num_replicas` from `num_partitions` /
-  `replica_count`, 1 when the header leaves one out, as XLA's module config
-  does); `Module.schedule_fixed` is the header's `is_scheduled` (each
-  computation's order is the order XLA runs it in), `Module.per_device` too
-  (a scheduled module is one device's program: SPMD partitioning is done);
+  `replica_count` as the header writes them: one left out is 1, as in XLA's
+  module config; both left out, as `lower().as_text("hlo")` prints a module,
+  leave the grid to the command line); `Module.schedule_fixed` is the
+  header's `is_scheduled` (each computation's order is the order XLA runs it
+  in), `Module.per_device` too (a scheduled module is one device's program:
+  SPMD partitioning is done);
 * computations: the ENTRY computation is the public `func.func`, every other
   computation a private one, named as in the text, except the computations an
   op runs as its regions: a `while`'s condition and body
@@ -144,6 +146,7 @@ class _Lowering:
         self.hlo = hlo
         self.source = source
         self.module = HloModule(source, hlo, HloHeaders(self))
+        self.module.front_end = "hlo"
         self.module.schedule_fixed = hlo.is_scheduled
         self.module.per_device = hlo.is_scheduled
         self.regions: set[str] = set()
@@ -264,9 +267,16 @@ class _Lowering:
     def _module_header(self) -> OpHeader:
         hlo = self.hlo
         span = hlo.name_span or Span(0, 0)
-        attrs = {"mhlo.num_partitions": IntegerAttr(hlo.num_partitions, _I32, self._header_span("num_partitions")),
-                 "mhlo.num_replicas": IntegerAttr(hlo.replica_count, _I32, self._header_span("replica_count")),
-                 "hlo.is_scheduled": BoolAttr(hlo.is_scheduled, self._header_span("is_scheduled"))}
+        attrs = {"hlo.is_scheduled": BoolAttr(hlo.is_scheduled, self._header_span("is_scheduled"))}
+        # The grid as the header states it. XLA runs a module whose header names
+        # neither count on one device, but `lower().as_text("hlo")` prints none
+        # (the compile options carry them): the grid is then unknown, as for a
+        # StableHLO module without mhlo.num_partitions (--num-partitions gives it);
+        # one count written means 1 for the other (analysis/semantics.py grid_of).
+        if "num_partitions" in hlo.header:
+            attrs["mhlo.num_partitions"] = IntegerAttr(hlo.num_partitions, _I32, self._header_span("num_partitions"))
+        if "replica_count" in hlo.header:
+            attrs["mhlo.num_replicas"] = IntegerAttr(hlo.replica_count, _I32, self._header_span("replica_count"))
         if hlo.name is not None:
             attrs["sym_name"] = StringAttr(hlo.name, None, span)
         return OpHeader("builtin.module", span, attributes=attrs)
