@@ -16,7 +16,7 @@ from ...ir.core import CallSiteLoc, FileLineColLoc, Location, NameLoc
 from .frames import StackFrameTables, frames_of
 from .values import Metadata
 
-__all__ = ["location_of"]
+__all__ = ["location_of", "Locations"]
 
 
 def location_of(metadata: Metadata | None, tables: StackFrameTables | None) -> Location | None:
@@ -32,3 +32,28 @@ def location_of(metadata: Metadata | None, tables: StackFrameTables | None) -> L
     if metadata.op_name:
         return NameLoc(metadata.op_name, chain)
     return chain
+
+
+class Locations:
+    """location_of for the instructions of one module, the frame chains shared: a module's
+    thousands of instructions point at a few hundred stack frames."""
+
+    def __init__(self, tables: StackFrameTables | None):
+        self.tables = tables
+        self._chains: dict[int, Location | None] = {}
+
+    def location(self, metadata: Metadata | None) -> Location | None:
+        if metadata is None or not metadata.stack_frame_id or self.tables is None:
+            return location_of(metadata, self.tables)
+        frame = metadata.stack_frame_id
+        chain = self._chains.get(frame, _MISSING)
+        if chain is _MISSING:
+            if not self.tables.frames(frame):  # not in the tables: the metadata's own fields say
+                return location_of(metadata, self.tables)
+            chain = self._chains[frame] = location_of(Metadata(stack_frame_id=frame), self.tables)
+        if metadata.op_name:
+            return NameLoc(metadata.op_name, chain)
+        return chain
+
+
+_MISSING = object()

@@ -52,6 +52,7 @@ lowering itself raises on an op (a shlo-lint bug) is `module.internal_errors`
 from __future__ import annotations
 
 import gc
+import re
 from typing import Iterator
 
 from ...ir.attributes import ArrayAttr, BoolAttr, DictAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
@@ -60,9 +61,9 @@ from ...ir.types import FunctionType, ScalarType
 from ...source.text import SourceFile, Span
 from .ir_attrs import attributes_of
 from .ir_types import leaf_count, leaf_names, leaf_types, leaves_of
-from .locations import location_of
+from .locations import Locations
 from .model import Computation, HloText, Instruction
-from .opcodes import REGION_ATTRS, callee_of, ir_name, region_computations
+from .opcodes import CALLEE_ATTRS, REGION_ATTRS, callee_of, ir_name, region_computations
 from .scan import read_hlo
 from .shapes import ShapeError, parse_shape
 from .values import FrontendAttributes, NameRef
@@ -81,6 +82,55 @@ class HloOperation(Operation):
     lies in (None for the module)."""
 
     __slots__ = ("instruction", "computation")
+
+    def attr(self, name: str):
+        # A call's callee and a function's name and visibility are what the
+        # structural walk asks of every call and function (analysis/tracer/structure.py):
+        # answered without building the whole header (operands, types, location).
+        if self._header is None and name in _CHEAP_ATTRS:
+            got = _cheap_attr(self, name)
+            if got is not _NOT_CHEAP:
+                return got
+        return self.header.attributes.get(name)
+
+    @property
+    def result_types(self):
+        # What a rule asks of an operand's definition (its type): the instruction's
+        # shape says it, the rest of the header is not needed.
+        ins = self.instruction
+        if self._header is None and ins is not None:
+            return list(leaf_types(ins.shape_text)) if self.result_names else []
+        return self.header.result_types
+
+    @property
+    def symbol_name(self) -> str | None:
+        if self.name == "func.func" and self.computation is not None:
+            return self.computation.name
+        return super().symbol_name
+
+
+_CHEAP_ATTRS = frozenset({"callee", "sym_name", "sym_visibility"})
+_NOT_CHEAP = object()
+_CALLEE_TEXT = re.compile(r",[ \t]*(?:calls|to_apply)=[ \t]*%?([A-Za-z_][\w.\-]*)[ \t]*(?=,|$)")
+
+
+def _cheap_attr(op: HloOperation, name: str):
+    """`callee` of an hlo.call / hlo.fusion, `sym_name` / `sym_visibility` of a function, as
+    the header would have them (without their spans); _NOT_CHEAP for anything else."""
+    comp = op.computation
+    if op.name == "func.func" and comp is not None:
+        if name == "sym_name":
+            return StringAttr(comp.name)
+        if name == "sym_visibility":
+            return None if comp is comp.module.entry else StringAttr("private")
+        return None
+    ins = op.instruction
+    if name == "callee" and ins is not None and ins.opcode in CALLEE_ATTRS:
+        start, end = ins.offsets[5]
+        m = _CALLEE_TEXT.search(ins.module.source.text, start, end)
+        if m is not None:
+            return SymbolRefAttr(m.group(1))
+    return _NOT_CHEAP
 
 
 class HloModule(Module):
@@ -151,6 +201,7 @@ class _Lowering:
         self.module.per_device = hlo.is_scheduled
         self.regions: set[str] = set()
         self._params: dict[str, list] = {}
+        self.locations = Locations(hlo.tables)
 
     # ------------------------------------------------------------------ structure
     def run(self) -> None:
@@ -190,6 +241,7 @@ class _Lowering:
         block = Block(region)
         region.blocks.append(block)
         ops = block.operations
+        text = self.source.text
         for ins in comp.instructions:
             opcode = ins.opcode
             if opcode == "parameter":
@@ -199,8 +251,12 @@ class _Lowering:
             except Exception as e:  # noqa: BLE001 - our bug: the op is read as opaque
                 self._internal(ins, e)
                 name = f"hlo.{opcode}"
-            count = leaf_count(ins.shape_text)
-            op = HloOperation(name, ins.span, ((f"%{ins.name}", count),) if count else (), module, block)
+            # (Instruction.span and .shape_text, inlined: this loop runs once per instruction.)
+            r = ins.offsets
+            shape_start = r[3][0]
+            count = 1 if shape_start < 0 or text[shape_start] != "(" else leaf_count(text[shape_start:r[3][1]])
+            span = Span(r[1][0] if ins.is_root else r[2][0], r[5][1])
+            op = HloOperation(name, span, ((f"%{ins.name}", count),) if count else (), module, block)
             op.instruction, op.computation = ins, comp
             if opcode in _REGION_OPCODES:
                 self._regions(op, ins, stack)
@@ -350,7 +406,10 @@ class _Lowering:
         for region in op.regions:
             region_args.append(self.parameters(self._computation_at(region)))
         return OpHeader(op.name, ins.opcode_span, operands=self._operands(ins, comp), result_types=result_types,
-                        attributes=attrs, region_args=region_args, loc=location_of(ins.metadata, self.hlo.tables))
+                        attributes=attrs, region_args=region_args, loc=self._locations(ins.metadata))
+
+    def _locations(self, metadata):
+        return self.locations.location(metadata)
 
     def _computation_at(self, region: Region) -> Computation:
         """The computation a region was lowered from (its terminator knows)."""
@@ -391,7 +450,16 @@ class _Lowering:
         return names[start:start + len(leaves_of(shape.tuple_shapes[index]))]
 
     def _parameter_instructions(self, comp: Computation) -> list[Instruction]:
+        """The computation's `parameter` instructions in parameter-number order. XLA prints
+        the signature `(p0: f32[], p1: s32[])` in that order with the same names: when
+        it names exactly these instructions, it is the order (no instruction is read);
+        else the numbers are read."""
         params = [i for i in comp.instructions if i.opcode == "parameter"]
+        if comp.signature_span is not None and len(params) > 1:
+            declared = [p.name for p in comp.parameters]
+            if sorted(declared) == sorted(i.name for i in params):
+                by_name = {i.name: i for i in params}
+                return [by_name[n] for n in declared]
         numbers = [i.body.parameter_number for i in params]
         if all(isinstance(n, int) for n in numbers) and len(set(numbers)) == len(numbers):
             params = [i for _n, i in sorted(zip(numbers, params), key=lambda p: p[0])]
