@@ -75,7 +75,7 @@ def static_verdict(case: Case) -> tuple[str, list[str]]:
 
 
 def engine_verdict(case: Case, engine: str) -> tuple[str, str]:
-    from shlo_lint.checker.lint.engine import parser
+    from shlo_lint.checker.frontend.read import header_parser as parser
     from shlo_lint.checker.execute.run import RunOptions, run_module
     from shlo_lint.checker.frontend.stablehlo.scan import scan
     from shlo_lint.checker.source.text import SourceFile

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "corpus" / "deadlock"))
 from generate_grids import all_distinct, chain, permute_loop, ring, sendrecv, sendrecv_loop  # noqa: E402
 
 from shlo_lint.checker.analysis.process_model import DEFAULTS, analyze  # noqa: E402
-from shlo_lint.checker.lint.engine import parser  # noqa: E402
+from shlo_lint.checker.frontend.read import header_parser as parser  # noqa: E402
 from shlo_lint.checker.frontend.stablehlo.scan import scan  # noqa: E402
 from shlo_lint.checker.analysis.semantics import grid_of  # noqa: E402
 from shlo_lint.checker.source.text import SourceFile  # noqa: E402

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shlo_lint.checker.lint.engine import parser  # noqa: E402
+from shlo_lint.checker.frontend.read import header_parser as parser  # noqa: E402
 from shlo_lint.checker.execute.interpreter import Interpreter, Limits  # noqa: E402
 from shlo_lint.checker.execute.run import split_chunks  # noqa: E402
 from shlo_lint.checker.execute.values import Inputs  # noqa: E402

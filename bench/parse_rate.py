@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from shlo_lint.checker.lint.engine import parser  # noqa: E402
+from shlo_lint.checker.frontend.read import header_parser as parser  # noqa: E402
 from shlo_lint.checker.frontend.stablehlo.scan import scan  # noqa: E402
 from shlo_lint.checker.source.text import SourceFile  # noqa: E402
 

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shlo_lint import Config, lint_text  # noqa: E402
-from shlo_lint.checker.lint.engine import parser  # noqa: E402
+from shlo_lint.checker.frontend.read import header_parser as parser  # noqa: E402
 from shlo_lint.checker.frontend.stablehlo.parse.cache import clear_shared  # noqa: E402
 
 DEFAULT = [ROOT / "corpus" / "big" / f"transformer_{n}mb.mlir" for n in (2, 9, 30)]

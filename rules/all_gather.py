@@ -11,13 +11,13 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
 from .support.collective_checks import (ALL_GATHER, gather_like_result, dim_in_range)
 
 
-@rule("SHLO201", "all-gather-dim-out-of-range", on=ALL_GATHER, spec="all_gather C1", local=True)
+@rule("SHLO201", "all-gather-dim-out-of-range", on=ALL_GATHER, spec="all_gather C1", reuse=Reuse.OP)
 def all_gather_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`all_gather_dim` is not a dimension of the operands.
 
@@ -41,7 +41,7 @@ def all_gather_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnos
     yield from dim_in_range(op, ctx, "all_gather_dim")
 
 
-@rule("SHLO202", "all-gather-duplicate-replica-id", on=ALL_GATHER, spec="all_gather C2", local=True)
+@rule("SHLO202", "all-gather-duplicate-replica-id", on=ALL_GATHER, spec="all_gather C2", reuse=Reuse.OP)
 def all_gather_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process id appears twice in the all_gather's `replica_groups`.
 
@@ -63,7 +63,7 @@ def all_gather_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Dia
     yield from check_unique_ids(op, ctx)
 
 
-@rule("SHLO203", "all-gather-groups-not-covering", on=ALL_GATHER, spec="all_gather C3", local=True)
+@rule("SHLO203", "all-gather-groups-not-covering", on=ALL_GATHER, spec="all_gather C3", reuse=Reuse.OP)
 def all_gather_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_gather's replica groups leave out processes of the grid.
 
@@ -89,7 +89,7 @@ def all_gather_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diag
     yield from check_groups_cover(op, ctx, "all_gather C3 (groups cover the axis)")
 
 
-@rule("SHLO204", "all-gather-replica-id-out-of-range", on=ALL_GATHER, spec="all_gather C4", local=True)
+@rule("SHLO204", "all-gather-replica-id-out-of-range", on=ALL_GATHER, spec="all_gather C4", reuse=Reuse.OP)
 def all_gather_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_gather replica id is negative, `-1` padding, or beyond the grid.
 
@@ -115,7 +115,7 @@ def all_gather_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from check_ids_in_range(op, ctx, padding=False, need_grid=False, check="all_gather C4 (ids < N)")
 
 
-@rule("SHLO205", "all-gather-global-ids-without-channel", on=ALL_GATHER, spec="all_gather C5", local=True)
+@rule("SHLO205", "all-gather-global-ids-without-channel", on=ALL_GATHER, spec="all_gather C5", reuse=Reuse.OP)
 def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """all_gather sets `use_global_device_ids` without a positive channel_id.
 
@@ -143,7 +143,7 @@ def all_gather_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     yield from check_global_ids_channel(op, ctx, zero_is_warning=True)
 
 
-@rule("SHLO206", "all-gather-result-type-mismatch", on=ALL_GATHER, spec="all_gather C6", local=True)
+@rule("SHLO206", "all-gather-result-type-mismatch", on=ALL_GATHER, spec="all_gather C6", reuse=Reuse.OP)
 def all_gather_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_gather's result type is not the operand's grown along `all_gather_dim`.
 

@@ -11,14 +11,14 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids)
 from .support.shapes import (check_computation, data_operand_types)
 from .support.collective_checks import (ALL_REDUCE, element_is_e, same_shapes)
 
 
-@rule("SHLO211", "all-reduce-duplicate-replica-id", on=ALL_REDUCE, spec="all_reduce C1", local=True)
+@rule("SHLO211", "all-reduce-duplicate-replica-id", on=ALL_REDUCE, spec="all_reduce C1", reuse=Reuse.OP)
 def all_reduce_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process id appears twice in the all_reduce's `replica_groups`.
 
@@ -40,7 +40,7 @@ def all_reduce_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Dia
     yield from check_unique_ids(op, ctx)
 
 
-@rule("SHLO212", "all-reduce-groups-not-covering", on=ALL_REDUCE, spec="all_reduce C2", local=True)
+@rule("SHLO212", "all-reduce-groups-not-covering", on=ALL_REDUCE, spec="all_reduce C2", reuse=Reuse.OP)
 def all_reduce_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_reduce's replica groups leave out processes of the grid.
 
@@ -65,7 +65,7 @@ def all_reduce_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diag
     yield from check_groups_cover(op, ctx, "all_reduce C2 (groups cover the axis)")
 
 
-@rule("SHLO213", "all-reduce-replica-id-out-of-range", on=ALL_REDUCE, spec="all_reduce C3", local=True)
+@rule("SHLO213", "all-reduce-replica-id-out-of-range", on=ALL_REDUCE, spec="all_reduce C3", reuse=Reuse.OP)
 def all_reduce_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_reduce replica id is negative or beyond the grid.
 
@@ -89,7 +89,7 @@ def all_reduce_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from check_ids_in_range(op, ctx, padding=True, need_grid=False, check="all_reduce C3 (ids < N)")
 
 
-@rule("SHLO214", "all-reduce-global-ids-without-channel", on=ALL_REDUCE, spec="all_reduce C4", local=True)
+@rule("SHLO214", "all-reduce-global-ids-without-channel", on=ALL_REDUCE, spec="all_reduce C4", reuse=Reuse.OP)
 def all_reduce_global_ids_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """all_reduce sets `use_global_device_ids` without a positive channel_id.
 
@@ -112,7 +112,7 @@ def all_reduce_global_ids_without_channel(op: Operation, ctx: Context) -> Iterat
     yield from check_global_ids_channel(op, ctx)
 
 
-@rule("SHLO215", "all-reduce-bad-computation", on=ALL_REDUCE, spec="all_reduce C5", local=True)
+@rule("SHLO215", "all-reduce-bad-computation", on=ALL_REDUCE, spec="all_reduce C5", reuse=Reuse.OP)
 def all_reduce_bad_computation(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_reduce's reduction region is not `(tensor<E>, tensor<E>) -> tensor<E>`.
 
@@ -145,7 +145,7 @@ def all_reduce_bad_computation(op: Operation, ctx: Context) -> Iterator[Diagnost
     yield from check_computation(op, ctx, data_operand_types(op))
 
 
-@rule("SHLO216", "all-reduce-result-shape-mismatch", on=ALL_REDUCE, spec="all_reduce C6", local=True)
+@rule("SHLO216", "all-reduce-result-shape-mismatch", on=ALL_REDUCE, spec="all_reduce C6", reuse=Reuse.OP)
 def all_reduce_result_shape_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_reduce result's shape differs from its operand's.
 
@@ -167,7 +167,7 @@ def all_reduce_result_shape_mismatch(op: Operation, ctx: Context) -> Iterator[Di
     yield from same_shapes(op, ctx)
 
 
-@rule("SHLO217", "all-reduce-result-element-type-mismatch", on=ALL_REDUCE, spec="all_reduce C7", local=True)
+@rule("SHLO217", "all-reduce-result-element-type-mismatch", on=ALL_REDUCE, spec="all_reduce C7", reuse=Reuse.OP)
 def all_reduce_result_element_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_reduce result's element type is not the computation's element type E.
 

@@ -11,7 +11,7 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import int_attr
 
 from .support.groups import (check_groups_cover, check_ids_in_range, check_unique_ids, group_size, replica_groups)
@@ -20,7 +20,7 @@ from .support.shapes import (attr_where, check_arity, data_operand_types, dim_ou
 from .support.collective_checks import (ALL_TO_ALL, dim_in_range, compatible)
 
 
-@rule("SHLO231", "all-to-all-split-dim-out-of-range", on=ALL_TO_ALL, spec="all_to_all C1", local=True)
+@rule("SHLO231", "all-to-all-split-dim-out-of-range", on=ALL_TO_ALL, spec="all_to_all C1", reuse=Reuse.OP)
 def all_to_all_split_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`split_dimension` is not a dimension of the operands.
 
@@ -41,7 +41,7 @@ def all_to_all_split_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[D
     yield from dim_in_range(op, ctx, "split_dimension")
 
 
-@rule("SHLO232", "all-to-all-split-dim-not-divisible", on=ALL_TO_ALL, spec="all_to_all C2", local=True)
+@rule("SHLO232", "all-to-all-split-dim-not-divisible", on=ALL_TO_ALL, spec="all_to_all C2", reuse=Reuse.OP)
 def all_to_all_split_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The split dimension does not divide into `split_count` equal parts.
 
@@ -76,7 +76,7 @@ def all_to_all_split_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[
             return
 
 
-@rule("SHLO233", "all-to-all-concat-dim-out-of-range", on=ALL_TO_ALL, spec="all_to_all C3", local=True)
+@rule("SHLO233", "all-to-all-concat-dim-out-of-range", on=ALL_TO_ALL, spec="all_to_all C3", reuse=Reuse.OP)
 def all_to_all_concat_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`concat_dimension` is not a dimension of the operands.
 
@@ -97,7 +97,7 @@ def all_to_all_concat_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from dim_in_range(op, ctx, "concat_dimension")
 
 
-@rule("SHLO234", "all-to-all-split-count-not-positive", on=ALL_TO_ALL, spec="all_to_all C4", local=True)
+@rule("SHLO234", "all-to-all-split-count-not-positive", on=ALL_TO_ALL, spec="all_to_all C4", reuse=Reuse.OP)
 def all_to_all_split_count_not_positive(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """all_to_all's `split_count` is zero or negative.
 
@@ -121,7 +121,7 @@ def all_to_all_split_count_not_positive(op: Operation, ctx: Context) -> Iterator
                                                           f"be positive", op=op)
 
 
-@rule("SHLO235", "all-to-all-duplicate-replica-id", on=ALL_TO_ALL, spec="all_to_all C5", local=True)
+@rule("SHLO235", "all-to-all-duplicate-replica-id", on=ALL_TO_ALL, spec="all_to_all C5", reuse=Reuse.OP)
 def all_to_all_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process id appears twice in the all_to_all's `replica_groups`.
 
@@ -142,7 +142,7 @@ def all_to_all_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Dia
     yield from check_unique_ids(op, ctx)
 
 
-@rule("SHLO236", "all-to-all-groups-not-covering", on=ALL_TO_ALL, spec="all_to_all C6", local=True)
+@rule("SHLO236", "all-to-all-groups-not-covering", on=ALL_TO_ALL, spec="all_to_all C6", reuse=Reuse.OP)
 def all_to_all_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_to_all's replica groups leave out processes of the grid.
 
@@ -166,7 +166,7 @@ def all_to_all_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diag
     yield from check_groups_cover(op, ctx, "all_to_all C6 (groups cover the axis)")
 
 
-@rule("SHLO237", "all-to-all-replica-id-out-of-range", on=ALL_TO_ALL, spec="all_to_all C7", local=True)
+@rule("SHLO237", "all-to-all-replica-id-out-of-range", on=ALL_TO_ALL, spec="all_to_all C7", reuse=Reuse.OP)
 def all_to_all_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_to_all replica id is negative, `-1` padding, or beyond the grid.
 
@@ -188,7 +188,7 @@ def all_to_all_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
     yield from check_ids_in_range(op, ctx, padding=False, need_grid=False, check="all_to_all C7 (ids < N)")
 
 
-@rule("SHLO238", "all-to-all-group-size-not-split-count", on=ALL_TO_ALL, spec="all_to_all C8", local=True)
+@rule("SHLO238", "all-to-all-group-size-not-split-count", on=ALL_TO_ALL, spec="all_to_all C8", reuse=Reuse.OP)
 def all_to_all_group_size_not_split_count(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The all_to_all's group size differs from `split_count`.
 
@@ -232,7 +232,7 @@ def all_to_all_group_size_not_split_count(op: Operation, ctx: Context) -> Iterat
                                      f"is {count}", op=op)
 
 
-@rule("SHLO239", "all-to-all-result-type-mismatch", on=ALL_TO_ALL, spec="all_to_all C9", local=True)
+@rule("SHLO239", "all-to-all-result-type-mismatch", on=ALL_TO_ALL, spec="all_to_all C9", reuse=Reuse.OP)
 def all_to_all_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """An all_to_all result is not the operand split and concatenated by `split_count`.
 

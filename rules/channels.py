@@ -11,7 +11,7 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, channel_id, flag,
                                                   iter_process_groups, replica_groups)
 from shlo_lint.checker.ir.catalog import DONE, GLOBAL_IDS_KINDS, KINDS, OPS, POINT_TO_POINT, START, base_kind
@@ -41,7 +41,7 @@ def _describe(groups: list[list[tuple[int, int]]]) -> str:
     return f"{{{shown}}}"
 
 
-@rule("SHLO130", "cross-partition-group-without-channel", on=COLLECTIVE_OPS, spec="process groups", local=True)
+@rule("SHLO130", "cross-partition-group-without-channel", on=COLLECTIVE_OPS, spec="process groups", reuse=Reuse.OP)
 def cross_partition_group_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective addresses processes across partitions but has no positive channel_id.
 

@@ -12,7 +12,7 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir import catalog
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 
 from .support.pairs import compatible, pairs_range_diags, pairs_shape_diags, pairs_unique_diags
 
@@ -20,7 +20,7 @@ COLLECTIVE_PERMUTE = catalog.ops_of("collective_permute", catalog.PERMUTE, diale
 PERMUTE_OPS = catalog.ops_of("collective_permute", catalog.PERMUTE, catalog.START, dialect="stablehlo")
 
 
-@rule("SHLO121", "collective-permute-pairs-bad-shape", on=PERMUTE_OPS, spec="collective_permute C1", local=True)
+@rule("SHLO121", "collective-permute-pairs-bad-shape", on=PERMUTE_OPS, spec="collective_permute C1", reuse=Reuse.OP)
 def collective_permute_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's `source_target_pairs` is missing or not a [k, 2] si64 constant.
 
@@ -52,7 +52,7 @@ def collective_permute_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[
         yield d
 
 
-@rule("SHLO122", "collective-permute-duplicate-source", on=PERMUTE_OPS, spec="collective_permute C2", local=True)
+@rule("SHLO122", "collective-permute-duplicate-source", on=PERMUTE_OPS, spec="collective_permute C2", reuse=Reuse.OP)
 def collective_permute_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the source of two pairs of one collective_permute.
 
@@ -77,7 +77,7 @@ def collective_permute_duplicate_source(op: Operation, ctx: Context) -> Iterator
     yield from pairs_unique_diags(op, ctx, 0)
 
 
-@rule("SHLO123", "collective-permute-duplicate-target", on=PERMUTE_OPS, spec="collective_permute C3", local=True)
+@rule("SHLO123", "collective-permute-duplicate-target", on=PERMUTE_OPS, spec="collective_permute C3", reuse=Reuse.OP)
 def collective_permute_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the target of two pairs of one collective_permute.
 
@@ -100,7 +100,7 @@ def collective_permute_duplicate_target(op: Operation, ctx: Context) -> Iterator
     yield from pairs_unique_diags(op, ctx, 1)
 
 
-@rule("SHLO124", "collective-permute-id-out-of-range", on=PERMUTE_OPS, spec="collective_permute C4", local=True)
+@rule("SHLO124", "collective-permute-id-out-of-range", on=PERMUTE_OPS, spec="collective_permute C4", reuse=Reuse.OP)
 def collective_permute_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's `source_target_pairs` names a process id outside [0, N).
 
@@ -130,7 +130,7 @@ def collective_permute_id_out_of_range(op: Operation, ctx: Context) -> Iterator[
 
 
 @rule("SHLO125", "collective-permute-result-type-mismatch", on=COLLECTIVE_PERMUTE, spec="collective_permute C5",
-      local=True)
+      reuse=Reuse.OP)
 def collective_permute_result_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective_permute's result type differs from its operand type.
 

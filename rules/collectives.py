@@ -28,7 +28,7 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 
 from .support.groups import check_groups_form
 from .support.shapes import op_label, result_types
@@ -43,7 +43,7 @@ _INPUT_LABEL = {"all_gather": "all_gather I3", "all_reduce": "all_reduce I2", "r
 
 # =========================================================================== shared
 @rule("SHLO200", "replica-groups-malformed",
-      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE, local=True)
+      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE, reuse=Reuse.OP)
 def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`replica_groups` is not a rank-2 integer constant.
 
@@ -83,7 +83,7 @@ _PER_TENSOR_ONLY = ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLE
     COLLECTIVE_REDUCE + ("stablehlo.collective_permute", "stablehlo.async_start")
 
 
-@rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1", local=True)
+@rule("SHLO207", "collective-per-axis-quantized", on=_PER_TENSOR_ONLY, spec="collective I1", reuse=Reuse.OP)
 def collective_per_axis_quantized(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A collective takes or returns a per-axis quantized tensor.
 

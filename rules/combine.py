@@ -35,7 +35,7 @@ from shlo_lint.checker.ir.attributes import DenseElementsAttr
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Block, Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
 from shlo_lint.checker.source.text import Span
 from shlo_lint.checker.ir.types import TensorType
@@ -317,7 +317,7 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
                           f"concatenated, or jax.flatten_util.ravel_pytree of them) instead of one array at a time")
 
 
-@rule("SHLO631", "combinable-all-reduces", category="performance", severity="info", on=ALL_REDUCE,
+@rule("SHLO631", "combinable-all-reduces", category="performance", severity="info", on=ALL_REDUCE, reuse=Reuse.BLOCK,
       front_ends=("stablehlo",))
 def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent all_reduces that an XLA-style combiner would merge into one.
@@ -377,7 +377,7 @@ def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from _report(op, ctx, with_fix=True)
 
 
-@rule("SHLO632", "combinable-all-gathers", category="performance", severity="info", on=ALL_GATHER,
+@rule("SHLO632", "combinable-all-gathers", category="performance", severity="info", on=ALL_GATHER, reuse=Reuse.BLOCK,
       front_ends=("stablehlo",))
 def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent all_gathers that an XLA-style combiner would merge into one.
@@ -410,7 +410,7 @@ def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 @rule("SHLO633", "combinable-reduce-scatters", category="performance", severity="info", on=REDUCE_SCATTER,
-      front_ends=("stablehlo",))
+      reuse=Reuse.BLOCK, front_ends=("stablehlo",))
 def combinable_reduce_scatters(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent reduce_scatters that an XLA-style combiner would merge into one.
 

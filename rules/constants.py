@@ -9,10 +9,10 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.frontend.stablehlo.dense_literals import dense_literal_problem
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 
 
-@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), local=True,
+@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), reuse=Reuse.OP,
       front_ends=("stablehlo",))
 def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A constant's `dense<...>` literal does not fit its tensor type.

@@ -38,7 +38,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.trace import Step
 from shlo_lint.checker.analysis.tracer.structure import collective_kind, op_label
-from .support.verdict import MODULE_OPS, VERDICT_KEY, verdict
+from .support.verdict import MODULE_OPS, VERDICT_KEY, VERDICT_REUSE, verdict
 
 
 _BRANCHES = catalog.names(regions=catalog.BRANCHES)
@@ -343,7 +343,7 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         yield diag.with_trace(traces)
 
 
-@rule("SHLO500", "deadlock-wait-cycle", category="deadlock", on=MODULE_OPS)
+@rule("SHLO500", "deadlock-wait-cycle", category="deadlock", on=MODULE_OPS, reuse=VERDICT_REUSE)
 def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Processes wait for each other in a cycle, so none of them can continue.
 
@@ -391,7 +391,7 @@ def deadlock_wait_cycle(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
         yield from _deadlock_diags(ctx, v, "cycle")
 
 
-@rule("SHLO501", "deadlock-peer-never-arrives", category="deadlock", on=MODULE_OPS)
+@rule("SHLO501", "deadlock-peer-never-arrives", category="deadlock", on=MODULE_OPS, reuse=VERDICT_REUSE)
 def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process waits for a peer that never gets there: a collective reached by part of its group, a recv with no send, a send never received.
 
@@ -437,7 +437,7 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 @rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning", on=MODULE_OPS,
-      front_ends=("stablehlo",))
+      reuse=VERDICT_REUSE, front_ends=("stablehlo",))
 def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Collectives at different ops complete only because XLA matches them by kind and channel.
 
@@ -501,6 +501,7 @@ def _channel_text(channel: int | None) -> str:
 
 
 @rule("SHLO503", "deadlock-undecided", category="deadlock", severity="info", on=MODULE_OPS,
+      reuse=replace(VERDICT_REUSE, final=False),  # (undecided may be a time limit's: the next run may decide)
       superseded_by=("SHLO504",))
 def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The deadlock analysis could not decide, and says why.
@@ -542,7 +543,8 @@ def deadlock_undecided(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield ctx.info(where, f"deadlock analysis undecided: {v.reason}")
 
 
-@rule("SHLO505", "deadlock-depends-on-schedule", category="deadlock", severity="warning", on=MODULE_OPS)
+@rule("SHLO505", "deadlock-depends-on-schedule", category="deadlock", severity="warning", on=MODULE_OPS,
+      reuse=VERDICT_REUSE)
 def deadlock_depends_on_schedule(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Processes hang in some issue orders XLA's scheduler may choose, and complete in others.
 

@@ -10,7 +10,7 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import flag
 from shlo_lint.checker.ir.types import TensorType
 
@@ -19,7 +19,7 @@ from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_d
                         HOST_TO_DEVICE)
 
 
-@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1", local=True)
+@rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1", reuse=Reuse.OP)
 def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's `source_target_pairs` is not a [k, 2] si64 constant.
 
@@ -50,7 +50,7 @@ def recv_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_shape_diags(op, ctx)
 
 
-@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2", local=True)
+@rule("SHLO112", "recv-duplicate-source", on=RECV, spec="recv C2", reuse=Reuse.OP)
 def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the source of two pairs of one recv.
 
@@ -75,7 +75,7 @@ def recv_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 0)
 
 
-@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3", local=True)
+@rule("SHLO113", "recv-duplicate-target", on=RECV, spec="recv C3", reuse=Reuse.OP)
 def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the target of two pairs of one recv.
 
@@ -100,7 +100,7 @@ def recv_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 1)
 
 
-@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4", local=True)
+@rule("SHLO114", "recv-id-out-of-range", on=RECV, spec="recv C4", reuse=Reuse.OP)
 def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's `source_target_pairs` names a process id outside [0, N).
 
@@ -130,7 +130,7 @@ def recv_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 
-@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5", local=True)
+@rule("SHLO115", "recv-channel-type-mismatch", on=RECV, spec="recv C5", reuse=Reuse.OP)
 def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's channel type disagrees with `is_host_transfer`.
 
@@ -171,7 +171,7 @@ def recv_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnost
     yield from channel_type_diag(op, ctx, expected, RECV_READING if host else "")
 
 
-@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics", local=True)
+@rule("SHLO116", "recv-missing-pairs", severity="warning", on=RECV, spec="recv semantics", reuse=Reuse.OP)
 def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A device-to-device recv has no (or empty) `source_target_pairs`.
 
@@ -196,7 +196,7 @@ def recv_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from missing_pairs_diag(op, ctx)
 
 
-@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics", local=True)
+@rule("SHLO117", "recv-pairs-on-host-transfer", severity="warning", on=RECV, spec="recv semantics", reuse=Reuse.OP)
 def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A host-transfer recv carries `source_target_pairs`, which are ignored.
 
@@ -222,7 +222,7 @@ def recv_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnos
     yield from host_pairs_diag(op, ctx)
 
 
-@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results", local=True)
+@rule("SHLO118", "recv-bad-results", on=RECV, spec="recv results", reuse=Reuse.OP)
 def recv_bad_results(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A recv's results are not payload tensors followed by exactly one token (or its operand is not a token).
 

@@ -11,7 +11,7 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import int_attr
 
 from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
@@ -19,7 +19,7 @@ from .support.shapes import (attr_where, check_computation, data_operand_types, 
 from .support.collective_checks import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
 
 
-@rule("SHLO221", "reduce-scatter-dim-not-divisible", on=REDUCE_SCATTER, spec="reduce_scatter C1", local=True)
+@rule("SHLO221", "reduce-scatter-dim-not-divisible", on=REDUCE_SCATTER, spec="reduce_scatter C1", reuse=Reuse.OP)
 def reduce_scatter_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The scattered dimension does not split evenly among the group.
 
@@ -55,7 +55,7 @@ def reduce_scatter_dim_not_divisible(op: Operation, ctx: Context) -> Iterator[Di
                             f"is not divisible by the group size {gs}", op=op)
 
 
-@rule("SHLO222", "reduce-scatter-dim-out-of-range", on=REDUCE_SCATTER, spec="reduce_scatter C2", local=True)
+@rule("SHLO222", "reduce-scatter-dim-out-of-range", on=REDUCE_SCATTER, spec="reduce_scatter C2", reuse=Reuse.OP)
 def reduce_scatter_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`scatter_dimension` is not a dimension of the operand.
 
@@ -76,7 +76,7 @@ def reduce_scatter_dim_out_of_range(op: Operation, ctx: Context) -> Iterator[Dia
     yield from dim_in_range(op, ctx, "scatter_dimension")
 
 
-@rule("SHLO223", "reduce-scatter-duplicate-replica-id", on=REDUCE_SCATTER, spec="reduce_scatter C3", local=True)
+@rule("SHLO223", "reduce-scatter-duplicate-replica-id", on=REDUCE_SCATTER, spec="reduce_scatter C3", reuse=Reuse.OP)
 def reduce_scatter_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process id appears twice in the reduce_scatter's `replica_groups`.
 
@@ -97,7 +97,7 @@ def reduce_scatter_duplicate_replica_id(op: Operation, ctx: Context) -> Iterator
     yield from check_unique_ids(op, ctx)
 
 
-@rule("SHLO224", "reduce-scatter-groups-not-covering", on=REDUCE_SCATTER, spec="reduce_scatter C4", local=True)
+@rule("SHLO224", "reduce-scatter-groups-not-covering", on=REDUCE_SCATTER, spec="reduce_scatter C4", reuse=Reuse.OP)
 def reduce_scatter_groups_not_covering(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The reduce_scatter's replica groups leave out processes of the grid.
 
@@ -121,7 +121,7 @@ def reduce_scatter_groups_not_covering(op: Operation, ctx: Context) -> Iterator[
     yield from check_groups_cover(op, ctx, "reduce_scatter C4 (groups cover the axis)")
 
 
-@rule("SHLO225", "reduce-scatter-replica-id-out-of-range", on=REDUCE_SCATTER, spec="reduce_scatter C5", local=True)
+@rule("SHLO225", "reduce-scatter-replica-id-out-of-range", on=REDUCE_SCATTER, spec="reduce_scatter C5", reuse=Reuse.OP)
 def reduce_scatter_replica_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A reduce_scatter replica id is negative, `-1` padding, or beyond the grid.
 
@@ -144,7 +144,7 @@ def reduce_scatter_replica_id_out_of_range(op: Operation, ctx: Context) -> Itera
     yield from check_ids_in_range(op, ctx, padding=False, need_grid=False, check="reduce_scatter C5 (ids < N)")
 
 
-@rule("SHLO226", "reduce-scatter-global-ids-without-channel", on=REDUCE_SCATTER, spec="reduce_scatter C6", local=True)
+@rule("SHLO226", "reduce-scatter-global-ids-without-channel", on=REDUCE_SCATTER, spec="reduce_scatter C6", reuse=Reuse.OP)
 def reduce_scatter_global_ids_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """reduce_scatter sets `use_global_device_ids` without a positive channel_id.
 
@@ -165,7 +165,7 @@ def reduce_scatter_global_ids_without_channel(op: Operation, ctx: Context) -> It
     yield from check_global_ids_channel(op, ctx)
 
 
-@rule("SHLO227", "reduce-scatter-bad-computation", on=REDUCE_SCATTER, spec="reduce_scatter C7", local=True)
+@rule("SHLO227", "reduce-scatter-bad-computation", on=REDUCE_SCATTER, spec="reduce_scatter C7", reuse=Reuse.OP)
 def reduce_scatter_bad_computation(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The reduce_scatter's reduction region is not `(tensor<E>, tensor<E>) -> tensor<E>`.
 
@@ -192,7 +192,7 @@ def reduce_scatter_bad_computation(op: Operation, ctx: Context) -> Iterator[Diag
     yield from check_computation(op, ctx, data_operand_types(op))
 
 
-@rule("SHLO228", "reduce-scatter-result-shape-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C8", local=True)
+@rule("SHLO228", "reduce-scatter-result-shape-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C8", reuse=Reuse.OP)
 def reduce_scatter_result_shape_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The reduce_scatter's result shape is not the operand's split along `scatter_dimension`.
 
@@ -221,7 +221,7 @@ def reduce_scatter_result_shape_mismatch(op: Operation, ctx: Context) -> Iterato
     yield from gather_like_result(op, ctx, "scatter_dimension", grow=False)
 
 
-@rule("SHLO229", "reduce-scatter-result-element-type-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C9", local=True)
+@rule("SHLO229", "reduce-scatter-result-element-type-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C9", reuse=Reuse.OP)
 def reduce_scatter_result_element_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The reduce_scatter's result element type is not the computation's element type E.
 

@@ -10,14 +10,14 @@ from typing import Iterator
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.registry import rule
+from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import flag
 
 from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
                         missing_pairs_diag, host_pairs_diag, is_token, SEND, DEVICE_TO_DEVICE, DEVICE_TO_HOST)
 
 
-@rule("SHLO101", "send-pairs-bad-shape", on=SEND, spec="send C1", local=True)
+@rule("SHLO101", "send-pairs-bad-shape", on=SEND, spec="send C1", reuse=Reuse.OP)
 def send_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A send's `source_target_pairs` is not a [k, 2] si64 constant.
 
@@ -48,7 +48,7 @@ def send_pairs_bad_shape(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_shape_diags(op, ctx)
 
 
-@rule("SHLO102", "send-duplicate-source", on=SEND, spec="send C2", local=True)
+@rule("SHLO102", "send-duplicate-source", on=SEND, spec="send C2", reuse=Reuse.OP)
 def send_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the source of two pairs of one send.
 
@@ -74,7 +74,7 @@ def send_duplicate_source(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 0)
 
 
-@rule("SHLO103", "send-duplicate-target", on=SEND, spec="send C3", local=True)
+@rule("SHLO103", "send-duplicate-target", on=SEND, spec="send C3", reuse=Reuse.OP)
 def send_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A process is the target of two pairs of one send.
 
@@ -99,7 +99,7 @@ def send_duplicate_target(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_unique_diags(op, ctx, 1)
 
 
-@rule("SHLO104", "send-id-out-of-range", on=SEND, spec="send C4", local=True)
+@rule("SHLO104", "send-id-out-of-range", on=SEND, spec="send C4", reuse=Reuse.OP)
 def send_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A send's `source_target_pairs` names a process id outside [0, N).
 
@@ -130,7 +130,7 @@ def send_id_out_of_range(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from pairs_range_diags(op, ctx, "send C4")
 
 
-@rule("SHLO105", "send-channel-type-mismatch", on=SEND, spec="send C5", local=True)
+@rule("SHLO105", "send-channel-type-mismatch", on=SEND, spec="send C5", reuse=Reuse.OP)
 def send_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A send's channel type disagrees with `is_host_transfer`.
 
@@ -166,7 +166,7 @@ def send_channel_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnost
     yield from channel_type_diag(op, ctx, expected)
 
 
-@rule("SHLO106", "send-missing-pairs", severity="warning", on=SEND, spec="send semantics", local=True)
+@rule("SHLO106", "send-missing-pairs", severity="warning", on=SEND, spec="send semantics", reuse=Reuse.OP)
 def send_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A device-to-device send has no (or empty) `source_target_pairs`.
 
@@ -195,7 +195,7 @@ def send_missing_pairs(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from missing_pairs_diag(op, ctx)
 
 
-@rule("SHLO107", "send-pairs-on-host-transfer", severity="warning", on=SEND, spec="send semantics", local=True)
+@rule("SHLO107", "send-pairs-on-host-transfer", severity="warning", on=SEND, spec="send semantics", reuse=Reuse.OP)
 def send_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A host-transfer send carries `source_target_pairs`, which are ignored.
 
@@ -225,7 +225,7 @@ def send_pairs_on_host_transfer(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 
-@rule("SHLO108", "send-bad-operands", on=SEND, spec="send signature", local=True)
+@rule("SHLO108", "send-bad-operands", on=SEND, spec="send signature", reuse=Reuse.OP)
 def send_bad_operands(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A send's operands are not payload tensors followed by one token, or its result is not a token.
 

@@ -16,7 +16,7 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.analysis.tracer.structure import op_label
 
-from .support.verdict import MODULE_OPS, verdict
+from .support.verdict import MODULE_OPS, VERDICT_REUSE, verdict
 
 MAX_REPORTS = 16
 """Findings per module (one per branch / loop op)."""
@@ -30,7 +30,7 @@ def _procs(ids, grid, limit: int = 4) -> str:
 
 
 @rule("SHLO504", "communication-guarded-by-per-device-data", category="deadlock", severity="warning",
-      on=MODULE_OPS)
+      on=MODULE_OPS, reuse=VERDICT_REUSE)
 def communication_guarded_by_per_device_data(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A branch or loop that guards communication decides on per-device data: it may deadlock.
 

@@ -15,11 +15,10 @@ from shlo_lint.jax_api import assert_clean, check_lowered
 
 def parse(text: str, path: str = "<string>"):
     """Parse StableHLO text into the IR (shlo_lint.checker.ir.core.Module), headers lazily."""
-    from shlo_lint.checker.lint.engine import parser
-    from shlo_lint.checker.frontend.stablehlo.scan import scan
+    from shlo_lint.checker.frontend.read import read_module
     from shlo_lint.checker.source.text import SourceFile
 
-    return scan(SourceFile(path, text), parser())
+    return read_module(SourceFile(path, text))
 
 
 __all__ = ["Config", "ConfigError", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean", "check_lowered",

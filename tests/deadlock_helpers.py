@@ -3,7 +3,7 @@ analysis's verdict on a file or a text, with options."""
 from __future__ import annotations
 
 from shlo_lint.checker.analysis.process_model import analyze
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.analysis.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile

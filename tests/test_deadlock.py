@@ -11,7 +11,7 @@ import pytest
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.lint.config import ConfigError
 from shlo_lint.checker.analysis.process_model import analyze, options_of
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.analysis.semantics import grid_of

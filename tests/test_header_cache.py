@@ -7,6 +7,7 @@ from dataclasses import fields
 
 import pytest
 
+from shlo_lint.checker.frontend import read as frontend_read
 from shlo_lint.checker.ir.attributes import Attribute
 from shlo_lint.checker.frontend.stablehlo.parse import LarkParser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
@@ -177,7 +178,7 @@ def test_lint_is_the_same_when_cache_hits_stand_for_parsed_headers(name, monkeyp
     broken = "".join(lines[:at + 1] + [lines[at].replace(" = ", " = = ", 1)] + lines[at + 1:])
 
     def lint(src: str, parser):
-        monkeypatch.setattr(engine, "_parser", parser)
+        monkeypatch.setattr(frontend_read, "_parser", parser)
         result = engine.lint_source(SourceFile("t.mlir", src), Config())
         return [(d.code, d.message, d.span) for d in result.diagnostics]
 
@@ -285,7 +286,7 @@ def _parsed_adds(monkeypatch, text: str) -> tuple[list[str], list]:
         return real(ctx)
 
     monkeypatch.setitem(names, "fast_parse", counting)
-    monkeypatch.setattr(engine, "_parser", LarkParser())
+    monkeypatch.setattr(frontend_read, "_parser", LarkParser())
     result = engine.lint_source(SourceFile("t.mlir", text), Config())
     return [t for t in parsed if "stablehlo.add" in t], result.diagnostics
 

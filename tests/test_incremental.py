@@ -11,10 +11,11 @@ import sys
 
 import pytest
 
-from shlo_lint.checker.editor.incremental import document as incremental, module_reuse as incremental_root
+from shlo_lint.checker.editor.incremental import document as incremental, edit as incremental_edit
 from shlo_lint.checker.lint.config import Config
 from shlo_lint.checker.lint.engine import lint_source
-from shlo_lint.checker.editor.incremental.document import Document, TextEdit
+from shlo_lint.checker.editor.incremental.document import Document
+from shlo_lint.checker.editor.incremental.edit import TextEdit
 from shlo_lint.checker.source.text import SourceFile, Span
 
 from conftest import CORPUS, ROOT
@@ -203,7 +204,7 @@ def test_incremental_reuses_on_the_bench_edit():
 
 def test_a_broken_reuse_is_caught(monkeypatch):
     """The check can fail: moving reused spans wrongly (or not at all) is seen."""
-    monkeypatch.setattr(incremental_root, "shift_header", lambda h, delta: h)
+    monkeypatch.setattr(incremental, "shift_header", lambda h, delta: h)
     monkeypatch.setattr(TextEdit, "move", lambda self, span: span)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(5):
@@ -212,7 +213,7 @@ def test_a_broken_reuse_is_caught(monkeypatch):
 
 def test_a_wrong_module_op_reuse_is_caught(monkeypatch):
     """...and so is reusing the deadlock analysis when an attribute it read changed."""
-    monkeypatch.setattr(incremental_root, "same_field", lambda *a: True)
+    monkeypatch.setattr(incremental, "same_field", lambda *a: True)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS:
             test_one_character_changes_of_valid_programs(name)
@@ -223,7 +224,7 @@ def test_text_edit():
     assert (e.start, e.old_end, e.new_end, e.delta) == (2, 3, 4, 1)
     assert e.move(Span(0, 1)) == Span(0, 1) and e.move(Span(4, 6)) == Span(5, 7)
     for touching in (Span(1, 4), Span(0, 2), Span(3, 6)):  # across, ending at, starting at the edit
-        with pytest.raises(incremental.Unmovable):
+        with pytest.raises(incremental_edit.Unmovable):
             e.move(touching)
     assert e.old_range(0, 2) == (0, 2) and e.old_range(4, 7) == (3, 6) and e.old_range(3, 5) is None
     big = "x" * 10000 + "a" + "y" * 9000
@@ -380,13 +381,10 @@ def test_combiner_hints_reused_only_when_exact():
 def test_a_wrong_combiner_reuse_is_caught(monkeypatch, broken):
     """Reusing SHLO631 although the lines moved (its notes name one), or def-use
     changed, is seen."""
-    import re as _re
-
-    from shlo_lint.checker.editor.incremental import block_reuse as incremental_block
     if broken == "lines":
-        monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
+        monkeypatch.setattr(incremental, "lines_moved", lambda *a: False)
     else:
-        monkeypatch.setattr(incremental_block, "_SSA_NAME", _re.compile("(?!)"))
+        monkeypatch.setattr(incremental, "ssa_mentions", lambda *a: [])
     with pytest.raises(AssertionError, match="differs from a full lint"):
         test_combiner_hints_reused_only_when_exact()
 
@@ -408,7 +406,7 @@ def test_a_wrong_header_check_reuse_is_caught(monkeypatch):
         def __contains__(self, item) -> bool:
             return True
 
-    init = incremental._Version.__init__
+    init = incremental.Version.__init__
 
     def wrong(self, text):
         init(self, text)
@@ -418,7 +416,7 @@ def test_a_wrong_header_check_reuse_is_caught(monkeypatch):
     config = Config(select=("SHLO001",))
     for seed in range(3):
         run_sequence(BENCH, seed, 25, config)
-    monkeypatch.setattr(incremental._Version, "__init__", wrong)
+    monkeypatch.setattr(incremental.Version, "__init__", wrong)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for seed in range(6):
             run_sequence(BENCH, seed, 25, config)
@@ -485,10 +483,7 @@ def test_enter_on_every_line(name):
 
 def test_reusing_line_naming_findings_after_an_enter_is_caught(monkeypatch):
     """...which fails when the findings are reused although the lines moved."""
-    from shlo_lint.checker.editor.incremental import block_reuse as incremental_block
-
-    monkeypatch.setattr(incremental_root, "lines_moved", lambda *a: False)
-    monkeypatch.setattr(incremental_block, "lines_moved", lambda *a: False)
+    monkeypatch.setattr(incremental, "lines_moved", lambda *a: False)
     with pytest.raises(AssertionError, match="differs from a full lint"):
         for name in DIGIT_PROGRAMS + ["invalid/combine_all_reduces.mlir"]:
             test_enter_on_every_line(name)

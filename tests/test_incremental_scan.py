@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from shlo_lint.checker.editor.incremental import edit as incremental_edit, skeleton as incremental_scan
-from shlo_lint.checker.lint.engine import parser
-from shlo_lint.checker.editor.incremental.document import TextEdit
+from shlo_lint.checker.frontend.read import header_parser as parser
+from shlo_lint.checker.editor.incremental.edit import TextEdit
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile
 
@@ -104,20 +104,20 @@ def test_rescan_equals_a_full_scan(name):
 
 def test_a_wrong_rescan_is_caught(monkeypatch):
     """The check can fail: not moving offsets after the edit is seen."""
-    monkeypatch.setattr(incremental_scan._Clone, "span", lambda self, s: s)
+    monkeypatch.setattr(incremental_scan.Clone, "span", lambda self, s: s)
     with pytest.raises(AssertionError, match="differs from a full scan"):
         test_rescan_equals_a_full_scan("bench")
 
 
 def test_a_wrong_blank_space_copy_is_caught(monkeypatch):
     """...and so is not moving the end of the ops around blank space typed (an Enter)."""
-    real = incremental_scan._Clone.span
+    real = incremental_scan.Clone.span
 
     def wrong(self, s):
         moved = real(self, s)
         return s if self.blank and moved.start == s.start else moved
 
-    monkeypatch.setattr(incremental_scan._Clone, "span", wrong)
+    monkeypatch.setattr(incremental_scan.Clone, "span", wrong)
     with pytest.raises(AssertionError, match="differs from a full scan"):
         test_rescan_equals_a_full_scan("bench")
 

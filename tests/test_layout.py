@@ -11,7 +11,7 @@ import pytest
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.ir.attributes import Attribute
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 from shlo_lint.checker.ir.core import LocAlias
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.source.text import SourceFile

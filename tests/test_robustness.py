@@ -98,8 +98,11 @@ def _assert_guarded(results, broken: str, stage: str):
 
 def test_a_scanner_crash_is_shlo003_for_that_file_only(tmp_path, monkeypatch):
     a, b = _two_files(tmp_path)
-    real_scan = engine.scan
-    monkeypatch.setattr(engine, "scan", lambda src, p: _boom() if src.path.endswith("a.mlir") else real_scan(src, p))
+    from shlo_lint.checker.frontend import read as frontend_read
+
+    real_scan = frontend_read.scan
+    monkeypatch.setattr(frontend_read, "scan",
+                        lambda src, p: _boom() if src.path.endswith("a.mlir") else real_scan(src, p))
     _assert_guarded(lint_paths([str(a), str(b)]), "a.mlir", "scanning")
 
 

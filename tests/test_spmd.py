@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.analysis.semantics import Grid, grid_of
 from shlo_lint.checker.source.text import SourceFile

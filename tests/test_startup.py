@@ -13,7 +13,7 @@ from lark.lexer import BasicLexer, ContextualLexer, Scanner, TextSlice
 
 from shlo_lint.checker.frontend.stablehlo import lark_lexer as lazy
 from shlo_lint.checker.frontend.stablehlo.parse import runner as parse  # the Lark instance (parse.lark_parser)
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "corpus" / "real" / "all_gather.mlir"  # a clean JAX export with a collective

@@ -10,7 +10,7 @@ import pytest
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.analysis.process_model import analyze
-from shlo_lint.checker.lint.engine import parser
+from shlo_lint.checker.frontend.read import header_parser as parser
 from shlo_lint.checker.frontend.stablehlo.scan import scan
 from shlo_lint.checker.analysis.semantics import grid_of
 from shlo_lint.checker.source.text import SourceFile

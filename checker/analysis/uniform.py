@@ -220,6 +220,10 @@ def group_labels(groups: list[np.ndarray], n: int) -> np.ndarray | None:
 _SPLIT = re.compile(r"devices=\[([\d,]+)\]")
 
 
+PARTITIONED_MARKERS = ("sdy.mesh", "@SPMDFullToShardShape")
+"""What `partitioned` looks for anywhere in the program text (outside comments)."""
+
+
 def partitioned(module: Module) -> bool:
     """Whether the module is a JAX program the compiler still partitions (a Shardy
     mesh, GSPMD's shard_map markers): its top-level values are logical (global)
@@ -228,7 +232,7 @@ def partitioned(module: Module) -> bool:
     cached = getattr(module, "_uniform_partitioned", None)
     if cached is None:
         text = module.source.text
-        cached = _written(text, "sdy.mesh") or _written(text, "@SPMDFullToShardShape")
+        cached = any(_written(text, marker) for marker in PARTITIONED_MARKERS)
         try:
             module._uniform_partitioned = cached  # type: ignore[attr-defined]
         except AttributeError:  # pragma: no cover - slotted module

@@ -31,7 +31,8 @@ from typing import Iterator
 
 from ..lint import registry
 from ..lint.config import Config
-from ..lint.engine import FileResult, lint_released, lint_source, parser, read_path
+from ..frontend.read import header_parser
+from ..lint.engine import FileResult, lint_released, lint_source, read_path
 
 
 def resolve_jobs(jobs: int | str | None) -> int:
@@ -119,7 +120,7 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
     import queue
 
     registry.load()
-    parser()  # built before the fork: every child inherits it
+    header_parser()  # built before the fork: every child inherits it
     size = chunk_size(len(files), jobs)
     chunks = [files[i:i + size] for i in range(0, len(files), size)]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..lint.engine import parser, read_path
+from ..frontend.read import read_module
+from ..lint.engine import read_path
 from ..ir.core import Module
-from ..frontend.stablehlo.scan import scan
 from ..analysis.semantics import Grid, grid_of
 from .interpreter import Blocked, Interpreter, Limits
 from .runtime import fmt_pid
@@ -165,7 +165,7 @@ def load(path: str) -> Module:
         raise ExecutionError(err.message)
     if not source.text.strip():
         raise ExecutionError(f"{path} is empty")
-    module = scan(source, parser())
+    module = read_module(source)
     for op in module.walk():  # every header now: a program that does not parse is not run
         op.header  # noqa: B018
     if module.syntax_errors:
@@ -221,7 +221,7 @@ def run_paths(path: str, options: RunOptions | None = None) -> list[RunReport]:
         return [run_path(path, options)]
     reports = []
     for line, chunk in split_chunks(source.text):
-        report = run_module(scan(SourceFile(source.path, chunk), parser()), options)
+        report = run_module(read_module(SourceFile(source.path, chunk)), options)
         report.chunk = line
         reports.append(report)
     return reports or [run_path(path, options)]

@@ -202,6 +202,16 @@ class Operation:
         return self._header
 
     @property
+    def parsed_header(self) -> OpHeader | None:
+        """The header if it was parsed (or set) already; None, and nothing parsed, if not."""
+        return self._header
+
+    def set_header(self, header: OpHeader) -> None:
+        """Give the op its header without parsing it (a front end that built it
+        already, e.g. the implicit module op; the editor's recording view of it)."""
+        self._header = header
+
+    @property
     def attributes(self) -> dict[str, Attribute]:
         return self.header.attributes
 

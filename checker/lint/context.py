@@ -1,6 +1,7 @@
 """What a rule gets besides the op: where to point, how to say it, the grid."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..source.diagnostics import Diagnostic, Location, Note, Severity
@@ -8,6 +9,24 @@ from ..ir.core import Module, Operation, user_column
 from .registry import RuleSpec
 from ..analysis.semantics import Grid
 from ..source.text import SourceFile, Span
+
+
+PER_OP = "op"
+ANALYSIS = "analysis"
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """A `Context.cache` key that says what its entry is, for the editor's re-lint as
+    you type (editor/incremental): a rule that reads a plain (string) key has read
+    module-wide state, so its findings on an op depend on more than the op."""
+
+    name: str
+    scope: str
+    """`PER_OP`: a memo of one op's own attributes (keyed by the op), so reading it
+    reads nothing but that op. `ANALYSIS`: the memo of a whole-program analysis,
+    which whoever reads it computes again when it is missing (the module op's rules
+    may write it and still be carried over)."""
 
 
 class Context:
@@ -19,8 +38,9 @@ class Context:
         self.grid = grid
         self.options = options or {}
         self.spec: RuleSpec | None = None
-        self.cache: dict[str, Any] = {}
-        """Per-module memo for whole-program analyses shared by several rules."""
+        self.cache: dict[Any, Any] = {}
+        """Per-module memo for whole-program analyses shared by several rules, keyed
+        by a name (module-wide state) or a CacheKey that says more."""
 
     # -- locations ---------------------------------------------------------------
     def span(self, where: Any) -> Span:

@@ -15,16 +15,23 @@ from pathlib import Path
 from . import registry
 from .config import Config
 from .context import Context
+from .hooks import NO_HOOKS, LintHooks
 from ..source.diagnostics import Diagnostic, Location, Severity
 from ..ir.core import Module, Operation, release
 from .registry import RuleSpec
-from ..frontend.stablehlo.scan import scan
+from ..frontend.read import header_parser
 from .selection import check_selectors, enabled
 from ..analysis.semantics import grid_of
 from ..source.text import SourceFile, Span
 from .suppressions import find_suppressions
 
 BYTECODE_MAGIC = b"ML\xefR"
+
+# The engine's own codes (rules/core.py documents them).
+SYNTAX_ERROR = "SHLO001"
+UNREADABLE = "SHLO002"
+INTERNAL_ERROR = "SHLO003"
+UNUSED_SUPPRESSION = "SHLO004"
 
 
 # ----------------------------------------------------------------------------- results
@@ -50,7 +57,7 @@ def decode(data: bytes, path: str) -> tuple[SourceFile, Diagnostic | None]:
     """Bytes → SourceFile, with a located diagnostic for bytecode and bad UTF-8."""
     if data.startswith(BYTECODE_MAGIC):
         src = SourceFile(path, "")
-        return src, _diag("SHLO001", path, Span(0, 0),
+        return src, _diag(SYNTAX_ERROR, path, Span(0, 0),
                           "this is MLIR bytecode, not text; print it as text first "
                           "(e.g. `stablehlo-translate --deserialize` or `mlir-opt` without --emit-bytecode)")
     try:
@@ -60,7 +67,7 @@ def decode(data: bytes, path: str) -> tuple[SourceFile, Diagnostic | None]:
         prefix = data[: e.start].decode("utf-8", errors="replace")
         src = SourceFile(path, text)
         off = len(prefix)
-        return src, _diag("SHLO001", path, Span(off, off + 1),
+        return src, _diag(SYNTAX_ERROR, path, Span(off, off + 1),
                           f"invalid UTF-8: byte 0x{data[e.start]:02x} cannot start a character; "
                           f"StableHLO text must be UTF-8")
     if text.startswith("\ufeff"):
@@ -73,7 +80,7 @@ def read_path(path: str) -> tuple[SourceFile, Diagnostic | None]:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
         reason = e.strerror or str(e)
-        return SourceFile(path, ""), _diag("SHLO002", path, None, f"cannot read {path}: {reason}")
+        return SourceFile(path, ""), _diag(UNREADABLE, path, None, f"cannot read {path}: {reason}")
     return decode(data, "<stdin>" if path == "-" else path)
 
 
@@ -81,37 +88,8 @@ def read_path(path: str) -> tuple[SourceFile, Diagnostic | None]:
 
 
 # ----------------------------------------------------------------------------- linting
-_parser = None
-
-
-def parser():
-    """The Lark header parser, built once per process."""
-    global _parser
-    if _parser is None:
-        from ..frontend.stablehlo import lark_lexer as lexer
-        from ..frontend.stablehlo.parse import LarkParser
-        from ..frontend.stablehlo.parse.runner import lark_parser
-
-        _parser = LarkParser()
-        # Union regexes compiled when hot (checker/lexer.py): ~0.1 s off a one-file run.
-        lexer.install(lark_parser())
-    return _parser
-
-
-def read_module(source: SourceFile) -> Module:
-    """The IR of one file, by its content: XLA's HLO text (`HloModule` first) is
-    lowered (frontend/hlo/lower.py), everything else is read as StableHLO."""
-    from ..frontend.hlo.scan import looks_like_hlo
-
-    if looks_like_hlo(source.text):
-        from ..frontend.hlo.lower import lower_hlo
-
-        return lower_hlo(source)
-    return scan(source, parser())
-
-
 def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None = None,
-                memo=None) -> FileResult:
+                hooks: LintHooks = NO_HOOKS) -> FileResult:
     """Lint one file. Never raises (but for KeyboardInterrupt/SystemExit): whatever
     fails while checking this file (scanner, parser, rule, analysis, out of memory,
     recursion) becomes one SHLO003 for it and `failed` (exit 2), so the files after
@@ -120,14 +98,15 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
     The cyclic GC is paused meanwhile: a big module is 300k long-lived objects that
     a collection would re-walk again and again.
 
-    `memo`: the language server's re-lint as you type (checker/incremental.py): it
-    hands out the previous version's header parses and per-op rule results where
-    they are exactly what this text would give; None (the CLI) parses and runs all."""
+    `hooks`: what the caller takes over (hooks.py): the editor's re-lint as you
+    type hands out the previous version's header parses and rule findings where
+    they are exactly what this text would give; the CLI's NO_HOOKS parses and
+    runs everything."""
     enabled = gc.isenabled()
     gc.disable()
     where = _Where()
     try:
-        return _lint_source(source, config, read_error, where, memo)
+        return _lint_source(source, config, read_error, where, hooks)
     except _FileAborted as e:
         return FileResult(source, None, [e.diagnostic], failed=True)
     except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
@@ -169,7 +148,7 @@ def internal_error(source: SourceFile, error: BaseException, stage: str, op=None
     try:
         return _internal_error(source, error, stage, op, span)
     except Exception:  # noqa: BLE001 - e.g. still out of memory
-        return _diag("SHLO003", source.path, Span(0, 0), f"internal error while {stage}; please report it ({REPORT_URL})")
+        return _diag(INTERNAL_ERROR, source.path, Span(0, 0), f"internal error while {stage}; please report it ({REPORT_URL})")
 
 
 def _internal_error(source: SourceFile, error: BaseException, stage: str, op, span: Span | None) -> Diagnostic:
@@ -180,7 +159,7 @@ def _internal_error(source: SourceFile, error: BaseException, stage: str, op, sp
     if isinstance(error, MemoryError):
         what = "out of memory (MemoryError)"
     at = _origin(error)
-    return _diag("SHLO003", source.path, span,
+    return _diag(INTERNAL_ERROR, source.path, span,
                  f"internal error while {stage}" + (f" (op `{name}`)" if name else "") + f": {what}"
                  + (f" [at {at}]" if at else "") + "; this is a shlo-lint bug, not a problem of this file, "
                  f"and the file was not fully checked: please report it with the file ({REPORT_URL})")
@@ -217,25 +196,20 @@ def _origin(error: BaseException) -> str | None:
 
 
 def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | None, where: _Where,
-                 memo=None) -> FileResult:
+                 hooks: LintHooks) -> FileResult:
     if config.per_file_ignores or config.extend_ignore:
         config = config.merged(ignore=config.ignores_for(source.path))
     if read_error is not None:
         return FileResult(source, None, [read_error], failed=True)
     if not source.text.strip():
-        return FileResult(source, None, [_diag("SHLO001", source.path, Span(0, 0),
+        return FileResult(source, None, [_diag(SYNTAX_ERROR, source.path, Span(0, 0),
                                                 "empty file: expected a module or operations")], failed=True)
     where.stage = "loading the rules"
     registry.load()
     where.stage = "scanning the file"
-    if memo is None:
-        module = read_module(source)
-        ops = list(module.walk())  # walked once: the parse and the rules go through this list
-    else:  # the previous version's skeleton, moved, where that is exact (checker/incremental_scan.py)
-        wrapped = memo.parser(parser())
-        module = memo.rescan(source, wrapped) or scan(source, wrapped)
-        where.stage = "matching the previous version"
-        ops = memo.seed(module)  # the ops in walk order, matched with the previous version's
+    module = hooks.read(source, hooks.header_parser(header_parser()))
+    where.stage = hooks.walk_stage
+    ops = hooks.walk(module)  # walked once: the parse and the rules go through this list
     module.walked = ops
     result = FileResult(source, module)
     internal: list[Diagnostic] = []
@@ -247,17 +221,17 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         seen_errors: set[tuple[str, str]] = set()
         if len(source.text) <= config.full_parse_limit:
             where.stage = "parsing"
-            internal += _parse_everything(module, seen_errors, memo, ops)
+            internal += _parse_everything(module, seen_errors, hooks, ops)
         where.stage = "running the rules"
-        result.diagnostics.extend(_run_rules(module, config, seen_errors, memo, ops))
+        result.diagnostics.extend(_run_rules(module, config, seen_errors, hooks, ops))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
         if (span.start, message) not in seen:
             seen.add((span.start, message))
-            result.diagnostics.append(_diag("SHLO001", source.path, span, message))
+            result.diagnostics.append(_diag(SYNTAX_ERROR, source.path, span, message))
     for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
-        internal.append(_diag("SHLO003", source.path, span, message))
+        internal.append(_diag(INTERNAL_ERROR, source.path, span, message))
     if module.front_end != "stablehlo":
         # A rule's fix is an edit of MLIR text: none applies to another language's text.
         result.diagnostics = [d if d.fix is None else replace(d, fix=None) for d in result.diagnostics]
@@ -265,7 +239,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
     result.diagnostics = _apply_suppressions(module, _drop_superseded(result.diagnostics), config) + internal
     # Any internal error (a parser or rule crash on some op) means the file was not
     # fully checked: exit 2, as for a file that does not parse.
-    result.failed = bool(module.syntax_errors) or any(d.code == "SHLO003" for d in result.diagnostics)
+    result.failed = bool(module.syntax_errors) or any(d.code == INTERNAL_ERROR for d in result.diagnostics)
     where.stage = "finishing the report"
     for d in result.diagnostics:
         object.__setattr__(d, "fingerprint", _fingerprint(source, d))
@@ -277,28 +251,27 @@ def _signature(e: BaseException) -> tuple[str, str]:
     return type(e).__name__, str(e)
 
 
-def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=None, ops=None) -> list[Diagnostic]:
+def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], hooks: LintHooks,
+                      ops: list[Operation]) -> list[Diagnostic]:
     """Parse every header; an op the parser crashes on is one SHLO003 and the rest
     are still parsed (a rule reading that header later raises the same error: its
     signature goes to `seen_errors` so it is not reported twice). A header the
-    memo holds from the previous version parsed cleanly there: it is not needed
-    here (a rule asking for it gets it then)."""
+    hooks know to parse cleanly (the editor's: the previous version's) is not
+    needed here (a rule asking for it gets it then)."""
     out = []
-    unchecked = getattr(module.parser, "unchecked", None) if memo is None else None
+    unchecked = getattr(module.parser, "unchecked", None)  # (a parser that checks op by op has none)
     if unchecked is not None:
         return _parse_unchecked(module, unchecked, seen_errors)
     # A header whose layout already parsed (a cache hit) is checked: it is built
-    # only if something reads it (checker/parse/api.py, header_checked).
+    # only if something reads it (frontend/stablehlo/parse/api.py, header_checked).
     checked = getattr(module.parser, "header_checked", None)
-    if ops is None:
-        ops = list(module.walk())
-    for op in ops if memo is None else memo.to_check(ops):
+    for op in hooks.headers_to_check(ops):
         try:
-            if (memo is None or not memo.seeded(op)) and (checked is None or not checked(module, op)):
+            if not hooks.header_known(op) and (checked is None or not checked(module, op)):
                 op.header  # noqa: B018
             for region in op.regions:
                 for block in region.blocks:
-                    if block.label_span is not None and (memo is None or not memo.seeded_label(block)):
+                    if block.label_span is not None and not hooks.label_known(block):
                         block.arguments  # noqa: B018
         except Exception as e:  # noqa: BLE001 - a parser bug costs one op, not the file
             _parse_failed(module, op, e, seen_errors, out)
@@ -306,7 +279,7 @@ def _parse_everything(module: Module, seen_errors: set[tuple[str, str]], memo=No
 
 
 def _parse_unchecked(module: Module, unchecked, seen_errors: set[tuple[str, str]]) -> list[Diagnostic]:
-    """_parse_everything without a memo: the parser checks the headers in one loop
+    """_parse_everything by the parser's own loop: it checks the headers in one loop
     (parse/api.py `unchecked`) and yields those it could not, parsed here; then
     the block labels (their parses record their own errors and share nothing
     with the headers', so parsing them after the headers changes no result)."""
@@ -339,24 +312,24 @@ def _parse_failed(module: Module, op: Operation, e: Exception, seen_errors: set[
         out.append(internal_error(module.source, e, "parsing", op))
 
 
-def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]] = frozenset(), memo=None,
-               ops=None) -> list[Diagnostic]:
+def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]], hooks: LintHooks,
+               ops: list[Operation]) -> list[Diagnostic]:
     grid = grid_of(module, config.num_replicas, config.num_partitions)
-    ctx = Context(module, grid, config.options) if memo is None else memo.context(module, grid, config.options)
-    call = _call if memo is None else memo.call(ctx, _call)
-    whole = memo.op_rules if memo is not None else None  # an op's local rules at once (reused as a whole)
+    ctx = hooks.context(module, grid, config.options)
+    call = hooks.rule_runner(ctx, _call)
+    whole = hooks.op_rules  # all of an op's rules at once (the editor: reused as a whole), or None
     front_end = module.front_end
     by_op = _rules_by_op(config, front_end)
     out: list[Diagnostic] = []
     extend = out.extend
     # Plain calls into one list, not generators: a small file makes ~15 rule calls,
     # and each generator layer (here, _call) cost about as much as an empty rule.
-    for op in module.walk() if ops is None else ops:
+    for op in ops:
         specs = by_op.get(op.name)
         if specs is None:
             specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name)
                                       if enabled(s, config) and front_end in s.front_ends]
-        if whole is not None and specs:
+        if specs:
             found = whole(ctx, op, specs, seen_errors)
             if found is not None:
                 extend(found)
@@ -462,19 +435,19 @@ def _apply_suppressions(module: Module, diags: list[Diagnostic], config: Config)
         for s in sups:
             if s.whole_file or line in s.lines:
                 hit = s.matches(d.code, d.name)
-                if hit is not None and not (hit == "*" and d.code == "SHLO004"):
+                if hit is not None and not (hit == "*" and d.code == UNUSED_SUPPRESSION):
                     s.used.add(hit)  # type: ignore[union-attr]
                     suppressed = True
         return not suppressed
 
     kept = [d for d in diags if keep(d)]
-    unused_spec = registry.get("SHLO004")
+    unused_spec = registry.get(UNUSED_SUPPRESSION)
     if unused_spec is None or not enabled(unused_spec, config):
         return kept
     unused: list[Diagnostic] = []
     for s in sups:
         for c in s.codes or ("*",):
-            if c in (s.used or set()) or c in ("SHLO004", "unused-suppression"):
+            if c in (s.used or set()) or c in (UNUSED_SUPPRESSION, "unused-suppression"):
                 continue
             known = c == "*" or registry.get(c) is not None or any(r.name == c for r in registry.all_rules())
             if not known:
@@ -483,7 +456,7 @@ def _apply_suppressions(module: Module, diags: list[Diagnostic], config: Config)
                 msg = "unused suppression: no diagnostic is reported here"
             else:
                 msg = f"unused suppression: no {c} diagnostic is reported here"
-            unused.append(_diag("SHLO004", src.path, s.span, msg, Severity.WARNING))
+            unused.append(_diag(UNUSED_SUPPRESSION, src.path, s.span, msg, Severity.WARNING))
     # A stale suppression can itself be suppressed (`ignore-file[SHLO004]`).
     return kept + [d for d in unused if keep(d)]
 

@@ -13,7 +13,7 @@ import inspect
 import pkgutil
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, ClassVar, Iterable
 
 from ..source.diagnostics import CATEGORIES, Severity
 
@@ -21,6 +21,41 @@ _CODE = re.compile(r"^[A-Z]{2,8}\d{3,4}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 DOCS_URL = "https://github.com/shlo-lint/shlo-lint/blob/main/docs/rules.md#{anchor}"
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a rule's findings depend on, declared with the rule
+    (`@rule(..., reuse=Reuse.OP)`), so the editor's re-lint as you type
+    (editor/incremental) knows when it may carry them over to the next version
+    of a document instead of running the rule again. A rule that declares none
+    runs on every version."""
+
+    scope: str
+    """`"op"`: the findings on an op depend on nothing but that op's own text
+    (its regions included), the grid, the options and the file's alias
+    definitions (not on other ops, operand types looked up at their definitions,
+    symbols, meshes, the module, or `ctx.cache` entries shared with other rules),
+    and its messages name no line numbers. `"block"`: on the op's block (every
+    op's name, results and the `%names` its text mentions; the headers of the
+    ops such rules run on; line numbers). `"module"`: the rules on the module op
+    that read one whole-program analysis: carried over when an edit cannot change
+    what the run read (the header fields, recorded while it ran; block labels;
+    line numbers when it found something)."""
+    final: bool = True
+    """False: a finding may not be final (an analysis that ran out of time says
+    it could not decide): a run that found something is not carried over."""
+    text_markers: tuple[str, ...] = ()
+    """Strings whose presence anywhere in the text the findings depend on."""
+
+    OP: ClassVar["Reuse"]
+    BLOCK: ClassVar["Reuse"]
+    MODULE: ClassVar["Reuse"]
+
+
+Reuse.OP = Reuse("op")
+Reuse.BLOCK = Reuse("block")
+Reuse.MODULE = Reuse("module")
 
 
 FRONT_ENDS = ("stablehlo", "hlo")
@@ -40,13 +75,9 @@ class RuleSpec:
     func: Callable | None
     status: str = "stable"
     """stable | preview | deprecated | builtin (raised by the engine itself, never run)."""
-    local: bool = False
-    """True: the rule's findings on an op depend on nothing but that op's own text
-    (its regions included), the grid, the options and the file's alias definitions
-    — not on other ops (operand types looked up at their definitions, symbols,
-    meshes), the module or ctx.cache entries shared with other rules — and its
-    messages name no line numbers. The language server then reuses them for an op
-    an edit did not touch (checker/incremental.py). Default False: always re-run."""
+    reuse: Reuse | None = None
+    """When the editor may carry the rule's findings over to the next version of a
+    document (see Reuse); None: the rule runs again on every version."""
     superseded_by: tuple[str, ...] = ()
     """Codes of rules that say the same thing better: a finding of this rule is
     dropped where one of them reports at the same place (engine._drop_superseded),
@@ -79,19 +110,20 @@ _generation = 0
 
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
-         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", local: bool = False,
+         on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", reuse: Reuse | None = None,
          superseded_by: Iterable[str] = (), front_ends: Iterable[str] = FRONT_ENDS):
     """Register a rule. `on` names the ops it runs on (none: it runs once per module);
-    `local`, `superseded_by`, `front_ends`: see RuleSpec (local only for per-op rules)."""
+    `reuse`, `superseded_by`, `front_ends`: see RuleSpec (a module-level rule declares no
+    reuse)."""
+    ops = (on,) if isinstance(on, str) else tuple(on)
     front_ends = tuple(front_ends)
     if not front_ends or any(f not in FRONT_ENDS for f in front_ends):
         raise ValueError(f"{code}: front_ends must name some of {', '.join(FRONT_ENDS)}")
-    ops = (on,) if isinstance(on, str) else tuple(on)
-    if local and not ops:
-        raise ValueError(f"{code}: a module rule cannot be local")
+    if reuse is not None and not ops:
+        raise ValueError(f"{code}: a module rule cannot be reused (reuse=...): it runs on every version")
 
     def deco(func: Callable) -> Callable:
-        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, local,
+        register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, reuse,
                           tuple(superseded_by), front_ends))
         return func
 

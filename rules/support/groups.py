@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr, ReplicaGroupsAttr
-from shlo_lint.checker.lint.context import Context
+from shlo_lint.checker.lint.context import PER_OP, CacheKey, Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
@@ -23,6 +23,9 @@ from shlo_lint.checker.ir.types import ScalarType, TensorType
 
 from .grid_checks import grid_needed, overflowing_integer
 from .shapes import attr_where, elided, op_label
+
+GROUPS_KEY = CacheKey("collectives.groups", PER_OP)
+"""ctx.cache: op -> its replica groups, read from its own attributes."""
 
 
 # --------------------------------------------------------------------------- replica groups
@@ -90,7 +93,7 @@ def _attr_text(ctx: Context, attr: Attribute) -> str:
 
 def replica_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
     """The op's replica groups, decoded (memoised per op); None when it has none."""
-    memo = ctx.cache.setdefault("collectives.groups", {})
+    memo = ctx.cache.setdefault(GROUPS_KEY, {})
     if op not in memo:
         memo[op] = _read_groups(op, ctx)
     return memo[op]

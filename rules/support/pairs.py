@@ -18,7 +18,7 @@ from shlo_lint.checker.analysis.semantics import CROSS_PARTITION, channel_id, ch
 from shlo_lint.checker.ir.attributes import DenseElementsAttr
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.ir.types import TensorType, TokenType, Type
-from shlo_lint.checker.lint.context import Context
+from shlo_lint.checker.lint.context import PER_OP, CacheKey, Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 
 from .grid_checks import grid_needed, overflowing_integer
@@ -34,6 +34,8 @@ RECV = "stablehlo.recv"
 CHANNEL_TYPE_NAMES = {0: "CHANNEL_TYPE_INVALID", 1: "DEVICE_TO_DEVICE", 2: "DEVICE_TO_HOST",
                       3: "HOST_TO_DEVICE"}
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
+PAIRS_KEY = CacheKey("send_recv.pairs", PER_OP)
+"""ctx.cache: op -> its source_target_pairs, read from its own attributes."""
 
 
 _PAIR_ELEMENTS = ("i64", "si64")
@@ -70,7 +72,7 @@ def _shape_text(shape) -> str:
 
 def read_pairs(op: Operation, ctx: Context | None = None) -> Pairs:
     """Decode the op's `source_target_pairs` (memoised in ctx.cache)."""
-    memo = ctx.cache.setdefault("send_recv.pairs", {}) if ctx is not None else {}
+    memo = ctx.cache.setdefault(PAIRS_KEY, {}) if ctx is not None else {}
     if op in memo:
         return memo[op]
     memo[op] = result = _read_pairs(op)

@@ -5,17 +5,23 @@ from __future__ import annotations
 
 from shlo_lint.checker.analysis.process_model import Verdict, analyze
 from shlo_lint.checker.analysis.tracer.structure import structure
+from shlo_lint.checker.analysis.uniform import PARTITIONED_MARKERS
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.context import Context
+from shlo_lint.checker.lint.context import ANALYSIS, CacheKey, Context
+from shlo_lint.checker.lint.registry import Reuse
 
 from .grid_checks import grid_needed
 
 
-VERDICT_KEY = "deadlock.verdict"
-"""ctx.cache key of the verdict."""
+VERDICT_KEY = CacheKey("deadlock.verdict", ANALYSIS)
+"""ctx.cache key of the verdict (computed again by whoever asks when it is missing)."""
 
 
 MODULE_OPS = ("builtin.module",)
+VERDICT_REUSE = Reuse("module", text_markers=PARTITIONED_MARKERS)
+"""What the rules reading the verdict declare (registry.Reuse): their findings
+depend on the header fields the analysis read, the block labels and whether the
+program text names a Shardy mesh or GSPMD's shard_map markers."""
 """The rules run on the module op, during the op walk (before the module-level
 rules: the grid note, SHLO190, then knows the analysis was skipped)."""
 

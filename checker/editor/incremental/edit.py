@@ -1,4 +1,4 @@
-"""Moving the previous version's results into the new text (checker/incremental.py).
+"""Moving the previous version's results into the new text (document.py).
 
 An edit is one replaced range (`TextEdit`); a span outside it moves by the edit's
 length change, a span touching it cannot be moved (`Unmovable`: whatever holds
@@ -8,6 +8,7 @@ through it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import replace
 
 from ...source.diagnostics import Diagnostic, Edit, Fix, Location, Note, ProcessTrace, TraceStep
@@ -204,3 +205,25 @@ def same_field(field: str, old: OpHeader, new: OpHeader, edit: TextEdit) -> bool
     except Exception:  # noqa: BLE001 - Unmovable, or values that do not compare (arrays)
         return False
     return False
+
+
+def lines_moved(old: str, new: str, edit: TextEdit) -> bool:
+    """Does the edit add or remove a line (the lines after it move)?"""
+    return old.count("\n", edit.start, edit.old_end) != new.count("\n", edit.start, edit.new_end)
+
+
+def move_all(found: tuple[Diagnostic, ...], edit: TextEdit, move) -> tuple[Diagnostic, ...] | None:
+    """The findings moved into the new text, or None when one touches the edit."""
+    try:
+        return tuple([move(d, edit) for d in found])
+    except Unmovable:
+        return None
+
+
+_SSA_NAME = re.compile(r"%[\w$.\-]+")
+
+
+def ssa_mentions(text: str, start: int, end: int) -> list[str]:
+    """The `%names` an op's text mentions, in order (what analysis.semantics.BlockFlow
+    reads of it: its mentions and, in order, its operands)."""
+    return _SSA_NAME.findall(text, start, end)

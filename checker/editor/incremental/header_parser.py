@@ -1,30 +1,34 @@
-"""The header parser one version of a document lints with (checker/incremental.py):
-it hands over the previous version's clean headers and block labels (seeded by
-Memo.seed, spans moved on first access), vouches for the ops the previous
+"""The header parser one version of a document lints with (document.py): it hands
+over the previous version's clean headers and block labels (seeded by
+Memo.match_ops, spans moved on first access), vouches for the ops the previous
 version's parser cache vouched for, records the clean parses for the next
 version, and, while the module op's rules run, hands out recording headers
 (`ReadHeader`) that note which fields those rules read."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
-from .edit import shift_header
-from .tracking import ReadHeader
 from ...ir.core import Block, Module, OpHeader, Operation
 from ...source.text import Span
+from .edit import shift_header
+from .tracking import ReadHeader
 
-if TYPE_CHECKING:
-    from .document import Memo
 
-
-class _Parser:
+class VersionParser:
     """The header parser for one version: seeds from the previous one, else the real parse."""
 
-    def __init__(self, inner, memo: "Memo"):
+    unchecked = None
+    """(The wrapped parser's bulk check of every header is not offered: its seeds
+    are handed over op by op, the engine checks through header_checked.)"""
+
+    def __init__(self, inner, version, vouched_before: Callable[[Operation], bool]):
         self.inner = inner
-        self.memo = memo
-        self.headers = memo.version.headers
-        self.labels = memo.version.labels
+        self.version = version
+        """The version being linted (document.Version): its tables are filled here."""
+        self.vouched_before = vouched_before
+        """op -> whether the previous version's parse check vouched for its header."""
+        self.headers = version.headers
+        self.labels = version.labels
         """The version's tables, filled as headers and labels are handed over or parsed cleanly."""
         self.seeds: dict[Operation, tuple] = {}
         """op → its entry in the version's header table: (name, results, region spans, header, delta)."""
@@ -44,7 +48,7 @@ class _Parser:
     def parse_header(self, module: Module, op: Operation) -> OpHeader:
         seed = self.seeds.pop(op, None)
         if seed is not None:
-            header = shift_header(seed[3], seed[4])  # a version.headers entry (incremental_match)
+            header = shift_header(seed[3], seed[4])  # a version.headers entry (Memo.match_ops)
             self.clean[op] = header
         else:
             before = len(module.syntax_errors), len(module.internal_errors)
@@ -58,18 +62,14 @@ class _Parser:
 
     def header_checked(self, module: Module, op: Operation) -> bool:
         """The parser's check, skipped for an op the previous version's check vouched
-        for (same text, same aliases: a parse would be as clean; ~5,000 cache-key
-        computations per edit of the bench's file)."""
-        memo = self.memo
-        if memo.headers_ok:
-            old = memo.old_span.get(op)
-            if old is not None and old in memo.prev.checked:  # type: ignore[union-attr]
-                memo.version.checked.add(op.span)
-                return True
+        for (same text, same aliases: a parse would be as clean)."""
+        if self.vouched_before(op):
+            self.version.checked.add(op.span)
+            return True
         inner = getattr(self.inner, "header_checked", None)
         if inner is None or not inner(module, op):
             return False
-        memo.version.checked.add(op.span)
+        self.version.checked.add(op.span)
         return True
 
     def proxy(self, op: Operation, header: OpHeader) -> ReadHeader:
@@ -81,13 +81,13 @@ class _Parser:
         """Hand out recording headers, also for the ops parsed already."""
         self.tracking = {}
         for op, header in self.parsed.items():
-            op._header = self.proxy(op, header)  # noqa: SLF001 - restored by stop_tracking
+            op.set_header(self.proxy(op, header))  # type: ignore[arg-type] - restored by stop_tracking
 
     def stop_tracking(self) -> dict[Operation, set[str]]:
         reads = self.tracking or {}
         self.tracking = None
         for op in self.proxied:
-            op._header = self.parsed[op]  # noqa: SLF001 - the real header again
+            op.set_header(self.parsed[op])  # the real header again
         self.proxied = []
         return reads
 

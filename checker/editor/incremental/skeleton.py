@@ -1,6 +1,6 @@
 """Re-scan as you type: the previous version's skeleton, moved, when the edit is
 inside one line that holds one whole op, or blank space between ops
-(checker/incremental.py).
+(document.py).
 
 A full scan of the bench's 10k-line file costs ~35 ms per edit, most of it
 following the brackets of multi-line ops the edit does not touch. The scan reads
@@ -22,7 +22,7 @@ replaced and every offset after the line moved by the edit's length change: the
 scan would take every other line exactly as before.
 
 The same holds when the edit only adds or removes blank space between lines
-(incremental_edit.blank_edit: an Enter, a blank line deleted, indentation) at a
+(edit.blank_edit: an Enter, a blank line deleted, indentation) at a
 point between ops: not inside a leaf op, a block label or an alias definition,
 inside a region of every op around it, and not at the very start or end of the
 file (the implicit module op spans it all). The tokens are the same, so every
@@ -43,7 +43,7 @@ from ...source.text import SourceFile, Span
 log = logging.getLogger(__name__)
 
 
-def take_skeleton(prev, edit, source: SourceFile, parser) -> "_Clone | None":
+def take_skeleton(prev, edit, source: SourceFile, parser) -> "Clone | None":
     """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
     into the new text (`copy_skeleton`), or None. The kept IR is released either
     way (through its op list, not another walk): it is copied at most once."""
@@ -93,9 +93,9 @@ def rescan(prev: Module | None, old: str, source: SourceFile, parser, edit_start
 
 
 def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edit_start: int, edit_old_end: int,
-                  edit_new_end: int) -> "_Clone | None":
+                  edit_new_end: int) -> "Clone | None":
     """`rescan`, with what the copy learnt on the way (its ops in walk order, the
-    edited op: checker/incremental.py matches the versions' ops through them)."""
+    edited op: document.py matches the versions' ops through them)."""
     new = source.text
     if prev is None or prev.syntax_errors or prev.internal_errors or prev.structurally_broken or prev.root is None:
         return None
@@ -103,7 +103,7 @@ def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edi
     if blank_edit(old, new, edit_start, edit_old_end, edit_new_end):
         if not 0 < edit_start < len(old):
             return None  # the implicit module op spans the whole text: its start or end would move
-        clone = _Clone(prev, source, parser, None, None, edit_start, delta, min(len(old), len(new)))
+        clone = Clone(prev, source, parser, None, None, edit_start, delta, min(len(old), len(new)))
         return clone if clone.run() is not None else None
     if "\n" in old[edit_start:edit_old_end] or "\n" in new[edit_start:edit_new_end]:
         return None
@@ -128,11 +128,11 @@ def copy_skeleton(prev: Module | None, old: str, source: SourceFile, parser, edi
     limit = min(len(old), len(new))
     if any(c > limit for _, c in result_names):
         return None
-    clone = _Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit)
+    clone = Clone(prev, source, parser, before, (name, Span(start, end), result_names), ls, delta, limit)
     return clone if clone.run() is not None else None
 
 
-class _Clone:
+class Clone:
     """The previous module's ops, regions and blocks, copied with offsets moved.
     After `run`: `walked`, the copy's ops in Module.walk order (each at the index of the
     op it copies in the previous module's walk), `edited`, the edit's line's op
@@ -145,7 +145,7 @@ class _Clone:
         self.prev = prev
         self.module = Module(source, parser)
         self.blank = replacement is None
-        """Blank space added or removed at `pivot` (incremental_edit.blank_edit), no op
+        """Blank space added or removed at `pivot` (edit.blank_edit), no op
         replaced; else the op of the line starting at `pivot` is `replacement`."""
         self.old_start, self.old_end = (-1, -1) if before is None else (before[1], before[2])
         self.replacement = replacement
@@ -182,8 +182,9 @@ class _Clone:
         module.loc_alias_spans = {k: self.span(s) for k, s in prev.loc_alias_spans.items()}
         old_root = prev.root
         assert old_root is not None
-        implicit = old_root.parent is None and old_root.span.start == 0 and old_root._header is not None \
-            and old_root._header.name_span == Span(0, 0) and len(old_root.regions) == 1 \
+        header = old_root.parsed_header
+        implicit = old_root.parent is None and old_root.span.start == 0 and header is not None \
+            and header.name_span == Span(0, 0) and len(old_root.regions) == 1 \
             and old_root.regions[0].span == old_root.span
         if old_root.name != "builtin.module":
             return None
@@ -191,7 +192,7 @@ class _Clone:
         if root is None or not self.found:
             return None
         if implicit:
-            root._header = OpHeader(name="builtin.module", name_span=Span(0, 0))
+            root.set_header(OpHeader(name="builtin.module", name_span=Span(0, 0)))
         module.root = root
         return module
 

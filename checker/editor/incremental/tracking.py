@@ -1,18 +1,12 @@
-"""What a rule read while it ran (checker/incremental.py): module-wide state
-(`TrackedContext`), header fields (`ReadHeader`)."""
+"""What a rule read while it ran (document.py): module-wide state
+(`TrackedContext`), header fields (`ReadHeader`). Which `ctx.cache` entries are
+module-wide is said where each key is declared (lint/context.CacheKey)."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...lint.context import Context
 from ...ir.core import Module, OpHeader, Operation
-
-MODULE_OP_CACHE_KEYS = frozenset({"deadlock.verdict"})
-"""ctx.cache entries the module op's rules may write and still be reused: the
-memo of their own analysis (a later rule asking for it computes it again)."""
-PURE_CACHE_KEYS = frozenset({"collectives.groups", "send_recv.pairs"})
-"""ctx.cache entries that are per-op memos of the op's own attributes (keyed by
-the op): reading them is local. Any other entry is module-wide state."""
+from ...lint.context import PER_OP, CacheKey, Context
 
 
 class ReadHeader:
@@ -99,6 +93,11 @@ class TrackedContext(Context):
         super().__init__(module, grid, options)
 
     @property
+    def tracked_cache(self) -> "TrackedCache":
+        """The cache, which notes what the rules read and write."""
+        return self._cache
+
+    @property
     def wide(self) -> bool:
         """Whether the rule running read module-wide state (reset before each tracked rule)."""
         return self._cache.wide
@@ -136,7 +135,7 @@ class TrackedCache(dict):
         self.written: set | None = None
 
     def _touch(self, key: Any, write: bool = False) -> None:
-        if key not in PURE_CACHE_KEYS:
+        if not (isinstance(key, CacheKey) and key.scope == PER_OP):
             self.wide = True
         if write and self.written is not None:
             self.written.add(key)

@@ -168,7 +168,7 @@ class _Scanner:
         self.module.alias_texts = {}
         self.module.loc_aliases = LazyLocations(self.module)
         root = Operation("builtin.module", Span(0, len(self.text)), (), self.module)
-        root._header = OpHeader(name="builtin.module", name_span=Span(0, 0))
+        root.set_header(OpHeader(name="builtin.module", name_span=Span(0, 0)))
         self.implicit_root = root
         region = Region(root, Span(0, len(self.text)), self.module)
         region.blocks.append(Block(region))
