@@ -87,7 +87,7 @@ class HloOperation(Operation):
         # A call's callee and a function's name and visibility are what the
         # structural walk asks of every call and function (analysis/tracer/structure.py):
         # answered without building the whole header (operands, types, location).
-        if self._header is None and name in _CHEAP_ATTRS:
+        if name in _CHEAP_ATTRS and self.parsed_header is None:
             got = _cheap_attr(self, name)
             if got is not _NOT_CHEAP:
                 return got
@@ -98,7 +98,7 @@ class HloOperation(Operation):
         # What a rule asks of an operand's definition (its type): the instruction's
         # shape says it, the rest of the header is not needed.
         ins = self.instruction
-        if self._header is None and ins is not None:
+        if ins is not None and self.parsed_header is None:
             return list(leaf_types(ins.shape_text)) if self.result_names else []
         return self.header.result_types
 
