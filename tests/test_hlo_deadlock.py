@@ -262,3 +262,15 @@ def test_iota_groups_of_a_16384_device_module_are_read_once_per_spelling(monkeyp
     assert time.monotonic() - t0 < 60
     assert len(calls) == 1
     assert {d.code for d in diags} == {"SHLO501"}
+
+
+def test_a_control_predecessor_orders_as_a_use_does():
+    """Unscheduled, the branch's all-reduce and all-gather are independent, so a scheduler
+    may swap them (SHLO505); `control-predecessors` forbids that swap, as XLA's scheduler
+    keeps control edges."""
+    text = (CORPUS / "hlo" / "schedule" / "crossed_independent_by_use.hlo").read_text().replace("is_scheduled=true, ", "")
+    assert "SHLO505" in {d.code for d in lint_text(text, "u.hlo")}
+    gather = "%all-gather.0 = f32[16]{0} all-gather(%get-tuple-element.6), channel_id=1,"
+    assert gather in text
+    ordered = text.replace(gather, gather + " control-predecessors={%all-reduce.0},")
+    assert not lint_text(ordered, "u.hlo")

@@ -142,6 +142,19 @@ def known_trip_count(op: Operation) -> int | None:
     return n if n is not None and n >= 0 else None
 
 
+def control_predecessors(op: Operation) -> list[Operation]:
+    """The ops of `op`'s block it must run after although it reads none of their
+    results: HLO's `control-predecessors={%a, %b}` (lowered to
+    `hlo.control_predecessors`, the names), an ordering edge XLA's scheduler keeps.
+    Names that are no op of the block are left out."""
+    a = op.attr("hlo.control_predecessors")
+    block = op.parent
+    if not isinstance(a, ArrayAttr) or block is None:
+        return []
+    names = {e.value for e in a.elements if hasattr(e, "value")}
+    return [o for o in block.operations if any(g in names for g, _n in o.result_names)]
+
+
 def int_list(attr) -> list[int] | None:
     """An i64 list from `array<i64: ...>`, `[1, 2]`, or a 1-D dense constant."""
     if isinstance(attr, DenseArrayAttr):
