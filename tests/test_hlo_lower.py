@@ -274,3 +274,34 @@ def test_every_fixture_lowers_and_gets_only_what_is_true_of_it(path):
 
     diags = lint_text(path.read_text(encoding="utf-8"), str(path))
     assert {d.code for d in diags} == TRUE_OF_FIXTURE.get(path.name, set()), [(d.code, d.message) for d in diags]
+
+
+def test_a_lowering_failure_is_shlo003_and_the_op_is_read_as_opaque(monkeypatch):
+    from shlo_lint import lint_text
+    from shlo_lint.checker.frontend.hlo import lower as lowering
+
+    def boom(ins, *args, **kw):
+        if ins.name == "psum.6":
+            raise RuntimeError("boom")
+        return real(ins, *args, **kw)
+    real = lowering.attributes_of
+    monkeypatch.setattr(lowering, "attributes_of", boom)
+    path = HLO.parent.parent.parent / "corpus" / "hlo" / "fori_trip_axis_index.buggy_deadlock.hlo"
+    diags = lint_text(path.read_text(), str(path))
+    (internal,) = [d for d in diags if d.code == "SHLO003"]
+    assert "psum.6" in internal.message and "boom" in internal.message
+    assert path.read_text()[internal.span.start:internal.span.end] == "all-reduce"
+    # the all-reduce is opaque from then on: no finding read from the header it does not have
+    assert {d.code for d in diags} == {"SHLO003"}
+
+
+def test_the_editor_lints_an_hlo_document():
+    from shlo_lint.checker.editor.incremental.document import Document
+    from shlo_lint.checker.editor.server import lint
+
+    path = HLO.parent.parent.parent / "corpus" / "hlo" / "cond_axis_index_psum.buggy_deadlock.hlo"
+    doc = Document()
+    for _ in range(2):  # a first version and an edit of it
+        linted = lint(path.read_text(), str(path), 1, doc)
+        assert [d.code for d in linted.diagnostics] == ["SHLO501"]
+        assert any(n.location.path == "corpus/generate.py" for n in linted.diagnostics[0].notes)

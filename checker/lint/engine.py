@@ -334,10 +334,15 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
             if found is not None:
                 extend(found)
                 continue
+        name, before = op.name, len(out)
         for spec in specs:
             found = call(spec, ctx, op, seen_errors)
             if found:
                 extend(found)
+        if op.name != name:
+            # Its front end could not build the header these rules read and now reads
+            # the op as opaque (its own SHLO003 says so): what they found is not the op's.
+            del out[before:]
     mods = by_op.get(_MODULE_RULES)
     if mods is None:
         mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules()

@@ -311,9 +311,11 @@ class _Lowering:
         if ins is not None:
             try:
                 return self._instruction_header(op, ins, comp)
-            except Exception as e:  # noqa: BLE001 - our bug: an opaque header, and SHLO003
+            except Exception as e:  # noqa: BLE001 - our bug: SHLO003, and the op is opaque from now on
                 self._internal(ins, e)
-                return OpHeader(op.name, ins.opcode_span, result_types=list(leaf_types(ins.shape_text)))
+                op.name = f"hlo.{ins.opcode}"
+                return OpHeader(op.name, ins.opcode_span,
+                                result_types=list(leaf_types(ins.shape_text)) if op.result_names else [])
         if op.name == "func.func":
             return self._func_header(comp)
         if comp is not None:
