@@ -130,7 +130,7 @@ def func_name(op: Operation) -> tuple[str | None, str | None]:
     """(name, visibility) of a func.func, read from its text (no header parse:
     JAX's @main header can hold thousands of arguments); from its header when the
     text is not MLIR's (a function lowered from an HLO computation)."""
-    m = _FUNC_NAME.search(_text_head(op, 400))
+    m = _FUNC_NAME.search(_text_head(op, 400)) if op.module.front_end == "stablehlo" else None
     if m is None:
         vis = op.attr("sym_visibility")
         return op.symbol_name, vis.value if isinstance(vis, StringAttr) else None
@@ -140,7 +140,7 @@ def func_name(op: Operation) -> tuple[str | None, str | None]:
 def call_target(op: Operation) -> str | None:
     """The callee of a call, read from its text (MLIR's `callee = @f` / `call @f`),
     else from its header's `callee` (a call lowered from HLO's `call` or `fusion`)."""
-    m = _CALLEE.search(_text_head(op))
+    m = _CALLEE.search(_text_head(op)) if op.module.front_end == "stablehlo" else None
     if m is None:
         return callee(op)
     return (m.group(1) or m.group(2)).strip('"')
