@@ -273,7 +273,7 @@ def _cycle_text(d: Deadlock, primary: Blocked, n: int, where: str) -> str:
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> Iterator[Diagnostic]:
     """The diagnostics of the verdict's deadlocks of one kind: errors (SHLO500,
     SHLO501), or warnings when the deadlock depends on the issue order XLA's
-    scheduler chooses (`warn`, SHLO505 in rules/deadlock_schedule.py)."""
+    scheduler chooses (`warn`, SHLO505)."""
     more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
     last = v.deadlocks[-1] if v.deadlocks else None
     for d in v.deadlocks:

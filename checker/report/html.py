@@ -27,8 +27,7 @@ from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
-from .shared import (RuleLookup, counts, plural, process_label, process_ranges, resolve, severity_of,
-                     sorted_diagnostics)
+from .shared import RuleLookup, counts, plural, process_label, process_ranges, resolve, severity_of, sorted_diagnostics
 
 LANE_COLORS = ("#dbeafe", "#dcfce7", "#fef3c7", "#f3e8ff", "#ffe4e6", "#ccfbf1", "#e0e7ff", "#fae8ff")
 """Lane backgrounds, in turn (a test looks for them in a screenshot)."""

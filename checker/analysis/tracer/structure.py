@@ -92,7 +92,7 @@ def custom_collective(op: Operation) -> CustomCollective | None:
 def collective_op(op: Operation) -> Operation:
     """The op whose attributes describe the communication: an async_start's inner
     collective, a collective custom_call's view, else the op itself."""
-    if info(op.name).body_kind:
+    if info(op.name).body_kind:  # (stablehlo.async_start: what it runs is read from its body)
         return async_inner(op) or op
     if op.name == "stablehlo.custom_call":
         return custom_collective(op) or op  # type: ignore[return-value]
@@ -292,7 +292,7 @@ def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operati
     is the host). Every other send/recv names devices of this program in its
     source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
     another program are declared with the `external-channels` option, which the
-    deadlock model applies (checker/deadlock/model.py)."""
+    deadlock model applies (process_model/model.py)."""
     from ..semantics import flag
 
     matched, external = [], []
