@@ -249,7 +249,7 @@ def check(paths, output_formats, output_file, select, extend_select, ignore, ext
 
     files = list(iter_files(paths, config.exclude, config.force_exclude, config.root))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
-        _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
+        _fail(f"no files to check: {', '.join(paths)} holds no *.mlir or HLO files"
               + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
     with listening(progress.stage):  # what a long file is doing: parsing 30 MB, deadlock analysis, ...

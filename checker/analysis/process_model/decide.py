@@ -125,6 +125,8 @@ def decide_trace(tr: Trace, facts: Facts, opts: dict[str, Any], *, t0: float, de
     matching = opts["deadlock-matching"]
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
+        # (The orders a scheduler may choose: none in a module whose text fixes them,
+        # a scheduled HLO module: schedule.candidates.)
         if matching == "xla" and verdict.status == "deadlock":
             verdict.completes_with = _completing_order(tr, facts, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":

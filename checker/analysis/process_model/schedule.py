@@ -12,7 +12,9 @@ fine: `candidates` finds the pairs of issued collectives in one branch run
 whose later one does not depend on the earlier one (what it needs in
 between is plain computation that moves up with it), and
 `variant` is the trace with that later one issued first (by the processes of
-that run only), which the model then decides like any trace.
+that run only), which the model then decides like any trace. A module whose
+text is the schedule (a scheduled HLO module: ir.core.Module.schedule_fixed)
+is run in that order: its steps are never candidates.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...ir.core import Operation
+from ..semantics import control_predecessors
 from ..tracer.structure import CASE_OPS as BRANCH_OPS, comm_role
 from ..tracer.trace import ProcessClass, Step, Trace
 from .model import Facts, key_of
@@ -43,7 +46,9 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     """True when the scheduler may issue `second` before `first` (same block):
     nothing `second` needs, directly or through the ops between them, comes from
     `first`, and what it needs between them is plain computation (no
-    communication, no region that may hold some), which moves up with it."""
+    communication, no region that may hold some), which moves up with it. What
+    an op needs includes its control predecessors (HLO's `control-predecessors`:
+    XLA's scheduler keeps those edges)."""
     block = second.parent
     if block is None or first.parent is not block:
         return False
@@ -58,8 +63,8 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     seen = {id(second)}
     while todo:
         op = todo.pop()
-        for v in op.operands:
-            owner = v.owner if v is not None else None
+        owners = [v.owner if v is not None else None for v in op.operands]
+        for owner in owners + control_predecessors(op):  # a control edge orders as a use does
             if not isinstance(owner, Operation) or id(owner) in seen:
                 continue
             k = pos.get(id(owner))
@@ -77,7 +82,9 @@ def candidates(tr: Trace, facts: Facts, limit: int = MAX_VARIANTS) -> list[Reord
     block that only some processes run, which the scheduler may swap."""
     by_block: dict[int, list[Step]] = {}
     for st in tr.steps:
-        if st.role in ISSUES and st.block >= 0:
+        # A module whose text fixes the issue order (ir.core.Module.schedule_fixed: a
+        # scheduled HLO module) runs that order: nothing of it is reordered.
+        if st.role in ISSUES and st.block >= 0 and not st.op.module.schedule_fixed:
             by_block.setdefault(st.block, []).append(st)
     out: list[Reorder] = []
     positions: dict[int, dict[int, int]] = {}
