@@ -36,7 +36,7 @@ _PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
 def check_parses(text: str) -> None:
     """XLA's HLO parser on the user's own text, so that a syntax error is reported
     at its line and column (the rewritten text's lines are not the user's):
-    HloTextError with the parser's most specific message."""
+    HloTextError with the parser's first complete message."""
     from jax._src.lib import xla_client as xc
 
     try:
@@ -44,7 +44,10 @@ def check_parses(text: str) -> None:
     except Exception as e:  # noqa: BLE001 - jaxlib raises its own error types
         found = _PARSE_ERROR.findall(str(e))
         if found:
-            line, col, msg = found[-1]
+            # the parser logs from the innermost failure out, and a line ending in ':' only
+            # introduces the next one ("cannot parse as an instruction name ...:", then
+            # "instruction does not exist: param.9", then "expects ')' ...")
+            line, col, msg = next((f for f in found if not f[2].rstrip().endswith(":")), found[0])
             raise HloTextError(f"XLA's HLO parser: {msg.strip()}", int(line), int(col)) from None
         first = str(e).strip().splitlines()
         raise HloTextError(f"XLA's HLO parser: {first[0] if first else type(e).__name__}") from None
@@ -99,8 +102,8 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     try:
         hlo = xc.hlo.hlo_module_from_text(prepared)
     except Exception as e:  # noqa: BLE001
-        found = _PARSE_ERROR.findall(str(e))
-        why = found[-1][2].strip() if found else (str(e).strip().splitlines() or [type(e).__name__])[0]
+        found = [f for f in _PARSE_ERROR.findall(str(e)) if not f[2].rstrip().endswith(":")]
+        why = found[0][2].strip() if found else (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise RuntimeError(f"the module as rewritten for jaxlib does not parse (a gap of the engine's "
                            f"rewrites): {why}") from None
     bytecode = _jax.mlir.hlo_to_stablehlo(hlo.as_serialized_hlo_module_proto())

@@ -232,7 +232,7 @@ def abort_notes(log: str, comps: dict[str, Computation]) -> list[str]:
     for _, kind, key, expected, arrived in final:
         devices = re.search(r"global_devices=\[([\d, ]*)\]", key)
         op_id = re.search(r"op_id=(-?\d+)", key)
-        ids = _ranges([d.strip() for d in devices.group(1).split(",") if d.strip()] if devices else [])
+        ids = tuple(int(d) for d in devices.group(1).split(",") if d.strip()) if devices else ()
         what = (kind.replace(" ", "-"), op_id.group(1) if op_id else None, expected, arrived)
         if ids not in groups.setdefault(what, []):
             groups[what].append(ids)
@@ -240,7 +240,7 @@ def abort_notes(log: str, comps: dict[str, Computation]) -> list[str]:
     for (opcode, op_id, expected, arrived), device_groups in groups.items():
         candidates = _candidates(comps, opcode, op_id)
         text = (f"XLA:CPU gave up on the {opcode}{f' with op_id {op_id}' if op_id is not None else ''} of devices "
-                f"{'; '.join(device_groups)}: expected {expected} participants, "
+                f"{'; '.join(_ranges(g) for g in sorted(device_groups))}: expected {expected} participants, "
                 f"{f'only {arrived}' if arrived else 'not all'} arrived")
         if candidates:
             text += "; " + ("the instruction" if len(candidates) == 1 else "one of the instructions") + \
@@ -260,10 +260,10 @@ def _candidates(comps: dict[str, Computation], opcode: str, op_id: str | None) -
     return with_channel or [i for i in same_kind if i.attr("channel_id") is None]
 
 
-def _ranges(ids: list[str]) -> str:
+def _ranges(ids: tuple[int, ...]) -> str:
+    """0..7 for a run of consecutive devices, else the list."""
     if not ids:
         return "?"
-    nums = [int(i) for i in ids]
-    if nums == list(range(nums[0], nums[0] + len(nums))) and len(nums) > 2:
-        return f"{nums[0]}..{nums[-1]}"
-    return ", ".join(ids)
+    if len(ids) > 2 and list(ids) == list(range(ids[0], ids[0] + len(ids))):
+        return f"{ids[0]}..{ids[-1]}"
+    return ", ".join(map(str, ids))
