@@ -134,6 +134,45 @@ def test_the_watchdog_bounds_a_run_xla_does_not_abort_in_time():
     assert [(b.process, b.line) for b in xla.blocked] == [((0, 0), 41)]
 
 
+ASYNC_PAIR = """HloModule ars, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %start = f32[4]{0} all-reduce-start(%x), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
+  ROOT %done = f32[4]{0} all-reduce-done(%start)
+}
+"""
+
+
+def test_a_gpu_async_pair_runs_as_one_synchronous_collective(tmp_path):
+    path = tmp_path / "async_pair.hlo"
+    path.write_text(ASYNC_PAIR)
+    np.savez(tmp_path / "in.npz", **{f"arg0_0_{p}": np.full(4, p, np.float32) for p in range(4)})
+    from shlo_lint.checker.execute.values import Inputs
+
+    report = run_path(str(path), RunOptions(**FAST, inputs=Inputs.parse(str(tmp_path / "in.npz"))))
+    xla = report.reports["xla"]
+    assert xla.outcome == "completed", (xla.message, xla.notes)
+    assert xla.notes == []  # the compiled module has the pair's one collective, labelled as the start
+    assert all(np.array_equal(out[0], np.full(4, 6.0)) for out in xla.outputs.values())
+
+
+def test_send_recv_is_unsupported_on_xla_cpu(tmp_path):
+    from test_execute_xla_hlo_text import SEND_RECV
+
+    path = tmp_path / "send_recv.hlo"
+    path.write_text(SEND_RECV)
+    report = run_path(str(path), RunOptions(**FAST))
+    xla = report.reports["xla"]
+    assert xla.outcome == "unsupported" and "send" in xla.message and report.exit_code() == 2, xla.message
+
+
 def test_broken_hlo_text_is_an_error_at_its_line(tmp_path):
     text = (HLO / "psum.hlo").read_text().replace("all-reduce(%param.1)", "all-reduce(%param.9)")
     path = tmp_path / "broken.hlo"

@@ -166,6 +166,27 @@ def test_order_edges_go_into_a_while_state_and_out_of_a_tuple_result():
         assert index[e.operands[1]][1].shape[0] != "("
 
 
+SEND_RECV = """HloModule sr, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}, num_partitions=2
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %tok = token[] after-all()
+  %recv = (f32[4]{0}, u32[], token[]) recv(%tok), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{0,1}}}
+  %send = (f32[4]{0}, u32[], token[]) send(%x, %tok), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{0,1}}}
+  %recv-done = (f32[4]{0}, token[]) recv-done(%recv), channel_id=1
+  %send-done = token[] send-done(%send), channel_id=1
+  ROOT %r = f32[4]{0} get-tuple-element(%recv-done), index=0
+}
+"""
+
+
+def test_no_order_edge_reads_an_asynchronous_start():
+    """A start's result may be read by its done only (XLA's importer aborted the
+    process on an edge reading a recv's tuple): send/recv and *-start/*-done
+    pairs are left out of the chain."""
+    assert rw.impose_order(SEND_RECV) == SEND_RECV
+
+
 def test_a_combined_all_reduce_becomes_one_over_the_concatenation():
     text = rw.single_operand_all_reduces((HLO / "psum_tuple.hlo").read_text())
     index = instruction_index(computations(text))
@@ -221,6 +242,17 @@ def test_an_unscheduled_module_takes_global_arrays():
     params = entry_parameters(computations(text))
     arrays = hlo_inputs(params, Inputs("zeros"), Grid(1, 8), "global", [])
     assert list(arrays) == ["arg0"] and arrays["arg0"].shape == (16, 4)
+
+
+def test_a_host_callback_whose_results_are_used_gets_a_note():
+    from shlo_lint.checker.execute.xla.hlo_local import callback_notes
+
+    printing = (HLO / "debug_print.hlo").read_text()
+    assert callback_notes(printing, computations(printing)) == []  # jax.debug.print returns nothing
+    returning = printing.replace("%debug_print.3 = () custom-call(", "%debug_print.3 = (f32[]) custom-call(")
+    (note,) = callback_notes(returning, computations(returning))
+    assert note.startswith("host callback %debug_print.3 (line ") and "returns zeros" in note
+    assert rw.host_callbacks(returning)[0] == ("debug_print.3", [("f32", ())])
 
 
 # ----------------------------------------------------------------------------- XLA:CPU's abort lines

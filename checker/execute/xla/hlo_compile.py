@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 
 from .hlo_rewrite import ORDER, host_callbacks, label_of, prepare
-from .hlo_text import (HloTextError, communicating, communicating_instrs, computations, COLLECTIVE_OPCODES,
-                       read_header)
+from .hlo_text import (DONE_OPCODES, HloTextError, callees, communicating, communicating_instrs, computations,
+                       COLLECTIVE_OPCODES, read_header)
 
 _PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
 
@@ -145,15 +145,22 @@ def communication_order(text: str, labelled: bool = False) -> list[list[str]]:
     """Per computation, its communicating instructions in text order: each
     collective by name (in a compiled module, `labelled`, by the label
     hlo_rewrite put into its metadata), each while / conditional / call that
-    runs one by opcode. Sorted: compiling renames and merges computations."""
+    runs one by opcode. An asynchronous pair counts once, at its start, and the
+    computation a generic async-start wraps not at all: XLA:CPU compiles each
+    pair into one synchronous collective there, labelled as the start. Sorted:
+    compiling renames and merges computations."""
     comps = computations(text)
     comm = communicating(comps)
+    wrapped = {c for comp in comps.values() for i in comp.instrs if i.opcode == "async-start" for c in callees(i)}
 
     def key(i) -> str:
         if i.opcode not in COLLECTIVE_OPCODES:
             return i.opcode
         return (label_of(i.attr("metadata") or "") or i.name) if labelled else i.name
-    return sorted(seq for seq in ([key(i) for i in communicating_instrs(c, comm)] for c in comps.values()) if seq)
+
+    orders = ([key(i) for i in communicating_instrs(c, comm) if i.opcode not in DONE_OPCODES]
+              for c in comps.values() if c.name not in wrapped)
+    return sorted(seq for seq in orders if seq)
 
 
 def order_kept(text: str, compiled: str) -> str | None:

@@ -24,6 +24,17 @@ COLLECTIVE_OPCODES = frozenset((
     "async-start", "async-update", "async-done"))
 """Opcodes that communicate (or start / finish communication) with other devices."""
 
+ASYNC_OPCODES = frozenset((
+    "all-reduce-start", "all-reduce-done", "all-gather-start", "all-gather-done", "collective-permute-start",
+    "collective-permute-done", "send", "send-done", "recv", "recv-done", "async-start", "async-update",
+    "async-done"))
+"""The halves of asynchronous communication (GPU forms; XLA:CPU prints none): a
+start's result may only be read by its done."""
+
+DONE_OPCODES = frozenset(("all-reduce-done", "all-gather-done", "collective-permute-done", "send-done",
+                          "recv-done", "async-update", "async-done"))
+"""The halves that finish (or update) what a start issued."""
+
 CALLERS = frozenset(("while", "conditional", "call", "async-start"))
 """Opcodes that run other computations in place: a communicating callee makes them
 communicate too."""
