@@ -8,8 +8,7 @@ through the product's entry point (run_path), and the table says per file: the
 verdict recorded when the corpus was made (its jitted program's run), the
 engine's outcome, whether they agree (completed = completed, aborted =
 aborted), the blocked devices and instructions, the notes, and the time. Exit
-status 1 when any file disagrees. Needs the `jax` extra; a few seconds per
-file (an abort costs about the stuck timeout plus 2 s).
+status 1 when any file disagrees. Needs the `jax` extra.
 """
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 jaxlib on the devices its header names and runs it in the watchdogged worker.
 Every buggy_deadlock module of corpus/hlo aborts (XLA:CPU's verdict when the
 corpus was made, VERDICTS.json) with the blocked devices at their instruction;
-a sample of the completing ones completes. One subprocess run per module, a few
-seconds each (an abort costs the shortened rendezvous timeout); the whole corpus
-is bench/hlo_run_corpus.py."""
+a sample of the completing ones completes. One subprocess run per module (an
+abort waits for the shortened rendezvous timeout); the whole corpus is
+bench/hlo_run_corpus.py."""
 from __future__ import annotations
 
 import json

@@ -98,7 +98,7 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     from .worker import mark_manual, mark_manual_signatures
 
     header = read_header(text)
-    prepared = prepare(text, header.is_scheduled)
+    prepared = prepare(text, header.is_scheduled, spec["platform"])
     try:
         hlo = xc.hlo.hlo_module_from_text(prepared)
     except Exception as e:  # noqa: BLE001

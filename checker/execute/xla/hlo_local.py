@@ -21,7 +21,7 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,8 +46,6 @@ class HloRun:
     grid: Grid | None
     mode: str
     """"per_device" (a scheduled module) or "global" (an unscheduled one); "?" when unread."""
-    num_outputs: int = 0
-    notes: list = field(default_factory=list)
 
 
 def run_hlo(path: str, text: str, inputs: Inputs, options: XlaOptions | None = None,
@@ -103,7 +101,7 @@ def run_hlo(path: str, text: str, inputs: Inputs, options: XlaOptions | None = N
                           lambda npz, n: outputs_of(npz, n, grid, mode))
     if result.outcome in ("aborted", "timeout"):
         result.notes += abort_notes(run.log, comps)
-    return HloRun(result, grid, mode, notes=notes)
+    return HloRun(result, grid, mode)
 
 
 def callback_notes(text: str, comps: dict[str, Computation]) -> list[str]:
@@ -228,7 +226,7 @@ def abort_notes(log: str, comps: dict[str, Computation]) -> list[str]:
     key), so the candidates are the instructions of that kind with that channel."""
     found = _RENDEZVOUS.findall(log)
     final = [f for f in found if f[0].startswith("Termination")] or found
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[tuple, list[tuple]] = {}
     for _, kind, key, expected, arrived in final:
         devices = re.search(r"global_devices=\[([\d, ]*)\]", key)
         op_id = re.search(r"op_id=(-?\d+)", key)

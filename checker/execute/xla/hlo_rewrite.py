@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from .markers import CALLBACK_TARGET
 from .hlo_text import (ASYNC_OPCODES, array_shape, attr_items, closing, communicating, communicating_instrs,
                        computations, COLLECTIVE_OPCODES, join_attrs, render, split_top)
 
@@ -33,7 +34,7 @@ LABEL = "shlo-lint:"
 importer turns op_name into the MLIR location, where the markers read it."""
 
 
-def prepare(text: str, scheduled: bool) -> str:
+def prepare(text: str, scheduled: bool, platform: str = "cpu") -> str:
     """The text handed to XLA's parser: collectives labelled, and for a scheduled
     module every rewrite below, in this order: the groups first (the later
     rewrites copy attributes), the order before the combined all-reduce is split
@@ -41,7 +42,7 @@ def prepare(text: str, scheduled: bool) -> str:
     text = label_collectives(text)
     if not scheduled:
         return text
-    return single_operand_all_reduces(impose_order(logical_bitcasts(unfuse(explicit_groups(text)))))
+    return single_operand_all_reduces(impose_order(logical_bitcasts(unfuse(explicit_groups(text))), platform))
 
 
 def _lines_replaced(text: str, new: dict[int, str]) -> str:
@@ -203,7 +204,6 @@ def logical_bitcasts(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- order
-CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 ORDER = "order."
 """Name prefix of the instructions impose_order adds; its custom-calls' indices
 follow the text's own host callbacks, and the worker gives each a callable that
@@ -221,7 +221,7 @@ def _default_layout(shape: str) -> str | None:
     return f"{_array_text(element, dims)}{{{','.join(str(d) for d in range(len(dims) - 1, -1, -1))}}}"
 
 
-def impose_order(text: str) -> str:
+def impose_order(text: str, platform: str = "cpu") -> str:
     """Make each computation's communicating instructions (collectives, and the
     while / conditional / call that run some) depend on one another in text
     order. The order of a scheduled module is what decides whether it deadlocks,
@@ -237,6 +237,8 @@ def impose_order(text: str) -> str:
 
         %order.N.prev = get-tuple-element(%prev), index=0   (to an array, when prev is a tuple)
         %order.N = shape of x custom-call(%x, %order.N.prev), custom_call_target="xla_ffi_python_cpu_callback", ...
+
+    (xla_ffi_python_gpu_callback on GPUs, the target jax lowers a callback to there)
 
     and %order.N replaces %x, the next communicating instruction's first array
     operand (or the first array element of the tuple instruction that makes it,
@@ -264,7 +266,7 @@ def impose_order(text: str) -> str:
             leaf_shape = _default_layout(leaf[1])
             before.setdefault(target.line, []).extend(leaf_lines + [
                 f"{target.indent}%{ORDER}{n} = {x_shape} custom-call(%{x}, {leaf[0]}), "
-                f'custom_call_target="{CALLBACK_TARGET}", operand_layout_constraints={{{x_shape}, {leaf_shape}}}, '
+                f'custom_call_target="{CALLBACK_TARGET[platform]}", operand_layout_constraints={{{x_shape}, {leaf_shape}}}, '
                 f"custom_call_has_side_effect=true, api_version=API_VERSION_TYPED_FFI, "
                 f"backend_config={{index = {index} : ui64}}"])
             index += 1
@@ -353,7 +355,7 @@ def single_operand_all_reduces(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- host callbacks
-_CALLBACK_TARGETS = (CALLBACK_TARGET, "xla_python_cpu_callback")
+_CALLBACK_TARGETS = (*CALLBACK_TARGET.values(), "xla_python_cpu_callback", "xla_python_gpu_callback")
 
 
 def host_callbacks(text: str) -> dict[int, tuple[str, list[tuple[str, tuple[int, ...]]]]]:
