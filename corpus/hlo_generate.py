@@ -258,132 +258,18 @@ DUMP_PROGRAMS = ["psum", "fori_pipeline", "auto_tp_mlp", "auto_fsdp_step"]
 
 
 # --------------------------------------------------------------------------
-# Reading HLO text: the instructions of each computation, in text order (on a
-# scheduled module, the order XLA runs them).
+# Reading and running HLO text: the product's XLA engine does both
+# (checker/execute/xla/: hlo_text.py reads a module, hlo_rewrite.py and
+# hlo_compile.py compile it with jaxlib 0.10.2, each rewrite saying which
+# measured failure it fixes; docs/execution.md, "HLO text"). Here only the facts
+# VERDICTS.json records about a module.
 # --------------------------------------------------------------------------
 
-COLLECTIVE_OPCODES = (
-    "all-reduce", "all-reduce-start", "all-reduce-done", "all-gather", "all-gather-start",
-    "all-gather-done", "reduce-scatter", "all-to-all", "ragged-all-to-all", "collective-broadcast",
-    "collective-permute", "collective-permute-start", "collective-permute-done",
-    "send", "send-done", "recv", "recv-done", "async-start", "async-update", "async-done")
-_CALLERS = ("while", "conditional", "call", "async-start")
-_HEADER = re.compile(r"^(ENTRY )?%([\w.\-]+) \(.*\{\s*$")
-_DEF = re.compile(r"^(\s*)(ROOT )?%([\w.\-]+) = ")
-_CALLEE = re.compile(r"\b(?:to_apply|calls|condition|body|true_computation|false_computation)=%([\w.\-]+)"
-                     r"|branch_computations=\{([^}]*)\}")
-
-
-@dataclass
-class Instr:
-    line: int
-    indent: str
-    name: str
-    shape: str
-    opcode: str
-    operands: list
-    attrs: str
-
-
-def _closing(text: str, start: int, opening: str = "(", closing: str = ")") -> int:
-    """Index of the bracket closing the one at text[start] (nesting counted)."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == opening:
-            depth += 1
-        elif text[i] == closing:
-            depth -= 1
-            if depth == 0:
-                return i
-    raise ValueError(f"unbalanced {opening}{closing} in {text[start:start + 80]!r}")
-
-
-def _split_top(text: str) -> list[str]:
-    """Split on the commas outside brackets and quotes."""
-    parts, depth, cur, quoted = [], 0, [], False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-        elif not quoted and ch in "([{":
-            depth += 1
-        elif not quoted and ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0 and not quoted:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        parts.append("".join(cur).strip())
-    return parts
-
-
-def parse_instr(lineno: int, line: str) -> Instr | None:
-    m = _DEF.match(line)
-    if not m:
-        return None
-    rest = line[m.end():]
-    if rest.startswith("("):  # a tuple shape
-        end = _closing(rest, 0)
-        shape, rest = rest[:end + 1], rest[end + 1:].lstrip()
-    else:
-        shape, rest = rest.split(" ", 1)
-    op = re.match(r"([\w\-]+)\(", rest)
-    close = _closing(rest, op.end() - 1)
-    operands = [re.search(r"%([\w.\-]+)$", o).group(1) for o in _split_top(rest[op.end():close])
-                if re.search(r"%([\w.\-]+)$", o)]
-    return Instr(lineno, m.group(1), m.group(3), shape, op.group(1), operands, rest[close + 1:])
-
-
-def computations(text: str) -> dict[str, list[Instr]]:
-    """Computation name -> its instructions in text order; the entry computation
-    is also under the key "ENTRY"."""
-    comps: dict[str, list[Instr]] = {}
-    current = None
-    for i, line in enumerate(text.splitlines()):
-        if current is None:
-            h = _HEADER.match(line)
-            if h:
-                current = comps.setdefault(h.group(2), [])
-                if h.group(1):
-                    comps["ENTRY"] = current
-            continue
-        if line.strip() == "}":
-            current = None
-            continue
-        ins = parse_instr(i, line)
-        if ins is not None:
-            current.append(ins)
-    return comps
-
-
-def callees(ins: Instr) -> list[str]:
-    out = []
-    for single, many in _CALLEE.findall(ins.attrs):
-        out += [single] if single else [c.strip().lstrip("%") for c in many.split(",") if c.strip()]
-    return out
-
-
-def communicating(comps: dict[str, list[Instr]]) -> dict[str, bool]:
-    """Computation -> whether it (or anything it calls) has a collective."""
-    memo: dict[str, bool] = {}
-
-    def visit(name: str, stack: frozenset) -> bool:
-        if name in memo:
-            return memo[name]
-        if name in stack or name not in comps:
-            return False
-        found = False
-        for ins in comps[name]:
-            if ins.opcode in COLLECTIVE_OPCODES:
-                found = True
-            if ins.opcode in _CALLERS and any(visit(c, stack | {name}) for c in callees(ins)):
-                found = True
-        memo[name] = found
-        return found
-    for name in comps:
-        visit(name, frozenset())
-    return memo
+# (imported here, below the builders, which keep their line numbers)
+from shlo_lint.checker.execute.xla.hlo_compile import compile_hlo, order_kept  # noqa: E402
+from shlo_lint.checker.execute.xla.hlo_text import (COLLECTIVE_OPCODES, attr_items, communicating,  # noqa: E402
+                                                    communicating_instrs, computations, read_header)
+from shlo_lint.checker.execute.xla.worker import mark_manual, mark_manual_signatures  # noqa: E402
 
 
 def comm_sequences(text: str) -> list[list[str]]:
@@ -391,310 +277,27 @@ def comm_sequences(text: str) -> list[list[str]]:
     (collectives, and the while/conditional/call that run some) in text order."""
     comps = computations(text)
     comm = communicating(comps)
-    out = []
-    for name, instrs in comps.items():
-        if name == "ENTRY":
-            continue
-        seq = [i.opcode for i in instrs if i.opcode in COLLECTIVE_OPCODES or
-               (i.opcode in _CALLERS and any(comm.get(c) for c in callees(i)))]
-        if seq:
-            out.append(seq)
-    return out
+    return [seq for seq in ([i.opcode for i in communicating_instrs(c, comm)] for c in comps.values()) if seq]
 
 
 def header_of(text: str) -> dict:
-    first = text.split("\n", 1)[0]
-
-    def num(key, default):
-        m = re.search(rf"\b{key}=(\d+)", first)
-        return int(m.group(1)) if m else default
-    return {"module": first.split()[1].rstrip(","), "is_scheduled": "is_scheduled=true" in first,
-            "replica_count": num("replica_count", 1), "num_partitions": num("num_partitions", 1)}
+    h = read_header(text)
+    return {"module": h.name, "is_scheduled": h.is_scheduled, "replica_count": h.replica_count,
+            "num_partitions": h.num_partitions}
 
 
 def collective_counts(text: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for instrs in (v for k, v in computations(text).items() if k != "ENTRY"):
-        for ins in instrs:
+    for comp in computations(text).values():
+        for ins in comp.instrs:
             if ins.opcode in COLLECTIVE_OPCODES:
                 counts[ins.opcode] = counts.get(ins.opcode, 0) + 1
     return dict(sorted(counts.items()))
 
 
-# --------------------------------------------------------------------------
-# Running HLO text on XLA:CPU (jaxlib 0.10.2; corpus/hlo/README.md has the recipe
-# and what each step was measured to fix). jaxlib compiles MLIR only, so:
-#   text --xla_client.hlo.hlo_module_from_text--> HloModule (XLA's own parser)
-#        --as_serialized_hlo_module_proto, _jax.mlir.hlo_to_stablehlo--> MLIR
-#        --Client.compile_and_load(MLIR, DeviceList, CompileOptions)--> executable.
-# An unscheduled module (a before_optimizations dump) compiles as it is, through
-# the SPMD partitioner. A scheduled one is already per device and optimized, and
-# the round trip loses what it relies on, so its text is rewritten first and it is
-# compiled by the whole pipeline again with everything {manual}:
-# * explicit_groups: mesh-axes replica groups, which the import mistranslates for
-#   all-to-all;
-# * unfuse: fusions become calls (the import drops the backend_config XLA:CPU's
-#   thunk emitter requires; the pipeline fuses again);
-# * logical_bitcasts: bitcasts mean something only with layouts, which MLIR drops
-#   (the pipeline's layout assignment must run: with run_backend_only it does not,
-#   and collectives along a minor dimension then give wrong values);
-# * impose_order: the import and the scheduler reorder independent collectives,
-#   so each computation's are chained in text order by opt-barrier data edges;
-# * single_operand_all_reduces: the SPMD partitioner's manual mode refuses a
-#   combined (tuple) all-reduce.
-# worker_text checks that the executable has the text's collectives in the text's
-# order. Host callbacks get no-op callables (the text's index pointed into the
-# compiling process's callback list).
-# --------------------------------------------------------------------------
-
-def unfuse(text: str) -> str:
-    """Every `fusion(...)`, kind=..., calls=%c` becomes `call(...), to_apply=%c`."""
-    comps = computations(text)
-    lines = text.split("\n")
-    for instrs in (v for k, v in comps.items() if k != "ENTRY"):
-        for ins in instrs:
-            if ins.opcode != "fusion":
-                continue
-            line = lines[ins.line]
-            line = line.replace(" fusion(", " call(", 1)
-            line = re.sub(r", kind=k\w+", "", line, count=1)
-            line = line.replace(", calls=%", ", to_apply=%", 1)
-            line = re.sub(r", backend_config=(\{.*?\}|\"[^\"]*\")(?=, \w+=|$)", "", line)
-            lines[ins.line] = line
-    return "\n".join(lines)
-
-
-def impose_order(text: str) -> str:
-    """Chain each computation's communicating instructions in text order."""
-    comps = computations(text)
-    comm = communicating(comps)
-    lines = text.split("\n")
-    before: dict[int, list[str]] = {}
-    n = 0
-    for name, instrs in comps.items():
-        if name == "ENTRY":
-            continue
-        shapes = {i.name: i.shape for i in instrs}
-        chain = [i for i in instrs if i.opcode in COLLECTIVE_OPCODES or
-                 (i.opcode in _CALLERS and any(comm.get(c) for c in callees(i)))]
-        for prev, cur in zip(chain, chain[1:]):
-            if not cur.operands or cur.operands[0] not in shapes:
-                continue
-            x = cur.operands[0]
-            n += 1
-            pair = f"({shapes[x]}, {prev.shape})"
-            before[cur.line] = [
-                f"{cur.indent}%order.{n}.pair = {pair} tuple(%{x}, %{prev.name})",
-                f"{cur.indent}%order.{n}.barrier = {pair} opt-barrier(%order.{n}.pair)",
-                f"{cur.indent}%order.{n} = {shapes[x]} get-tuple-element(%order.{n}.barrier), index=0"]
-            line = lines[cur.line]
-            start = line.index(f" {cur.opcode}(") + len(cur.opcode) + 2
-            at = line.index(f"%{x}", start)
-            lines[cur.line] = line[:at] + f"%order.{n}" + line[at + len(x) + 1:]
-    out = []
-    for i, line in enumerate(lines):
-        out += before.get(i, [])
-        out.append(line)
-    return "\n".join(out)
-
-
-_ARRAY = re.compile(r"^(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
-
-
-def _array(shape: str):
-    """(element type, dims, minor-to-major) of an array shape text, or None."""
-    m = _ARRAY.match(shape)
-    if not m:
-        return None
-    dims = [int(d) for d in m.group(2).split(",") if d]
-    layout = [int(d) for d in m.group(3).split(",") if d] if m.group(3) else list(range(len(dims)))[::-1]
-    return m.group(1), dims, layout
-
-
-def logical_bitcasts(text: str) -> str:
-    """Every bitcast (a reinterpretation of the physical buffer, so its meaning
-    depends on both layouts, which MLIR does not carry) becomes the logical ops
-    that compute it: transpose to the operand's physical order, reshape, transpose
-    from the result's physical order; a plain reshape where both layouts are
-    major-to-minor."""
-    lines = text.split("\n")
-    for name, instrs in computations(text).items():
-        if name == "ENTRY":
-            continue
-        shapes = {i.name: i.shape for i in instrs}
-        for ins in instrs:
-            if ins.opcode != "bitcast" or not ins.operands:
-                continue
-            src, dst = _array(shapes.get(ins.operands[0], "")), _array(ins.shape)
-            if src is None or dst is None or src[0] != dst[0]:
-                continue
-            line = lines[ins.line]
-            head, _, rest = line.partition(" bitcast(")
-            tail = rest[rest.index(")") + 1:]
-            et, sdims, slay = src
-            _, ddims, dlay = dst
-            default = lambda dims, lay: lay == list(range(len(dims)))[::-1]  # noqa: E731
-            if default(sdims, slay) and default(ddims, dlay):
-                lines[ins.line] = f"{head} reshape(%{ins.operands[0]}){tail}"
-                continue
-            s_major = slay[::-1]
-            d_major = dlay[::-1]
-            phys_in = [sdims[d] for d in s_major]
-            phys_out = [ddims[d] for d in d_major]
-            shape = lambda dims: f"{et}[{','.join(map(str, dims))}]"  # noqa: E731
-            back = [d_major.index(i) for i in range(len(ddims))]
-            pre = ins.indent + f"%{ins.name}.physical"
-            lines[ins.line] = "\n".join([
-                f"{pre}.in = {shape(phys_in)} transpose(%{ins.operands[0]}), dimensions={{{','.join(map(str, s_major))}}}",
-                f"{pre}.out = {shape(phys_out)} reshape({pre.strip()}.in)",
-                f"{head.split(' = ')[0]} = {shape(ddims)} transpose({pre.strip()}.out), "
-                f"dimensions={{{','.join(map(str, back))}}}{tail}"])
-    return "\n".join(lines)
-
-
-def single_operand_all_reduces(text: str) -> str:
-    """A combined all-reduce of k same-typed arrays becomes one all-reduce of their
-    concatenation (flattened), sliced and reshaped back: the same single rendezvous
-    of the same group over the same bytes. XLA:CPU's layout assignment fails on a
-    tuple-shaped all-reduce ("LogicalBuffer ... does not have a layout"); XLA's own
-    combiner only makes them after it."""
-    lines = text.split("\n")
-    for name, instrs in computations(text).items():
-        if name == "ENTRY":
-            continue
-        shapes = {i.name: i.shape for i in instrs}
-        for ins in instrs:
-            if ins.opcode != "all-reduce" or not ins.shape.startswith("(") or len(ins.operands) < 2:
-                continue
-            parts = [_array(shapes.get(o, "")) for o in ins.operands]
-            if any(p is None for p in parts) or len({p[0] for p in parts}) != 1:
-                continue
-            et = parts[0][0]
-            sizes = [int(np.prod(p[1])) for p in parts]
-            total = sum(sizes)
-            pre, root = f"{ins.indent}%{ins.name}", lines[ins.line].lstrip().startswith("ROOT ")
-            new = [f"{pre}.flat.{k} = {et}[{n}] reshape(%{o})" for k, (o, n) in enumerate(zip(ins.operands, sizes))]
-            new.append(f"{pre}.all = {et}[{total}] concatenate("
-                       + ", ".join(f"%{ins.name}.flat.{k}" for k in range(len(sizes))) + "), dimensions={0}")
-            new.append(f"{pre}.sum = {et}[{total}] all-reduce(%{ins.name}.all){ins.attrs}")
-            offset = 0
-            for k, (p, n) in enumerate(zip(parts, sizes)):
-                new.append(f"{pre}.part.{k} = {et}[{n}] slice(%{ins.name}.sum), slice={{[{offset}:{offset + n}]}}")
-                new.append(f"{pre}.out.{k} = {et}[{','.join(map(str, p[1]))}] reshape(%{ins.name}.part.{k})")
-                offset += n
-            tuple_shape = "(" + ", ".join(f"{et}[{','.join(map(str, p[1]))}]" for p in parts) + ")"
-            new.append(f"{ins.indent}{'ROOT ' if root else ''}%{ins.name} = {tuple_shape} tuple("
-                       + ", ".join(f"%{ins.name}.out.{k}" for k in range(len(parts))) + ")")
-            lines[ins.line] = "\n".join(new)
-    return "\n".join(lines)
-
-
-def iota_ids(spec: str) -> np.ndarray | None:
-    """Device ids of an iota tile assignment `[d..](<=[r..])?(T(p..))?`, shaped [d..]."""
-    m = re.fullmatch(r"\[([\d,]+)\](?:<=\[([\d,]+)\])?(?:T\(([\d,]+)\))?", spec.strip())
-    if not m:
-        return None
-    dims = [int(x) for x in m.group(1).split(",")]
-    reshape = [int(x) for x in m.group(2).split(",")] if m.group(2) else dims
-    ids = np.arange(int(np.prod(reshape))).reshape(reshape)
-    if m.group(3):
-        ids = ids.transpose([int(x) for x in m.group(3).split(",")])
-    return ids.reshape(dims)
-
-
-def mesh_groups(mesh: str, device_ids: str | None, axes: str) -> str | None:
-    """Explicit groups `{{..},{..}}` of `mesh[a=2,b=4] {a}` (with `device_ids=` if
-    given): one group per value of the axes not listed, its members ordered by the
-    listed axes; None for forms this does not know (sub-axes)."""
-    names, sizes = [], []
-    for part in mesh.split(","):
-        name, _, size = part.partition("=")
-        names.append(name.strip().strip("'\""))
-        sizes.append(int(size))
-    listed = [a.strip().strip("'\"") for a in axes.split(",") if a.strip()]
-    if any(a not in names for a in listed):
-        return None
-    ids = iota_ids(device_ids) if device_ids else np.arange(int(np.prod(sizes))).reshape(sizes)
-    if ids is None or list(ids.shape) != sizes:
-        return None
-    order = [names.index(a) for a in listed]
-    rest = [i for i in range(len(names)) if i not in order]
-    groups = ids.transpose(rest + order).reshape(-1, int(np.prod([sizes[i] for i in order])))
-    return "{" + ",".join("{" + ",".join(str(int(d)) for d in g) + "}" for g in groups) + "}"
-
-
-def explicit_groups(text: str) -> str:
-    """Mesh-axes replica groups written out as explicit groups."""
-    out, pos = [], 0
-    key = "replica_groups=mesh["
-    while (at := text.find(key, pos)) >= 0:
-        close = _closing(text, at + len(key) - 1, "[", "]")
-        mesh, rest, device_ids = text[at + len(key):close], close + 1, None
-        if text.startswith(", device_ids=(", rest):
-            end = _closing(text, rest + len(", device_ids="))
-            device_ids, rest = text[rest + len(", device_ids=("):end], end + 1
-        if not text.startswith(" {", rest):
-            break
-        end = text.index("}", rest)
-        groups = mesh_groups(mesh, device_ids, text[rest + 2:end])
-        out.append(text[pos:at])
-        out.append(f"replica_groups={groups}" if groups else text[at:end + 1])
-        pos = end + 1
-    return "".join(out) + text[pos:]
-
-
-def set_manual(module) -> None:
-    from jax._src.lib.mlir import ir
-
-    manual = ir.StringAttr.get("{manual}")
-
-    def sharding(n):
-        return manual if n == 1 else ir.StringAttr.get("{" + ", ".join(["{manual}"] * n) + "}")
-
-    def walk(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    o = child.operation
-                    # not on while: XLA's while passes drop tuple elements but keep an
-                    # explicit tuple sharding (checker/execute/xla_worker.py's finding)
-                    if len(o.results) and o.name not in ("func.func", "stablehlo.while"):
-                        o.attributes["mhlo.sharding"] = sharding(len(o.results))
-                    walk(o)
-    walk(module.operation)
-    for f in module.body.operations:
-        if f.operation.name != "func.func":
-            continue
-        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-        f.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.inputs])
-        f.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.results])
-
-
-_CALLBACK = re.compile(r'custom_call_target="xla_ffi_python_cpu_callback".*?backend_config=\{index = (\d+)')
-
-
-def noop_callbacks(text: str) -> list:
-    """A callable per host callback the module names (by index): results of zeros."""
-    n = 1 + max((int(i) for i in _CALLBACK.findall(text)), default=-1)
-    shapes = {}
-    for instrs in (v for k, v in computations(text).items() if k != "ENTRY"):
-        for ins in instrs:
-            m = _CALLBACK.search(ins.attrs)
-            if ins.opcode == "custom-call" and m:
-                shapes[int(m.group(1))] = ins.shape
-
-    def callback(shape: str):
-        outs = [(tuple(int(d) for d in dims.split(",") if d), dt) for dt, dims in
-                re.findall(r"(\w+)\[([\d,]*)\]", shape)]
-        return lambda *args: tuple(np.zeros(s, np_dtype(dt)) for s, dt in outs)
-    return [callback(shapes.get(i, "()")) for i in range(n)]
-
-
 def np_dtype(name: str):
-    """The numpy dtype of an HLO or MLIR element type name (bf16, f32, s32, i32, ui8, pred)."""
-    table = {"pred": "bool", "i1": "bool", "bf16": "bfloat16"}
+    """The numpy dtype of an MLIR element type name (bf16, f32, i32, ui8, i1)."""
+    table = {"i1": "bool", "bf16": "bfloat16"}
     if name in table:
         return jnp.dtype(table[name])
     m = re.fullmatch(r"(f|s|u|i|ui)(\d+)", name)
@@ -703,47 +306,16 @@ def np_dtype(name: str):
 
 
 def compile_hlo_text(text: str, devices: list):
-    """(executable, the HLO text handed to XLA) for HLO text on `devices`
-    (replica_count x num_partitions of them, in that order)."""
-    from jax._src.lib import _jax, xla_client as xc
-
-    from jax._src.interpreters import mlir as jm
-    from jax._src.lib.mlir import ir
-
-    head = header_of(text)
-    R, Pn = head["replica_count"], head["num_partitions"]
-    scheduled = head["is_scheduled"]
-    prepared = text
-    if scheduled and not re.search(r"^\s*(ROOT )?%[\w.\-]+ = ", text, re.M):
-        # the rewrites read instructions as compile().as_text() and dumps print them
-        raise ValueError("expected HLO text in the long form (`%name = shape opcode(%operand, ...)`)")
-    if scheduled:
-        prepared = single_operand_all_reduces(impose_order(logical_bitcasts(unfuse(explicit_groups(text)))))
-    module = xc.hlo.hlo_module_from_text(prepared)
-    mlir = _jax.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
-    opts = xc.CompileOptions()
-    eb = opts.executable_build_options
-    eb.num_replicas, eb.num_partitions = R, Pn
-    eb.device_assignment = xc.DeviceAssignment.create(np.array([d.id for d in devices]).reshape(R, Pn))
-    eb.use_spmd_partitioning = Pn > 1
-    eb.use_shardy_partitioner = "xla.sdy." in prepared
-    device_list = xc.DeviceList(tuple(devices))
-    callbacks = noop_callbacks(text)
-    with jm.make_ir_context(), ir.Location.unknown():
-        mlir = ir.Module.parse(mlir)
-        if scheduled and Pn > 1:
-            set_manual(mlir)
-        if callbacks:  # the overload that takes callables wants an MLIR module, not text
-            exe = devices[0].client.compile_and_load(mlir, device_list, compile_options=opts,
-                                                     host_callbacks=callbacks)
-        else:
-            exe = devices[0].client.compile_and_load(str(mlir), device_list, opts)
-    return exe, prepared
+    """The executable of HLO text on `devices` (replica_count x num_partitions of
+    them, in that order), as `shlo-lint run` compiles it (no progress markers)."""
+    h = read_header(text)
+    return compile_hlo(text, {"num_replicas": h.replica_count, "num_partitions": h.num_partitions,
+                              "platform": "cpu"}, devices)[0]
 
 
 # --------------------------------------------------------------------------
 # Compiling StableHLO text (the corpus/deadlock programs) as the project's XLA
-# engine does (checker/execute/xla_worker.py): a program with no sharding anywhere
+# engine does (checker/execute/xla/worker.py): a program with no sharding anywhere
 # runs per device, so every op, argument and result is marked {manual} and the
 # partitioner leaves it as written.
 # --------------------------------------------------------------------------
@@ -767,7 +339,8 @@ def prepare_stablehlo(text: str, source_name: str) -> str:
     with jm.make_ir_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         if is_per_device(text):
-            set_manual(module)
+            mark_manual(module, per_device=True, overwrite=True)
+            mark_manual_signatures(module)
         printed = module.operation.get_asm(enable_debug_info=True)
     return printed.replace('loc("-":', f'loc("{source_name}":')
 
@@ -835,14 +408,9 @@ def compile_program(builder, options, mode: str):
     return lowered, lowered.compile(), args
 
 
-def attr_map(ins: Instr) -> dict[str, str]:
+def attr_map(ins) -> dict[str, str]:
     """The instruction's attributes (after its operands): key -> value text."""
-    out = {}
-    for part in _split_top(ins.attrs):
-        key, eq, value = part.partition("=")
-        if eq:
-            out[key.strip()] = value.strip()
-    return out
+    return {k: v.strip() for k, v in attr_items(ins.attrs) if k}
 
 
 _GROUP_KEYS = ("replica_groups", "source_target_pairs", "dimensions", "channel_id", "use_global_device_ids")
@@ -852,9 +420,8 @@ def comm_signature(text: str) -> list:
     """What a module communicates, names aside: per computation, each collective's
     opcode, result shape and group attributes, in order."""
     sig = []
-    for name, instrs in computations(text).items():
-        if name == "ENTRY":
-            continue
+    for comp in computations(text).values():
+        instrs = comp.instrs
         seq = [(i.opcode, re.sub(r"\{[\d,]*\}", "", i.shape),
                 tuple((k, v) for k, v in attr_map(i).items() if k in _GROUP_KEYS))
                for i in instrs if i.opcode in COLLECTIVE_OPCODES]
@@ -1142,12 +709,12 @@ def worker_text(file: Path, work: Path, inputs: Path | None) -> None:
     devices = jax.devices()[:head["replica_count"] * head["num_partitions"]]
     _phase("compile")
     try:
-        exe, prepared = compile_hlo_text(text, devices)
+        exe = compile_hlo_text(text, devices)
     except Exception as e:  # noqa: BLE001
         return _result(work, status="compile_error", message=refusal(e))
     compiled = exe.hlo_modules()[0].to_string()
     if head["is_scheduled"]:  # an unscheduled module's collectives are the partitioner's to add
-        _compiled(work, order_preserved=sorted(comm_sequences(compiled)) == sorted(comm_sequences(text)),
+        _compiled(work, order_preserved=order_kept(text, compiled) is None,
                   collectives_preserved=collective_counts(compiled) == collective_counts(text))
     rng = np.random.default_rng(zlib.crc32(file.name.encode()))
     if head["is_scheduled"]:
@@ -1273,10 +840,8 @@ def entries_on_disk(out: Path, only) -> list[Entry]:
 def forms(text: str) -> dict:
     """The HLO forms a reader must handle, as this module prints them."""
     found: dict = {}
-    for name, instrs in computations(text).items():
-        if name == "ENTRY":
-            continue
-        for ins in instrs:
+    for comp in computations(text).values():
+        for ins in comp.instrs:
             attrs = attr_map(ins)
             if ins.opcode == "while":
                 m = re.search(r'"known_trip_count":\{"n":"(\d+)"\}', attrs.get("backend_config", ""))
@@ -1316,8 +881,7 @@ def versus_stablehlo(hlo: str, source: Path) -> dict:
     if not source.exists():
         return {}
     shlo = stablehlo_collectives(source.read_text())
-    flat = [i.opcode for name, instrs in computations(hlo).items() if name != "ENTRY"
-            for i in instrs if i.opcode in COLLECTIVE_OPCODES]
+    flat = [i.opcode for comp in computations(hlo).values() for i in comp.instrs if i.opcode in COLLECTIVE_OPCODES]
     count = {k: shlo.count(k) for k in sorted(set(shlo))}
     found = {"stablehlo_collectives": count}
     if count != collective_counts(hlo):

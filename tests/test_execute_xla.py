@@ -119,6 +119,47 @@ def test_markers_keep_the_data_layout():
     assert report.cross_check["status"] == "match" and report.cross_check["max_abs_diff"] == 0, report.cross_check
 
 
+BF16_PSUM = """module @m attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @main(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+    %0 = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<bf16>, %b: tensor<bf16>):
+      %s = stablehlo.add %a, %b : tensor<bf16>
+      stablehlo.return %s : tensor<bf16>
+    }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+        use_global_device_ids} : (tensor<4xbf16>) -> tensor<4xbf16>
+    return %0 : tensor<4xbf16>
+  }
+}
+"""
+
+
+def test_bf16_arrays_travel_to_the_worker_and_back(tmp_path):
+    """np.savez writes bfloat16 as raw void, which jax refused ("Dtype |V2 is not
+    a valid JAX array type"): the arrays go as their bits and come back exact."""
+    path = tmp_path / "bf16_psum.mlir"
+    path.write_text(BF16_PSUM)
+    report = run_path(str(path), RunOptions(engine="both", **FAST))
+    xla = report.reports["xla"]
+    assert xla.outcome == "completed", xla.message
+    assert str(xla.outputs[(0, 0)][0].dtype) == "bfloat16"
+    assert report.cross_check["status"] == "match" and report.cross_check["max_abs_diff"] == 0, report.cross_check
+
+
+def test_arrays_file_keeps_ml_dtypes(tmp_path):
+    import ml_dtypes
+    import numpy as np
+
+    from shlo_lint.checker.execute.xla.arrays import load_arrays, save_arrays
+
+    arrays = {"a": np.array([1.5, -2.25], ml_dtypes.bfloat16), "b": np.array([0.5], ml_dtypes.float8_e4m3fn),
+              "c": np.arange(3, dtype=np.int32)}
+    save_arrays(str(tmp_path / "x.npz"), arrays)
+    back = load_arrays(str(tmp_path / "x.npz"))
+    assert set(back) == set(arrays)
+    for k, a in arrays.items():
+        assert back[k].dtype == a.dtype and np.array_equal(back[k].astype(np.float64), a.astype(np.float64))
+
+
 def test_progress_records_last_one_wins_and_torn_lines_are_ignored(tmp_path):
     from shlo_lint.checker.execute.xla.markers import blocked_from_progress, read_progress
 

@@ -28,10 +28,11 @@ def _size(value: str) -> int:
 
 @click.command("run")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--engine", type=click.Choice(["interp", "xla", "both", "xla-distributed"]), default="interp",
+@click.option("--engine", type=click.Choice(["auto", "interp", "xla", "both", "xla-distributed"]), default="auto",
               show_default=True,
               help="The reference interpreter, XLA (compiled with jaxlib, `jax` extra), both, cross-checked, or "
-                   "XLA as a multi-process job (jax.distributed, gloo).")
+                   "XLA as a multi-process job (jax.distributed, gloo). auto: the interpreter for StableHLO, XLA "
+                   "for HLO text (a file whose first token is `HloModule`).")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default="cpu", show_default=True,
               help="cpu: numpy / XLA on N virtual CPU devices; gpu: jax arrays on a GPU / XLA on N GPUs "
                    "(`gpu` extra; not yet run on a GPU: none was available, see docs/execution.md).")
@@ -71,7 +72,7 @@ def _size(value: str) -> int:
 def run_cmd(paths, engine, device, inputs_spec, seed, output_format, time_limit, memory_limit, xla_timeout,
             xla_stuck_timeout, num_partitions, num_replicas, num_processes, coordinator, process_ids, stuck_timeout,
             save_outputs, issue_order, rule_options) -> None:
-    """Run PROG for every process of its grid and report what happened.
+    """Run PROG (StableHLO, or XLA's HLO text) for every process of its grid and report what happened.
 
     \b
     Outcomes: completed (with a summary of the outputs), failed, deadlock (which processes

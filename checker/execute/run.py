@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -37,13 +37,14 @@ from .interpreter import Blocked, Interpreter, Limits, default_max_processes, gr
 from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
-ENGINES = ("interp", "xla", "both", "xla-distributed")
+ENGINES = ("auto", "interp", "xla", "both", "xla-distributed")
+"""auto: the interpreter for StableHLO, XLA for HLO text (which the interpreter does not run yet)."""
 HANG_OUTCOMES = ("deadlock", "aborted", "timeout")
 
 
 @dataclass
 class RunOptions:
-    engine: str = "interp"
+    engine: str = "auto"
     device: str = "cpu"
     inputs: Inputs = field(default_factory=Inputs)
     time_limit_s: float = 60.0
@@ -225,12 +226,22 @@ def split_chunks(text: str) -> list[tuple[int, str]]:
     return [(ln, t) for ln, t in out if "func.func" in t]
 
 
+def is_hlo_text(text: str) -> bool:
+    """Whether a file holds XLA's HLO text (its first token is `HloModule`) rather
+    than StableHLO: the HLO front end's test, the one `check` uses too."""
+    from ..frontend.hlo import looks_like_hlo
+
+    return looks_like_hlo(text)
+
+
 def run_paths(path: str, options: RunOptions | None = None) -> list[RunReport]:
     """`run_path`, or one report per chunk when the file is split at `// -----`."""
     from ..source.text import SourceFile
 
     options = options or RunOptions()
     source, err = read_path(path)
+    if err is None and is_hlo_text(source.text):
+        return [run_hlo_source(source.path, source.text, options)]
     if err is not None or not SPLIT_MARKER.search(source.text):
         return [run_path(path, options)]
     reports = []
@@ -247,6 +258,9 @@ def run_path(path: str, options: RunOptions | None = None) -> RunReport:
     its reason, so the other files of `shlo-lint run A B` still run."""
     options = options or RunOptions()
     try:
+        source, err = read_path(path)
+        if err is None and is_hlo_text(source.text):
+            return run_hlo_source(source.path, source.text, options)
         return run_module(load(path), options)
     except ExecutionError as e:
         return _error_report(path, options, e.message)
@@ -261,7 +275,7 @@ def run_path(path: str, options: RunOptions | None = None) -> RunReport:
 
 
 def _error_report(path: str, options: RunOptions, message: str) -> RunReport:
-    engine = options.engine if options.engine != "both" else "interp"
+    engine = options.engine if options.engine not in ("both", "auto") else "interp"
     return RunReport(path, options.engine, None, "?", options.inputs.describe(),
                      {engine: EngineReport("error", engine, options.device, message=message)})
 
@@ -271,7 +285,10 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
 
     options = options or RunOptions()
     if options.engine not in ENGINES:
-        raise ExecutionError(f"unknown engine {options.engine!r} (interp, xla, both or xla-distributed)")
+        raise ExecutionError(f"unknown engine {options.engine!r} (auto, interp, xla, both or xla-distributed)")
+    hlo = is_hlo_text(module.source.text)
+    if options.engine == "auto":
+        options = replace(options, engine="xla" if hlo else "interp")
     from .interpreter import single_process_grid
 
     grid = single_process_grid(module, grid_of(module, options.num_replicas, options.num_partitions))
@@ -289,7 +306,9 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
     reports: dict[str, EngineReport] = {}
     if options.engine in ("interp", "both"):
         reports["interp"] = run_interp(module, grid, options)
-    if options.engine in ("xla", "both"):
+    if options.engine in ("xla", "both") and hlo:  # a module read from HLO text: XLA runs the text itself
+        reports["xla"] = run_hlo_engine(module.source.path, module.source.text, options).report
+    elif options.engine in ("xla", "both"):
         harness = next((op.name for op in module.walk() if op.name.startswith(("check.", "interpreter."))), None)
         reports["xla"] = EngineReport(
             "unsupported", "xla", options.device,
@@ -301,6 +320,58 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
                        result_names(module))
     if options.engine == "both":
         report.cross_check = cross_check(reports["interp"], reports["xla"], options)
+    return report
+
+
+@dataclass
+class HloEngineRun:
+    report: EngineReport
+    grid: Grid | None
+    mode: str
+
+
+def run_hlo_engine(path: str, text: str, options: RunOptions) -> HloEngineRun:
+    """XLA on HLO text (xla/hlo_local.py)."""
+    from .xla.hlo_local import run_hlo
+    from .xla.local import XlaOptions
+
+    run = run_hlo(path, text, options.inputs, XlaOptions(options.device, options.xla_timeout_s,
+                                                         options.xla_stuck_warn_s, options.xla_stuck_terminate_s),
+                  options.num_replicas, options.num_partitions)
+    r = run.result
+    states = r.states or {}
+    if r.outcome == "completed" and run.grid is not None:
+        states = {p: "finished" for p in run.grid.processes()}
+    elif r.blocked and not states:
+        states = {b.process: "blocked" for b in r.blocked}
+    return HloEngineRun(EngineReport(r.outcome, "xla", r.device, r.blocked, states, r.outputs, r.message,
+                                     r.elapsed_s, list(r.notes)), run.grid, run.mode)
+
+
+HLO_NOT_INTERPRETED = ("the reference interpreter does not run XLA's HLO text yet (it runs StableHLO; HLO "
+                       "reaches it once the HLO front end lowers it to the same IR); --engine xla runs the "
+                       "text on XLA, the default for HLO")
+
+
+def run_hlo_source(path: str, text: str, options: RunOptions) -> RunReport:
+    """`shlo-lint run` on a file of HLO text: XLA runs it (the default engine for
+    HLO); the interpreter and the distributed engine do not run HLO yet, which is
+    outcome "unsupported" (exit 2) with the reason."""
+    engine = "xla" if options.engine == "auto" else options.engine
+    if engine not in ENGINES:
+        raise ExecutionError(f"unknown engine {engine!r} (auto, interp, xla, both or xla-distributed)")
+    if engine == "xla":
+        run = run_hlo_engine(path, text, options)
+        return RunReport(path, "xla", run.grid, run.mode, options.inputs.describe(), {"xla": run.report})
+    if engine == "xla-distributed":
+        why = ("the distributed XLA engine does not run HLO text yet; --engine xla runs it on the module's "
+               "devices in one process")
+        return RunReport(path, engine, None, "?", options.inputs.describe(),
+                         {engine: EngineReport("unsupported", engine, options.device, message=why)})
+    report = RunReport(path, engine, None, "?", options.inputs.describe(),
+                       {"interp": EngineReport("unsupported", "interp", options.device, message=HLO_NOT_INTERPRETED)})
+    if engine == "both":
+        report.cross_check = {"status": "skipped", "reason": f"interp: {HLO_NOT_INTERPRETED}"}
     return report
 
 

@@ -24,6 +24,7 @@ import sys
 import time
 import traceback
 
+from shlo_lint.checker.execute.xla.arrays import load_arrays, save_arrays
 from shlo_lint.checker.execute.xla.worker import collect_outputs, compile_with_markers, make_args
 
 
@@ -59,7 +60,6 @@ def main(out_dir: str, pid: int) -> int:
 
     try:
         import jax
-        import numpy as np
     except ImportError as e:
         write({"status": "unsupported", "message": f"the XLA engine needs jax: {e}"})
         return 0
@@ -97,7 +97,7 @@ def main(out_dir: str, pid: int) -> int:
         return 0
     with open(os.path.join(out_dir, f"markers_{pid}.json"), "w", encoding="utf-8") as f:
         json.dump({"ops": names, "note": note}, f)
-    inputs = dict(np.load(os.path.join(out_dir, "inputs.npz"), allow_pickle=False))
+    inputs = load_arrays(os.path.join(out_dir, "inputs.npz"))
     try:
         args = make_args(exe, inputs, spec, devices)
         _phase("run")
@@ -107,7 +107,7 @@ def main(out_dir: str, pid: int) -> int:
         write({"status": "run_error", "message": f"{type(e).__name__}: {e}",
                "detail": traceback.format_exc()[-4000:]})
         return 0
-    np.savez(os.path.join(out_dir, f"outputs_{pid}.npz"), **outs)
+    save_arrays(os.path.join(out_dir, f"outputs_{pid}.npz"), outs)
     write({"status": "completed", "num_outputs": len(shardings), "shardings": shardings,
            "device_kind": getattr(devices[0], "device_kind", spec["platform"])})
     _phase("done")

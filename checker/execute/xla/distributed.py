@@ -46,6 +46,7 @@ from ...ir.core import Module
 from ...analysis.semantics import Grid
 from ..runtime import fmt_pid, program_mode
 from ..values import ExecutionError, Inputs, sharding_errors
+from .arrays import load_arrays, save_arrays
 from .local import XlaResult, worker_inputs, last_phase, log_tail, preflight, worker_env
 from .markers import blocked_from_progress, comm_ops, read_progress
 
@@ -116,7 +117,7 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
             arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
-        np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
+        save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
         with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
             f.write(module.source.text)
         for attempt in range(2):
@@ -313,10 +314,9 @@ def _outputs(tmp: str, results: dict, grid: Grid, mode: str, ids: list[int], L: 
 
     shards: dict[str, dict[int, np.ndarray]] = {}
     for i in ids:
-        with np.load(os.path.join(tmp, f"outputs_{i}.npz"), allow_pickle=False) as data:
-            for key in data.files:
-                name, flat = key.rsplit("_", 1)
-                shards.setdefault(name, {})[int(flat)] = np.array(data[key])
+        for key, a in load_arrays(os.path.join(tmp, f"outputs_{i}.npz")).items():
+            name, flat = key.rsplit("_", 1)
+            shards.setdefault(name, {})[int(flat)] = a
     texts = results[ids[0]]["shardings"]
     n = len(texts)
     N = grid.num_replicas * grid.num_partitions

@@ -37,6 +37,7 @@ from ..availability import jax_available, jax_missing
 from ..interpreter import Blocked
 from ..runtime import program_mode
 from ..values import ExecutionError, Inputs, TOKEN
+from .arrays import load_arrays, save_arrays
 
 
 @dataclass
@@ -145,64 +146,97 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
             arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
-        np.savez(os.path.join(tmp, "inputs.npz"), **arrays)
+        save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
         with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
             f.write(module.source.text)
         platform = "cpu" if options.device == "cpu" else "gpu"
-        with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
-            json.dump({"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
-                       "num_args": len(ftype.inputs), "markers": True}, f)
-        env = worker_env(platform, N, options.stuck_warn_s, options.stuck_terminate_s)
-        cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla.worker", tmp]
-        if options.memory_bytes:
-            env["SHLO_LINT_XLA_MEMORY_BYTES"] = str(int(options.memory_bytes))  # the worker limits itself
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=options.timeout_s)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            out, err = proc.communicate()
-            timed_out = True
-        log = (out or b"").decode("utf-8", "replace") + (err or b"").decode("utf-8", "replace")
-        elapsed = time.monotonic() - t0
-        result_path = os.path.join(tmp, "result.json")
-        result = None
-        if os.path.exists(result_path):
-            with open(result_path, encoding="utf-8") as f:
-                result = json.load(f)
-        tail = log_tail(log)
+        spec = {"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
+                "num_args": len(ftype.inputs), "markers": True}
+        run = launch_worker(tmp, spec, options, t0)
         blocked, states, notes = progress_of(tmp, module, grid)
-        if timed_out:
-            phase = last_phase(log)
-            return XlaResult("timeout", {}, blocked,
-                             f"watchdog: no result after {options.timeout_s:g} s (last phase: {phase})",
-                             elapsed, device, tail, states, notes=notes)
-        if result is None:
-            if "may be stuck" in log or "Termination timeout" in log:
-                found = _ARRIVED.findall(log)
-                m = next((x for x in found if x[1]), found[0] if found else None)
-                detail = ""
-                if m:
-                    detail = f" (expected {m[0]} participants" + (f", {m[1]} arrived)" if m[1] else ")")
-                return XlaResult("aborted", {}, blocked,
-                                 f"XLA:{platform.upper()} aborted a collective rendezvous that not every "
-                                 f"participant joined{detail}", elapsed, device, tail, states, notes=notes)
-            code = proc.returncode
-            how = f"signal {signal.Signals(-code).name}" if code and code < 0 and -code in signal.valid_signals() \
-                else f"exit status {code}"
-            return XlaResult("error", {}, [], f"the XLA subprocess died ({how}) while in phase {last_phase(log)}",
-                             elapsed, device, tail, notes=notes)
-        status = result["status"]
-        if status == "completed":
-            outs = _outputs(os.path.join(tmp, "outputs.npz"), result["num_outputs"], grid, mode)
-            device = f"xla:{platform} ({result.get('device_kind', platform)} x{N})"
-            return XlaResult("completed", outs, [], None, elapsed, device, tail, notes=notes)
-        if status == "unsupported":
-            return XlaResult("unsupported", {}, [], result["message"], elapsed, device, tail, notes=notes)
-        return XlaResult("error", {}, [], result.get("message"), elapsed, device, result.get("detail", tail),
-                         notes=notes)
+        return classify(run, tmp, spec, options, blocked, states, notes,
+                        lambda path, n: outputs_of(path, n, grid, mode))
+
+
+@dataclass
+class WorkerRun:
+    """What one worker subprocess left behind."""
+
+    timed_out: bool
+    log: str
+    """stdout and stderr together."""
+    result: dict | None
+    """result.json, when the worker got as far as writing it."""
+    returncode: int | None
+    elapsed_s: float
+
+
+def launch_worker(tmp: str, spec: dict, options: XlaOptions, t0: float) -> WorkerRun:
+    """Write spec.json into tmp (which holds the module and inputs.npz), run the
+    worker on it under the watchdog, and collect what it left."""
+    with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:
+        json.dump(spec, f)
+    N = spec["num_replicas"] * spec["num_partitions"]
+    env = worker_env(spec["platform"], N, options.stuck_warn_s, options.stuck_terminate_s)
+    cmd = [sys.executable, "-m", "shlo_lint.checker.execute.xla.worker", tmp]
+    if options.memory_bytes:
+        env["SHLO_LINT_XLA_MEMORY_BYTES"] = str(int(options.memory_bytes))  # the worker limits itself
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=options.timeout_s)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out, err = proc.communicate()
+        timed_out = True
+    log = (out or b"").decode("utf-8", "replace") + (err or b"").decode("utf-8", "replace")
+    result = None
+    result_path = os.path.join(tmp, "result.json")
+    if os.path.exists(result_path):
+        with open(result_path, encoding="utf-8") as f:
+            result = json.load(f)
+    return WorkerRun(timed_out, log, result, proc.returncode, time.monotonic() - t0)
+
+
+def classify(run: WorkerRun, tmp: str, spec: dict, options: XlaOptions, blocked: list, states: dict,
+             notes: list, outputs) -> XlaResult:
+    """The outcome of a worker run: timeout, aborted (XLA:CPU's rendezvous
+    watchdog), error (the process died otherwise, or XLA refused the program),
+    unsupported, or completed with `outputs(outputs.npz path, number of outputs)`."""
+    platform = spec["platform"]
+    N = spec["num_replicas"] * spec["num_partitions"]
+    device = f"xla:{options.device}"
+    tail = log_tail(run.log)
+    if run.timed_out:
+        return XlaResult("timeout", {}, blocked,
+                         f"watchdog: no result after {options.timeout_s:g} s (last phase: {last_phase(run.log)})",
+                         run.elapsed_s, device, tail, states, notes=notes)
+    result = run.result
+    if result is None:
+        if "may be stuck" in run.log or "Termination timeout" in run.log:
+            found = _ARRIVED.findall(run.log)
+            m = next((x for x in found if x[1]), found[0] if found else None)
+            detail = ""
+            if m:
+                detail = f" (expected {m[0]} participants" + (f", {m[1]} arrived)" if m[1] else ")")
+            return XlaResult("aborted", {}, blocked,
+                             f"XLA:{platform.upper()} aborted a collective rendezvous that not every "
+                             f"participant joined{detail}", run.elapsed_s, device, tail, states, notes=notes)
+        code = run.returncode
+        how = f"signal {signal.Signals(-code).name}" if code and code < 0 and -code in signal.valid_signals() \
+            else f"exit status {code}"
+        return XlaResult("error", {}, [], f"the XLA subprocess died ({how}) while in phase {last_phase(run.log)}",
+                         run.elapsed_s, device, tail, notes=notes)
+    status = result["status"]
+    if status == "completed":
+        outs = outputs(os.path.join(tmp, "outputs.npz"), result["num_outputs"])
+        device = f"xla:{platform} ({result.get('device_kind', platform)} x{N})"
+        return XlaResult("completed", outs, [], None, run.elapsed_s, device, tail, notes=notes)
+    if status == "unsupported":
+        return XlaResult("unsupported", {}, [], result["message"], run.elapsed_s, device, tail, notes=notes)
+    return XlaResult("error", {}, [], result.get("message"), run.elapsed_s, device, result.get("detail", tail),
+                     notes=notes)
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -240,20 +274,18 @@ def worker_inputs(inputs: Inputs, types, grid: Grid, mode: str) -> dict:
     return out
 
 
-def _outputs(path: str, n: int, grid: Grid, mode: str) -> dict:
-    with np.load(path, allow_pickle=False) as data:
-        files = set(data.files)
-        if mode == "global" and all(f"out{i}" in files for i in range(n)):
-            return {None: [np.array(data[f"out{i}"]) for i in range(n)]}
-        out: dict = {}
-        for r, p in grid.processes():
-            flat = grid.flat(r, p)
-            vals = []
-            for i in range(n):
-                key = f"out{i}_{flat}" if f"out{i}_{flat}" in files else f"out{i}"
-                vals.append(np.array(data[key]) if key in files else None)
-            out[(r, p)] = vals
-        return out
+def outputs_of(path: str, n: int, grid: Grid, mode: str) -> dict:
+    """The worker's outputs.npz: {None: global arrays} when every output was
+    assembled, else process -> its arrays (None where one is missing)."""
+    data = load_arrays(path)
+    if mode == "global" and all(f"out{i}" in data for i in range(n)):
+        return {None: [data[f"out{i}"] for i in range(n)]}
+    out: dict = {}
+    for r, p in grid.processes():
+        flat = grid.flat(r, p)
+        keys = [f"out{i}_{flat}" if f"out{i}_{flat}" in data else f"out{i}" for i in range(n)]
+        out[(r, p)] = [data.get(k) for k in keys]
+    return out
 
 
 def progress_of(tmp: str, module: Module, grid: Grid) -> tuple[list[Blocked], dict, list[str]]:

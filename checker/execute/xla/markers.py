@@ -30,8 +30,10 @@ import os
 
 from ...ir.catalog import KINDS
 
-COMM_OPS = tuple(f"stablehlo.{k.name}" for k in KINDS.values() if k.in_xla and not k.custom_call)
-"""The StableHLO ops that XLA runs as a communication of their own (the op catalog's kinds)."""
+COMM_OPS = (*(f"stablehlo.{k.name}" for k in KINDS.values() if k.in_xla and not k.custom_call), "mhlo.all_to_all")
+"""The StableHLO ops that XLA runs as a communication of their own (the op catalog's
+kinds), and mhlo.all_to_all: XLA's HLO importer gives the tuple all-to-all of compiled
+modules (one operand per peer, no split dimension) as MHLO, which has it."""
 CALLBACK_TARGET = {"cpu": "xla_ffi_python_cpu_callback", "gpu": "xla_ffi_python_gpu_callback"}
 
 
@@ -86,7 +88,9 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
 
     blocked: one Blocked per process whose last record is an enter marker, at that
     op (with its line when the worker's op list matches ours); states: "blocked",
-    or "finished" for a process with no collective pending."""
+    or "finished" for a process with no collective pending. An entry of `ops` may
+    carry a fifth element, a label the report shows with the op (the HLO engine's
+    instruction name)."""
     from ..interpreter import Blocked
     from ..runtime import fmt_pid
 
@@ -103,9 +107,10 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
             states[proc] = "finished"
             continue
         k = rec[1]
-        wait = None
+        wait, label = None, None
         if trusted and k < len(ops):
-            name, line, col, wait = ops[k]
+            name, line, col, wait = ops[k][:4]
+            label = ops[k][4] if len(ops[k]) > 4 else None
         else:
             name, line, col = (worker_ops[k] if worker_ops and k < len(worker_ops) else "collective"), 0, 0
         kind = name.rsplit(".", 1)[-1]
@@ -113,6 +118,8 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
         with_ = f"; {', '.join(fmt_pid(q) for q in peers[:6])}{' ...' if len(peers) > 6 else ''} wait there too" \
             if peers else ""
         what = f"this {kind}" if wait is None else f"the {kind} at line {line} (started asynchronously)"
+        if label:
+            what += f" ({label})"
         if wait is not None:
             name, line, col = wait
         blocked.append(Blocked(proc, name, path, line, col,
@@ -140,9 +147,11 @@ class Recorder:
         return len(self.callbacks) - 1
 
 
-def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
+def instrument(module, recorder: Recorder, platform: str = "cpu", label=None) -> list[str]:
     """Insert enter/exit markers around every communicating op of an MLIR module
-    (jax's bindings; call inside its context). Returns the ops' names in order."""
+    (jax's bindings; call inside its context). Returns, for each marked op in
+    order, its name, or `label(op)` when given (the HLO engine's: the HLO
+    instruction the op was imported from)."""
     from jax._src.lib.mlir import ir
 
     target = CALLBACK_TARGET["gpu" if platform != "cpu" else "cpu"]
@@ -210,7 +219,7 @@ def instrument(module, recorder: Recorder, platform: str = "cpu") -> list[str]:
                     _, call = marker(k, "X", results, sharding)
                 for old, new in zip(results, call.results):
                     old.replace_all_uses_except(new, call)
-    return [o.name for o in ops]
+    return [o.name if label is None else label(o) for o in ops]
 
 
 def _span(op):

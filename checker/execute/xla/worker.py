@@ -1,7 +1,8 @@
 """The XLA engine's subprocess: compile one module with jaxlib for the process
 grid and run it once. `python -m shlo_lint.checker.execute.xla.worker DIR`.
 
-DIR holds module.mlir (a copy of the user's text), spec.json and inputs.npz;
+DIR holds module.mlir (a copy of the user's text; module.hlo for XLA's HLO
+text, spec "format": "hlo", compiled by hlo_compile.py), spec.json and inputs.npz;
 the worker writes result.json (+ outputs.npz). It runs in its own process
 because a program that deadlocks hangs XLA's threads (XLA:CPU then aborts the
 whole process) and because the device count is fixed when jax starts. The parent
@@ -31,6 +32,50 @@ def _write(out_dir: str, result: dict) -> None:
 SIDE_EFFECTS = ("stablehlo.send", "stablehlo.recv", "stablehlo.create_token", "stablehlo.after_all")
 
 
+def mark_manual(module, per_device: bool, overwrite: bool = False) -> None:
+    """Give ops `mhlo.sharding = "{manual}"` (an MLIR module of jax's bindings; call
+    inside its context): every op with results when per_device, else only
+    send/recv. An op's own sharding is kept unless `overwrite`."""
+    from jax._src.lib.mlir import ir
+
+    manual = ir.StringAttr.get("{manual}")
+
+    def sharding(n: int):
+        return manual if n == 1 else ir.StringAttr.get("{" + ", ".join(["{manual}"] * n) + "}")
+
+    def walk(op) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    o = child.operation
+                    n = len(o.results)
+                    # not on while: XLA's while-loop passes drop tuple elements but keep
+                    # an explicit tuple sharding (RET_CHECK "has 3 leaf nodes while this
+                    # sharding has 4"); propagation gives the loop {manual} anyway.
+                    if n and o.name not in ("func.func", "stablehlo.while") and \
+                            (overwrite or "mhlo.sharding" not in o.attributes):
+                        if per_device or o.name in SIDE_EFFECTS:
+                            o.attributes["mhlo.sharding"] = sharding(n)
+                    walk(o)
+
+    walk(module.operation)
+
+
+def mark_manual_signatures(module) -> None:
+    """Every function's arguments and results `{manual}` (a per-device program)."""
+    from jax._src.lib.mlir import ir
+
+    manual = ir.StringAttr.get("{manual}")
+    for f in module.body.operations:
+        if f.operation.name != "func.func":
+            continue
+        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+        f.attributes["arg_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.inputs])
+        f.attributes["res_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.results])
+
+
 def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
     """The module XLA compiles, and the names of the ops carrying progress markers.
 
@@ -49,38 +94,11 @@ def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
     ctx = jm.make_ir_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.parse(text)
-        manual = ir.StringAttr.get("{manual}")
-
-        def sharding(n: int):
-            return manual if n == 1 else ir.StringAttr.get("{" + ", ".join(["{manual}"] * n) + "}")
-
-        def walk(op, per_device: bool) -> None:
-            for region in op.regions:
-                for block in region.blocks:
-                    for child in block.operations:
-                        o = child.operation
-                        n = len(o.results)
-                        # not on while: XLA's while-loop passes drop tuple elements but keep
-                        # an explicit tuple sharding (RET_CHECK "has 3 leaf nodes while this
-                        # sharding has 4"); propagation gives the loop {manual} anyway.
-                        if n and o.name not in ("func.func", "stablehlo.while") and \
-                                "mhlo.sharding" not in o.attributes:
-                            if per_device or o.name in SIDE_EFFECTS:
-                                o.attributes["mhlo.sharding"] = sharding(n)
-                        walk(o, per_device)
-
-        walk(module.operation, mode == "per_device")
+        mark_manual(module, mode == "per_device")
         # after the {manual} marking: the markers copy their collective's sharding
         names = instrument(module, recorder, platform) if recorder is not None else []
         if mode == "per_device":
-            for f in module.body.operations:
-                if f.operation.name != "func.func":
-                    continue
-                ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-                f.attributes["arg_attrs"] = ir.ArrayAttr.get(
-                    [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.inputs])
-                f.attributes["res_attrs"] = ir.ArrayAttr.get(
-                    [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.results])
+            mark_manual_signatures(module)
     return module, names
 
 
@@ -178,20 +196,21 @@ def collect_outputs(exe, results, spec: dict, devices: list, assemble: bool = Tr
     return outs, texts
 
 
-def compile_with_markers(text: str, spec: dict, devices: list, recorder):
+def compile_with_markers(text: str, spec: dict, devices: list, recorder, compile=compile_program):
     """(executable, marked op names, note); the executable is a result dict when
     the program does not compile. When only the instrumented copy fails, the
     program runs without markers and the note says why (blocked processes are
-    then unknown rather than guessed)."""
+    then unknown rather than guessed). `compile(text, spec, devices, recorder)`
+    -> (executable, names): compile_program for StableHLO, hlo_compile's for HLO."""
     try:
-        exe, names = compile_program(text, spec, devices, recorder)
+        exe, names = compile(text, spec, devices, recorder)
         return exe, names, None
     except Exception as e:  # noqa: BLE001 - XLA errors are the result
         first = e
     if recorder is None:
         return compile_error(first), [], None
     try:
-        exe, _ = compile_program(text, spec, devices, None)
+        exe, _ = compile(text, spec, devices, None)
     except Exception as e:  # noqa: BLE001
         return compile_error(e), [], None
     why = str(first).strip().splitlines()
@@ -223,10 +242,10 @@ def main(out_dir: str) -> int:
     platform = spec["platform"]
     try:
         import jax
-        import numpy as np
     except ImportError as e:
         _write(out_dir, {"status": "unsupported", "message": f"the XLA engine needs jax: {e}"})
         return 0
+    from shlo_lint.checker.execute.xla.arrays import load_arrays, save_arrays
     from shlo_lint.checker.execute.xla.markers import Recorder
 
     try:
@@ -239,16 +258,31 @@ def main(out_dir: str) -> int:
                          "message": f"the grid needs {N} {platform} devices, jax sees {len(devices)}"})
         return 0
     devices = devices[:N]
-    text = open(os.path.join(out_dir, "module.mlir"), encoding="utf-8").read()
+    hlo = spec.get("format") == "hlo"
+    text = open(os.path.join(out_dir, "module.hlo" if hlo else "module.mlir"), encoding="utf-8").read()
     _phase("compile")
     recorder = Recorder(os.path.join(out_dir, "progress.txt")) if spec.get("markers", True) else None
-    exe, names, note = compile_with_markers(text, spec, devices, recorder)
+    order = None
+    if hlo:
+        from shlo_lint.checker.execute.xla.hlo_compile import check_parses, compile_hlo, order_kept
+        from shlo_lint.checker.execute.xla.hlo_text import HloTextError
+
+        try:
+            check_parses(text)
+        except HloTextError as e:
+            _write(out_dir, {"status": "compile_error", "message": e.message, "line": e.line, "column": e.column})
+            return 0
+        exe, names, note = compile_with_markers(text, spec, devices, recorder, compile_hlo)
+        if not isinstance(exe, dict) and spec["mode"] == "per_device":
+            order = order_kept(text, exe.hlo_modules()[0].to_string())
+    else:
+        exe, names, note = compile_with_markers(text, spec, devices, recorder)
     if isinstance(exe, dict):
         _write(out_dir, exe)
         return 0
     with open(os.path.join(out_dir, "markers.json"), "w", encoding="utf-8") as f:
-        json.dump({"ops": names, "note": note}, f)
-    inputs = dict(np.load(os.path.join(out_dir, "inputs.npz"), allow_pickle=False))
+        json.dump({"ops": names, "note": note, "order": order}, f)
+    inputs = load_arrays(os.path.join(out_dir, "inputs.npz"))
     try:
         args = make_args(exe, inputs, spec, devices)
         _phase("run")
@@ -259,7 +293,7 @@ def main(out_dir: str) -> int:
         _write(out_dir, {"status": "run_error", "message": f"{type(e).__name__}: {e}",
                          "detail": traceback.format_exc()[-4000:]})
         return 0
-    np.savez(os.path.join(out_dir, "outputs.npz"), **outs)
+    save_arrays(os.path.join(out_dir, "outputs.npz"), outs)
     _write(out_dir, {"status": "completed", "num_outputs": len({k.split("_")[0] for k in outs}),
                      "device_kind": getattr(devices[0], "device_kind", platform)})
     return 0

@@ -1,0 +1,292 @@
+"""The XLA engine's reading and rewriting of HLO text (no jax needed): the
+content check, the header and instructions, each rewrite that lets jaxlib
+compile a scheduled module as XLA ran it, the inputs a module's devices get,
+the notes made of XLA:CPU's abort lines, and what `shlo-lint run` says on HLO
+when the engine asked for cannot run it."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from shlo_lint.checker.analysis.semantics import Grid
+from shlo_lint.checker.execute.values import Inputs
+from shlo_lint.checker.execute.xla import hlo_rewrite as rw
+from shlo_lint.checker.execute.xla.hlo_compile import order_kept
+from shlo_lint.checker.execute.xla.hlo_local import abort_notes, call_stack, hlo_inputs
+from shlo_lint.checker.execute.xla.hlo_text import (HloTextError, callers_of, check_long_form, computations,
+                                                    entry_parameters, instruction_index, looks_like_hlo,
+                                                    read_header)
+
+from conftest import CORPUS, run_cli
+
+HLO = CORPUS / "hlo"
+
+CROSSED = """HloModule crossed, is_scheduled=true, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[16]{0})}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[4]) -> (f32[4], f32[16]) {
+  %x = f32[4]{0} parameter(0), sharding={devices=[4]<=[4]}
+  %ag = f32[16]{0} all-gather(%x), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true, metadata={op_name="gather" stack_frame_id=2}
+  %ar = f32[4]{0} all-reduce(%x), channel_id=2, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
+  ROOT %t = (f32[4]{0}, f32[16]{0}) tuple(%ar, %ag)
+}
+"""
+
+
+# ----------------------------------------------------------------------------- reading
+def test_a_file_is_hlo_by_its_first_token():
+    assert looks_like_hlo("HloModule m, is_scheduled=true\n")
+    assert looks_like_hlo("\n  // dumped by XLA\n/* a note */ HloModule m\n")
+    assert not looks_like_hlo("module @m {\n  func.func @main() {\n  }\n}\n")
+    assert not looks_like_hlo("// HloModule in a comment only\nfunc.func @f() {}\n")
+    assert not looks_like_hlo("")
+
+
+def test_header_gives_the_grid_and_whether_it_is_scheduled():
+    h = read_header(CROSSED)
+    assert (h.name, h.is_scheduled, h.replica_count, h.num_partitions, h.sdy) == ("crossed", True, 1, 4, False)
+    dump = (HLO / "dumps" / "psum" / "module_0000.jit__lambda.before_optimizations.txt").read_text()
+    h = read_header(dump)
+    assert (h.is_scheduled, h.num_partitions, h.sdy) == (False, 8, True)
+
+
+def test_instructions_read_with_tuple_shapes_index_comments_and_columns():
+    comps = computations((HLO / "auto_fsdp_step.hlo").read_text())
+    index = instruction_index(comps)
+    comp, a2a = index["all-to-all.5"]
+    assert a2a.opcode == "all-to-all" and a2a.shape.startswith("(f32[2,1,2]{2,1,0},") and "/*index=5*/" in a2a.shape
+    assert len(a2a.operands) == 8 and a2a.attr("channel_id") is not None
+    root = next(i for i in comps["region_0.0"].instrs if i.root) if "region_0.0" in comps else None
+    assert root is None or root.column == len(root.indent) + len("ROOT ") + 1
+    params = entry_parameters(comps)
+    assert [p.number for p in params] == list(range(len(params))) and params[0].sharding
+
+
+def test_short_form_text_is_refused_at_its_first_instruction():
+    short = ("HloModule m, entry_computation_layout={(f32[])->f32[]}\n\nENTRY main {\n"
+             "  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n")
+    with pytest.raises(HloTextError) as e:
+        check_long_form(short)
+    assert (e.value.line, e.value.column) == (4, 3)
+    assert "short-form" in e.value.message and "as_text()" in e.value.message
+
+
+def test_a_module_without_entry_is_refused():
+    with pytest.raises(HloTextError, match="no `ENTRY"):
+        check_long_form("HloModule m\n\n%f (a: f32[]) -> f32[] {\n  ROOT %a = f32[] parameter(0)\n}\n")
+
+
+def test_call_stack_names_the_conditional_a_branch_runs_in():
+    path = HLO / "cond_axis_index_psum.buggy_deadlock.hlo"
+    comps = computations(path.read_text())
+    comp, ins = instruction_index(comps)["psum_invariant.6"]
+    stack = call_stack(comp, callers_of(comps), "f.hlo")
+    assert stack == ["conditional %conditional.1.clone at f.hlo:62:3"]
+
+
+# ----------------------------------------------------------------------------- rewrites
+def test_mesh_axes_groups_are_written_out():
+    assert rw.mesh_groups("'axis_0'=2,'axis_1'=4", None, "'axis_1'") == "{{0,1,2,3},{4,5,6,7}}"
+    assert rw.mesh_groups("'axis_0'=2,'axis_1'=4", None, "'axis_0'") == "{{0,4},{1,5},{2,6},{3,7}}"
+    # device_ids reorder the mesh: [2,2]T(1,0) puts device 2 at (0,1)
+    assert rw.explicit_groups("x, replica_groups=mesh[a=2,b=2], device_ids=([2,2]T(1,0)) {a}, y") == \
+        "x, replica_groups={{0,1},{2,3}}, y"
+    assert rw.mesh_groups("a=2,b=2", None, "c") is None  # an axis it does not have: left as written
+
+
+def test_fusions_become_calls_without_their_backend_config():
+    text = rw.unfuse((HLO / "cond_axis_index_psum.buggy_deadlock.hlo").read_text())
+    line = next(ln for ln in text.split("\n") if "%compare_convert_fusion =" in ln)
+    assert " call(%axis_index.12), to_apply=%fused_computation" in line
+    assert "kind=" not in line and "fusion(" not in line and "backend_config" not in line
+
+
+@pytest.mark.parametrize("src, dst", [
+    ("f32[4,6]{0,1}", "f32[24]{0}"),            # column-major source
+    ("f32[2,3,4]{1,2,0}", "f32[6,4]{0,1}"),     # both permuted
+    ("f32[4,6]{1,0}", "f32[2,12]{1,0}"),        # both major-to-minor: a reshape
+    ("f32[2,3,4]{1,0,2}", "f32[2,3,4]{0,2,1}"),  # permutations that are not their own inverse
+])
+def test_a_bitcast_becomes_the_logical_ops_that_reinterpret_the_buffer(src, dst):
+    text = (f"HloModule m, is_scheduled=true\n\nENTRY %main (p: {src.split('{')[0]}) -> {dst.split('{')[0]} {{\n"
+            f"  %p = {src} parameter(0)\n  ROOT %b = {dst} bitcast(%p)\n}}\n")
+    rewritten = rw.logical_bitcasts(text)
+    ops = [i for i in computations(rewritten)["main"].instrs if i.opcode != "parameter"]
+    assert "bitcast" not in {i.opcode for i in ops}
+    sdims = [int(d) for d in src.split("[")[1].split("]")[0].split(",")]
+    slay = [int(d) for d in src.split("{")[1].rstrip("}").split(",")]
+    ddims = [int(d) for d in dst.split("[")[1].split("]")[0].split(",")]
+    dlay = [int(d) for d in dst.split("{")[1].rstrip("}").split(",")]
+    x = np.arange(np.prod(sdims)).reshape(sdims)
+    # the buffer: elements in physical (major-to-minor) order; the result reads it with its own layout
+    buffer = x.transpose(slay[::-1]).reshape(-1)
+    expected = buffer.reshape([ddims[d] for d in dlay[::-1]]).transpose(np.argsort(dlay[::-1]))
+    values = {"p": x}
+    for ins in ops:
+        v = values[ins.operands[0]]
+        dims = [int(d) for d in ins.shape.split("[")[1].split("]")[0].split(",")]
+        if ins.opcode == "transpose":
+            v = v.transpose([int(d) for d in ins.attr("dimensions").strip("{}").split(",")])
+        else:
+            assert ins.opcode == "reshape"
+            v = v.reshape(dims)
+        assert list(v.shape) == dims
+        values[ins.name] = v
+    assert np.array_equal(values["b"], expected)
+
+
+def test_order_edges_make_each_collective_wait_for_the_one_before():
+    text = rw.impose_order(CROSSED)
+    comps = computations(text)
+    index = instruction_index(comps)
+    ar = index["ar"][1]
+    edge = index[ar.operands[0]][1]  # the all-reduce now reads %x through the edge
+    assert edge.opcode == "custom-call" and edge.name.startswith(rw.ORDER)
+    assert edge.operands == ["x", "ag"]  # passes %x, waits for the all-gather
+    assert edge.attr("custom_call_target") == '"xla_ffi_python_cpu_callback"'
+    assert "{index = 0 : ui64}" in edge.attr("backend_config")
+    assert index["ag"][1].operands == ["x"]  # the first collective is left alone
+    assert rw.host_callbacks(text) == {0: (edge.name, [("f32", (4,))])}
+
+
+def test_order_edges_go_into_a_while_state_and_out_of_a_tuple_result():
+    text = rw.impose_order((HLO / "fori_psum_ppermute.hlo").read_text())
+    comps = computations(text)
+    edges = [i for c in comps.values() for i in c.instrs if i.name.startswith(rw.ORDER) and i.opcode == "custom-call"]
+    assert edges, "no edge in a module with a psum and a ppermute in a loop"
+    index = instruction_index(comps)
+    for e in edges:  # each edge's second operand is an array, reached through the tuple of a result if need be
+        assert index[e.operands[1]][1].shape[0] != "("
+
+
+SEND_RECV = """HloModule sr, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}, num_partitions=2
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %tok = token[] after-all()
+  %recv = (f32[4]{0}, u32[], token[]) recv(%tok), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{0,1}}}
+  %send = (f32[4]{0}, u32[], token[]) send(%x, %tok), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{0,1}}}
+  %recv-done = (f32[4]{0}, token[]) recv-done(%recv), channel_id=1
+  %send-done = token[] send-done(%send), channel_id=1
+  ROOT %r = f32[4]{0} get-tuple-element(%recv-done), index=0
+}
+"""
+
+
+def test_no_order_edge_reads_an_asynchronous_start():
+    """A start's result may be read by its done only (XLA's importer aborted the
+    process on an edge reading a recv's tuple): send/recv and *-start/*-done
+    pairs are left out of the chain."""
+    assert rw.impose_order(SEND_RECV) == SEND_RECV
+
+
+def test_a_combined_all_reduce_becomes_one_over_the_concatenation():
+    text = rw.single_operand_all_reduces((HLO / "psum_tuple.hlo").read_text())
+    index = instruction_index(computations(text))
+    ar = index["all-reduce.sum"][1] if "all-reduce.sum" in index else None
+    assert ar is not None and ar.opcode == "all-reduce" and ar.shape == "f32[8]"
+    assert index["all-reduce.all"][1].opcode == "concatenate"
+    tup = index["all-reduce"][1]
+    assert tup.opcode == "tuple" and tup.shape == "(f32[1,4], f32[2,2])"
+
+
+def test_collectives_are_labelled_and_the_label_is_read_back():
+    text = rw.label_collectives(CROSSED)
+    ag = instruction_index(computations(text))["ag"][1]
+    assert ag.attr("metadata") == '{op_name="shlo-lint:ag"}'
+    assert rw.label_of('loc("shlo-lint:all-gather.3"(#loc4))') == "all-gather.3"
+    assert rw.label_of('loc("jit(f)/psum")') is None
+
+
+def test_the_order_check_sees_two_collectives_swapped():
+    compiled = rw.label_collectives(CROSSED)
+    assert order_kept(CROSSED, compiled) is None
+    lines = compiled.split("\n")
+    i = next(k for k, ln in enumerate(lines) if "%ag =" in ln)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    assert "another order" in order_kept(CROSSED, "\n".join(lines))
+    dropped = "\n".join(ln for ln in compiled.split("\n") if "%ar =" not in ln)
+    assert "does not have the text's collectives" in order_kept(CROSSED, dropped)
+
+
+# ----------------------------------------------------------------------------- inputs
+def test_a_sharded_parameter_gets_the_shards_of_one_global_value_and_a_replicated_one_the_same_value():
+    text = (HLO / "async_all_gather_in_cond.hlo").read_text()
+    params = entry_parameters(computations(text))
+    assert [p.sharding for p in params] == ["{devices=[8,1]<=[8]}", "{replicated}"]
+    arrays = hlo_inputs(params, Inputs("random", 3), Grid(1, 8), "per_device", notes := [])
+    assert notes == []
+    shards = [arrays[f"arg0_{d}"] for d in range(8)]
+    whole = Inputs("random", 3).make([_global(params[0], 8)], None)[0]
+    assert np.array_equal(np.concatenate(shards), whole)
+    flags = {arrays[f"arg1_{d}"].tobytes() for d in range(8)}
+    assert len(flags) == 1  # a replicated flag is one value, as in the jitted program
+
+
+def _global(p, n):
+    from shlo_lint.checker.execute.xla.hlo_text import element_type
+    from shlo_lint.checker.ir.types import TensorType
+
+    return TensorType((p.dims[0] * n, *p.dims[1:]), element_type(p.element))
+
+
+def test_an_unscheduled_module_takes_global_arrays():
+    text = (HLO / "dumps" / "psum" / "module_0000.jit__lambda.before_optimizations.txt").read_text()
+    params = entry_parameters(computations(text))
+    arrays = hlo_inputs(params, Inputs("zeros"), Grid(1, 8), "global", [])
+    assert list(arrays) == ["arg0"] and arrays["arg0"].shape == (16, 4)
+
+
+def test_a_host_callback_whose_results_are_used_gets_a_note():
+    from shlo_lint.checker.execute.xla.hlo_local import callback_notes
+
+    printing = (HLO / "debug_print.hlo").read_text()
+    assert callback_notes(printing, computations(printing)) == []  # jax.debug.print returns nothing
+    returning = printing.replace("%debug_print.3 = () custom-call(", "%debug_print.3 = (f32[]) custom-call(")
+    (note,) = callback_notes(returning, computations(returning))
+    assert note.startswith("host callback %debug_print.3 (line ") and "returns zeros" in note
+    assert rw.host_callbacks(returning)[0] == ("debug_print.3", [("f32", ())])
+
+
+# ----------------------------------------------------------------------------- XLA:CPU's abort lines
+def test_abort_lines_name_the_candidate_instructions():
+    comps = computations((HLO / "schedule" / "crossed_independent_by_use_swapped.buggy_deadlock.hlo").read_text())
+    log = "\n".join(
+        f"F1128 08:00:00.000000   123 rendezvous.cc:161] [id=0] Termination timeout for `{kind} RendezvousKey"
+        f"{{run_id=RunId: 7, global_devices=[0, 1, 2, 3], num_local_participants=4, collective_op_kind=cross_module, "
+        f"op_id=1}}` of 2 seconds exceeded. Exiting to ensure a consistent program state. Expected 4 threads to "
+        f"join the rendezvous, but only 2 of them arrived on time." for kind in ("all reduce", "all gather"))
+    notes = abort_notes(log, comps)
+    assert len(notes) == 2
+    assert notes[0].startswith("XLA:CPU gave up on the all-reduce with op_id 1 of devices 0..3: expected 4 "
+                               "participants, only 2 arrived")
+    assert "%all-reduce.0 (line 20), %all-reduce.2 (line 39)" in notes[0]
+    assert "%all-gather.0 (line 19)" in notes[1]
+
+
+# ----------------------------------------------------------------------------- `shlo-lint run` on HLO without XLA
+@pytest.mark.parametrize("engine, what", [("interp", "reference interpreter does not run XLA's HLO text"),
+                                          ("both", "reference interpreter does not run XLA's HLO text"),
+                                          ("xla-distributed", "distributed XLA engine does not run HLO text")])
+def test_an_engine_that_cannot_run_hlo_says_so_with_exit_2(engine, what):
+    proc = run_cli("run", "--engine", engine, str(HLO / "psum.hlo"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "unsupported" in proc.stdout and what in proc.stdout
+
+
+def test_short_form_hlo_is_an_error_at_its_line(tmp_path):
+    path = tmp_path / "short.hlo"
+    path.write_text("HloModule m, entry_computation_layout={(f32[])->f32[]}\n\nENTRY main {\n"
+                    "  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n")
+    proc = run_cli("run", "-f", "json", str(path))
+    assert proc.returncode == 2
+    data = json.loads(proc.stdout)
+    assert data["outcome"] == "error" and data["engine"] == "xla"
+    assert data["message"].startswith(f"{path}:4:3: short-form HLO text")
