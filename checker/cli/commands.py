@@ -176,7 +176,9 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               help="SARIF: directory URIs are relative to (%SRCROOT%); default the repository root "
                    "(the nearest directory holding .git), else the current directory.")
 @click.option("--statistics", is_flag=True,
-              help="Count diagnostics per code instead of listing them (with -f json: a `statistics` list).")
+              help="Count diagnostics per code instead of listing them, and show each file's communication per "
+                   "step: collectives per kind and group size, runs and bytes (with -f json: `statistics` and "
+                   "`communication` lists).")
 @click.option("--num-partitions", type=click.IntRange(min=1), default=None,
               help="Process grid: partitions (overrides mhlo.num_partitions).")
 @click.option("--num-replicas", type=click.IntRange(min=1), default=None,
@@ -240,6 +242,9 @@ def check(paths, output_formats, output_file, select, extend_select, ignore, ext
             extend_ignore=(config.extend_ignore + _split(extend_ignore)) if extend_ignore else None,
             force_exclude=force_exclude, num_partitions=num_partitions, num_replicas=num_replicas,
             output_format=outputs[0][0] if outputs else None, fail_on=fail_on, full_parse_limit=full_parse_limit)
+        formats = {fmt for fmt, _path in outputs} or {config.output_format}
+        if statistics or "html" in formats:  # the reports that show the communication table
+            config = config.merged(communication=True)
     except (ConfigError, _options.OptionError) as e:
         _fail(str(e))
     try:
@@ -378,7 +383,9 @@ def _render(fmt: str, results: list[FileResult], quiet: bool, opts: dict, summar
     def attempt(rs: list[FileResult]) -> str:
         diagnostics = [d for r in rs for d in r.diagnostics]
         sources = {r.source.path: r.source for r in rs}
-        return render(fmt, diagnostics, sources, registry.get, summary=None if quiet else {**_summary(rs), **summary_extra}, **opts)
+        tables = [r.communication for r in rs if r.communication is not None]
+        return render(fmt, diagnostics, sources, registry.get, summary=None if quiet else {**_summary(rs), **summary_extra},
+                      communication=tables if any(r.communication is not None for r in rs) else None, **opts)
 
     try:
         return attempt(results)

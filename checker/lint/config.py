@@ -75,6 +75,10 @@ class Config:
     """The directory `exclude` and `per-file-ignores` globs are relative to: that of the
     pyproject.toml found above the files (as ruff resolves them); None, the current
     directory (no file, or one named by `--config`, as ruff does too)."""
+    communication: bool = False
+    """Count each file's communication per step (FileResult.communication, docs/hlo.md
+    "Where the communication time goes"): what `--statistics` and the JSON and HTML
+    reports show. Set by the run, not a setting of pyproject.toml."""
 
     def __post_init__(self) -> None:
         # The library API (lint_text, lint_paths, check_lowered) builds Configs
@@ -110,8 +114,8 @@ class Config:
         return self.ignore + self.extend_ignore + extra
 
 
-_NOT_SETTINGS = ("path", "root")
-"""Config fields that say where the settings came from, not settings."""
+_NOT_SETTINGS = ("path", "root", "communication")
+"""Config fields that say where the settings came from or what the run reports, not settings."""
 _KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in _NOT_SETTINGS}
 _ENUMS = {"output-format": tuple(FORMATS), "fail-on": ("error", "warning", "info")}
 _LISTS = ("select", "ignore", "extend_select", "extend_ignore", "exclude")

@@ -29,6 +29,11 @@ class CacheKey:
     may write it and still be carried over)."""
 
 
+STRUCTURE_KEY = CacheKey("tracer.structure", ANALYSIS)
+"""The module's tracer Structure (analysis/tracer/structure.py `structure_of`): the
+deadlock verdict and the communication table share one."""
+
+
 class Context:
     """Shared by every rule run on one module; `spec` is the rule being run."""
 

@@ -11,10 +11,11 @@ import sys
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import registry
 from .config import Config
-from .context import Context
+from .context import STRUCTURE_KEY, Context
 from .hooks import NO_HOOKS, LintHooks
 from ..source.diagnostics import Diagnostic, Location, Note, Severity, positioned
 from ..ir.core import Module, Operation, release
@@ -25,6 +26,9 @@ from .selection import check_selectors, enabled
 from ..analysis.semantics import grid_of
 from ..source.text import SourceFile, Span
 from .suppressions import find_suppressions
+
+if TYPE_CHECKING:
+    from ..source.comm_table import CommTable
 
 BYTECODE_MAGIC = b"ML\xefR"
 
@@ -43,6 +47,10 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     failed: bool = False
     """True when the file could not be read or did not parse (exit code 2)."""
+    communication: "CommTable | None" = None
+    """The module's communication per step (analysis/communication.py), when the
+    configuration asks for it (`Config.communication`: `--statistics`, the JSON and
+    HTML reports) and the file was read."""
 
 
 def _diag(spec_code: str, source_path: str, span: Span | None, message: str,
@@ -248,7 +256,21 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
             internal += _parse_everything(module, seen_errors, hooks, ops)
         where.stage = "running the rules"
         announce(f"checking {len(ops):,} ops")
-        result.diagnostics.extend(_run_rules(module, config, seen_errors, hooks, ops))
+        found, ctx = _run_rules(module, config, seen_errors, hooks, ops)
+        result.diagnostics.extend(found)
+        if config.communication:
+            where.stage = "counting the communication"
+            announce("communication table")
+            from ..analysis.communication import communication_table
+            from ..analysis.tracer.structure import structure_of
+
+            try:
+                result.communication = communication_table(
+                    module, ctx.grid, struct=structure_of(module, ctx.cache, STRUCTURE_KEY))
+            except MemoryError as e:
+                raise _FileAborted(internal_error(source, e, where.stage)) from None
+            except Exception as e:  # noqa: BLE001 - a table bug must not cost the file its findings
+                internal.append(internal_error(source, e, where.stage))
     where.stage = "collecting syntax errors"
     seen: set[tuple[int, str]] = set()
     for message, span in module.syntax_errors:  # parse errors, including lazily found ones
@@ -338,7 +360,8 @@ def _parse_failed(module: Module, op: Operation, e: Exception, seen_errors: set[
 
 
 def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]], hooks: LintHooks,
-               ops: list[Operation]) -> list[Diagnostic]:
+               ops: list[Operation]) -> tuple[list[Diagnostic], Context]:
+    """Every enabled rule on its ops, then the module rules: (findings, the rules' context)."""
     grid = grid_of(module, config.num_replicas, config.num_partitions)
     ctx = hooks.context(module, grid, config.options)
     call = hooks.rule_runner(ctx, _call)
@@ -377,7 +400,7 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
         found = call(spec, ctx, module, seen_errors)
         if found:
             extend(found)
-    return out
+    return out, ctx
 
 
 _MODULE_RULES = ("module rules",)  # their entry in a _rules_by_op table: never an op name (a str)

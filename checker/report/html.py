@@ -1,5 +1,6 @@
-"""One self-contained HTML page: every finding with its source excerpt, and for
-each deadlock finding a swimlane diagram of its trace.
+"""One self-contained HTML page: every finding with its source excerpt, for
+each deadlock finding a swimlane diagram of its trace, and each file's
+communication per step (a table per file, report/comm_report.py).
 
 The page has no external resource (styles, script and SVG inline), so it can be
 attached to a CI job, mailed, or opened by the language server. Source lines are
@@ -31,6 +32,7 @@ from typing import Callable
 
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.text import SourceFile
+from .comm_report import html_section
 from .shared import (RuleLookup, binary_notice, counts, plural, resolve, severity_of, sorted_diagnostics,
                      trace_label)
 
@@ -58,6 +60,7 @@ form.filter label{margin-right:14px}form.filter input[name=code]{width:16em}
 table.files{border-collapse:collapse;margin:0 0 18px}table.files td,table.files th{padding:2px 10px;text-align:right}
 table.files td:first-child,table.files th:first-child{text-align:left}table.files tr:hover{background:#f1f5f9}
 h2.file{font-size:16px;margin:22px 0 10px;font-family:ui-monospace,Menlo,Consolas,monospace}
+h2.comm{font-size:16px;margin:26px 0 10px}div.comm{margin:0 0 14px}
 span.notice{color:#6b7280;font-style:italic}
 """
 
@@ -319,7 +322,7 @@ def _finding(d: Diagnostic, sources: dict[str, SourceFile], rules, hl, file: int
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            rules: RuleLookup | None = None, *, summary: dict | None = None,
-           title: str = "shlo-lint report", **_opts) -> str:
+           title: str = "shlo-lint report", communication=None, **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     c = counts(diags, summary)
     hl = _highlighter()
@@ -342,6 +345,7 @@ def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
             f"<title>{html.escape(title)}</title><style>{_CSS}{_pygments_css()}</style></head>"
             f"<body><h1>{html.escape(title)}</h1><div class=\"summary\">{html.escape(head)}</div>"
             f"{_filter_form(diags) if diags else ''}{_index(diags, paths, files)}{''.join(body)}"
+            f"{html_section(communication) if communication else ''}"
             f"<script>{_SCRIPT}</script></body></html>\n")
 
 

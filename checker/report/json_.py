@@ -11,7 +11,16 @@ columns with exclusive ends, diagnostics sorted by path, line, column, code.
                                         "steps": [{"path", "line", "column", "message", "blocked"}]}],
                       "help": null | str, "url": null | str}],
      "summary": {"diagnostics", "errors", "warnings", "infos", "files_with_diagnostics",
-                 "fixable", "unsafe_fixable", ...caller's keys}}
+                 "fixable", "unsafe_fixable", ...caller's keys},
+     # with --statistics:
+     "statistics": [{"code", "name", "count", "fixable"}],
+     "communication": [{"path", "front_end", "entry", "ops", "executions_per_step",
+                        "bytes_per_step", "exact", "notes": [str],
+                        "rows": [{"kind", "group_size", "ops", "executions", "bytes",
+                                  "async", "unknown_trips", "in_branches"}]}]}
+
+(`communication`: one object per file checked, in order; docs/hlo.md, "Where the
+communication time goes", says what each field counts.)
 
 Positions the sources cannot give are null. Options: indent (default 2).
 """
@@ -22,6 +31,7 @@ from collections import Counter
 
 from ..source.diagnostics import Diagnostic
 from ..source.text import SourceFile
+from .comm_report import json_list as communication_list
 from .shared import Position, RuleLookup, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
 
 
@@ -79,7 +89,7 @@ def statistics_of(diagnostics: list[Diagnostic]) -> list[dict]:
 
 def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
             rules: RuleLookup | None = None, *, summary: dict | None = None,
-            statistics: bool = False) -> dict:
+            statistics: bool = False, communication=None) -> dict:
     diags = sorted_diagnostics(diagnostics, sources)
     out = {
         "version": tool_version(),
@@ -88,13 +98,16 @@ def to_dict(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
     }
     if statistics:
         out["statistics"] = statistics_of(diags)
+        if communication is not None:
+            out["communication"] = communication_list(communication)
     return out
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            rules: RuleLookup | None = None, *, summary: dict | None = None,
-           indent: int | None = 2, statistics: bool = False, **_opts) -> str:
-    return json.dumps(to_dict(diagnostics, sources, rules, summary=summary, statistics=statistics),
+           indent: int | None = 2, statistics: bool = False, communication=None, **_opts) -> str:
+    return json.dumps(to_dict(diagnostics, sources, rules, summary=summary, statistics=statistics,
+                              communication=communication),
                       indent=indent, ensure_ascii=False) + "\n"
 
 

@@ -21,6 +21,7 @@ from collections import Counter
 from ..source.diagnostics import Diagnostic, ProcessTrace
 from ..source.processes import GRID_WORDS, names_a_process
 from ..source.text import SourceFile
+from .comm_report import text_lines as communication_lines
 from .shared import (Position, RuleLookup, binary_notice, counts, plural, resolve, severity_of, sorted_diagnostics,
                      trace_label)
 
@@ -214,11 +215,14 @@ def _names_processes(d: Diagnostic) -> bool:
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],
            rules: RuleLookup | None = None, *, summary: dict | None = None,
            color: bool = False, show_source: bool = True, statistics: bool = False,
-           max_width: int = 160, **_opts) -> str:
+           max_width: int = 160, communication=None, **_opts) -> str:
     diags = sorted_diagnostics(diagnostics, sources)
     lines: list[str] = []
     if statistics:
         lines += statistics_lines(diags)
+        if communication is not None:
+            table = communication_lines(communication)
+            lines += ([""] if lines and table else []) + table
     else:
         for d in diags:
             lines += render_one(d, sources, color=color, show_source=show_source, max_width=max_width)

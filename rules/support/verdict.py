@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from shlo_lint.checker.analysis.process_model import Verdict, analyze
-from shlo_lint.checker.analysis.tracer.structure import structure
+from shlo_lint.checker.analysis.tracer.structure import structure_of
 from shlo_lint.checker.analysis.uniform import PARTITIONED_MARKERS
 from shlo_lint.checker.ir.core import Operation
-from shlo_lint.checker.lint.context import ANALYSIS, CacheKey, Context
+from shlo_lint.checker.lint.context import ANALYSIS, STRUCTURE_KEY, CacheKey, Context
 from shlo_lint.checker.lint.registry import Reuse
 
 from .grid_checks import grid_needed
@@ -33,7 +33,7 @@ def verdict(ctx: Context, op: Operation | None = None) -> Verdict | str | None:
         return None
     if VERDICT_KEY not in ctx.cache:
         module = ctx.module
-        struct = structure(module)
+        struct = structure_of(module, ctx.cache, STRUCTURE_KEY)
         try:
             if not struct.uniform and not ctx.grid.known:
                 grid_needed(ctx, None, "the deadlock analysis")

@@ -287,6 +287,19 @@ def structure(module: Module) -> Structure:
     return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external)
 
 
+def structure_of(module: Module, cache: dict | None = None, key: object = None) -> Structure:
+    """`structure(module)`, computed once per lint when `cache` (the lint's
+    Context.cache) and its `key` are given: the deadlock verdict and the
+    communication table both read it, and on a 40 MB module the walk takes a few
+    tenths of a second."""
+    if cache is None or key is None:
+        return structure(module)
+    got = cache.get(key)
+    if got is None or got[0] is not module:
+        got = cache[key] = (module, structure(module))
+    return got[1]
+
+
 def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operation]]:
     """(matched, external) send/recv ops: host transfers are external (their peer
     is the host). Every other send/recv names devices of this program in its
