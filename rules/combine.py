@@ -19,6 +19,8 @@ Here the "computation" is one block: the candidates are the block's own ops,
 and reachability is def-use between the block's ops read from their text
 (analysis.semantics.BlockFlow: no header parse, regions included), searched
 backwards from each candidate and bounded below by the group's first member.
+The keys and the grouping are checker/analysis/combining.py's, which the
+compiled-HLO hint (SHLO641, rules/xla_comm.py) reads too.
 Options: `combine-threshold-bytes` (default 30 MiB, XLA's GPU default),
 `combine-threshold-count` (default 256), `combine-scan-limit` (default 20000:
 a dependence search visiting more ops counts as dependent, so the cost stays
@@ -28,162 +30,34 @@ spanning at most this many ops).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterator
 
-from shlo_lint.checker.ir.attributes import DenseElementsAttr
+from shlo_lint.checker.analysis.combining import Group
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.lint.registry import Reuse, rule
-from shlo_lint.checker.analysis.semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
+from shlo_lint.checker.analysis.semantics import BlockFlow
 from shlo_lint.checker.source.text import Span
-from shlo_lint.checker.ir.types import TensorType
 
+from .support.combining import block_combining, key_words
+from .support.overlap_work import flow
 from .support.shapes import op_label
 
 ALL_REDUCE = "stablehlo.all_reduce"
 ALL_GATHER = "stablehlo.all_gather"
 REDUCE_SCATTER = "stablehlo.reduce_scatter"
-THRESHOLD_BYTES = 30 * 1024 * 1024
-THRESHOLD_COUNT = 256
-SCAN_LIMIT = 20_000
 FIX_SPAN = 5_000
-KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER)
-_DIM = {ALL_GATHER: "all_gather_dim", REDUCE_SCATTER: "scatter_dimension"}
+_KIND = {ALL_REDUCE: "all_reduce", ALL_GATHER: "all_gather", REDUCE_SCATTER: "reduce_scatter"}
 _SIDE_EFFECTS = re.compile(r"stablehlo\.(send|recv|custom_call|infeed|outfeed|all_|reduce_scatter|collective_|"
                            r"rng|while|if|case|optimization_barrier)|func\.call|async|tessera|sdy\.")
 
 
-@dataclass
-class Candidate:
-    index: int
-    key: tuple | None
-    bytes: int
-    operands: int
-
-
-@dataclass
-class Group:
-    members: list[int]
-    """Block indices of the ops to combine, in order."""
-    bytes: int
-    key: tuple
-
-
-# ----------------------------------------------------------------------------- keys
-def _reduction(op: Operation) -> str | None:
-    """The reduction of a one-op region (`add`, `maximum`, ...), else None (XLA skips
-    non-trivial reductions)."""
-    if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
-        return None
-    ops = op.regions[0].blocks[0].operations
-    if len(ops) != 2 or ops[1].name not in ("stablehlo.return", "mhlo.return"):
-        return None
-    return ops[0].name.rsplit(".", 1)[-1]
-
-
-def _groups_key(op: Operation, ctx: Context):
-    a = op.attr("replica_groups")
-    if isinstance(a, DenseElementsAttr):
-        return (" ".join(a.literal.split()), str(a.type))  # equal text, equal groups (decoded for messages only)
-    span = getattr(a, "span", None)
-    return ctx.source.text[span.start:span.end] if span is not None else None
-
-
-def candidate(op: Operation, index: int, ctx: Context) -> Candidate:
-    """The op's combine key and byte size (key None: never combined)."""
-    results = op.result_types
-    n_operands = len(op.header.operands)
-    t = results[0] if len(results) == 1 else None
-    if not isinstance(t, TensorType) or not t.is_static or t.num_bytes is None:
-        return Candidate(index, None, 0, n_operands)
-    reduction = None
-    if op.name != ALL_GATHER:
-        reduction = _reduction(op)
-        if reduction is None:
-            return Candidate(index, None, 0, n_operands)
-    ch = channel_id(op)
-    dim = int_attr(op, _DIM[op.name]) if op.name in _DIM else None
-    key = (op.name, reduction, str(t.element), _groups_key(op, ctx), ch is not None and ch > 0,
-           flag(op, "use_global_device_ids"), dim)
-    return Candidate(index, key, t.num_bytes, n_operands)
-
-
-# ----------------------------------------------------------------------------- grouping
 def combine_groups(ctx: Context, block: Block, name: str) -> list[Group]:
-    """XLA's CombineInstructionsByKey over the `name` ops of one block."""
-    return _block_groups(ctx, block).get(name, [])
-
-
-def _block_groups(ctx: Context, block: Block) -> dict[str, list[Group]]:
-    """The groups of every kind in one block.
-
-    Per key, XLA's loop: a candidate joins the open group unless it is too big
-    (then it is skipped for good), the bytes or count limit is reached, or it
-    depends on a member; then the group closes and the candidate opens the next.
-    Dependence is a backward search from the candidate over its operands'
-    definitions, bounded below by the group's first member and remembering, per
-    group, the ops already shown independent (so a group costs about its span,
-    and a chain of dependent collectives a few ops per pair). A search that
-    visits more than `combine-scan-limit` ops counts as dependent.
-
-    Each key is grouped on the program as written (XLA recomputes reachability
-    after each combine; merging one key's ops can only add dependences between
-    another key's, so this may find a group XLA would split).
-    """
-    cache = ctx.cache.setdefault("combine.groups", {})
-    if id(block) in cache:
-        return cache[id(block)]
-    flows = ctx.cache.setdefault("overlap.flows", {})
-    f = flows.get(id(block))
-    if f is None:
-        f = flows[id(block)] = BlockFlow(block)
-    thr_bytes = int(ctx.option("combine-threshold-bytes", THRESHOLD_BYTES))
-    thr_count = int(ctx.option("combine-threshold-count", THRESHOLD_COUNT))
-    budget = int(ctx.option("combine-scan-limit", SCAN_LIMIT))
-    out: dict[str, list[Group]] = {k: [] for k in KINDS}
-    cache[id(block)] = out
-    if thr_bytes <= 0 or thr_count <= 0:
-        return out
-    by_key: dict[tuple, list[Candidate]] = {}
-    for i, o in enumerate(f.ops):
-        if o.name in KINDS:
-            c = candidate(o, i, ctx)
-            if c.key is not None:
-                by_key.setdefault(c.key, []).append(c)
-    for key, cands in by_key.items():
-        if len(cands) < 2:
-            continue  # a key held by one op forms no group
-        members: list[int] = []
-        inside: set[int] = set()
-        known: set[int] = set()
-        total = 0
-
-        def close() -> None:
-            if len(members) > 1:
-                out[key[0]].append(Group(list(members), total, key))
-            members.clear()
-            inside.clear()
-            known.clear()
-
-        for c in cands:
-            if c.operands != 1 or c.bytes > thr_bytes:
-                continue  # never combinable (XLA erases it and goes on)
-            if members and (total + c.bytes > thr_bytes
-                            or f.reaches(inside, members[0], c.index, known, budget) is not False):
-                close()
-                total = 0
-            members.append(c.index)
-            inside.add(c.index)
-            total += c.bytes
-            if len(members) >= thr_count:
-                close()
-                total = 0
-        close()
-    for groups in out.values():
-        groups.sort(key=lambda g: g.members[0])
-    return out
+    """XLA's CombineInstructionsByKey over the `name` ops of one block
+    (checker/analysis/combining.py, with the `combine-*` options)."""
+    kind = _KIND[name]
+    return [g for g in block_combining(ctx, block).groups if g.key[0] == kind]
 
 
 # ----------------------------------------------------------------------------- the fix
@@ -268,24 +142,6 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _key_words(key: tuple, op: Operation) -> str:
-    _name, reduction, element, groups_key, channel, global_ids, dim = key
-    words = [w for w in (reduction, element) if w]
-    groups = replica_groups(op)
-    if groups is not None:
-        words.append("replica groups " + ("all" if not groups else
-                                         "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups[:4])
-                                         + (", ..." if len(groups) > 4 else "") + "]"))
-    elif isinstance(groups_key, str):
-        words.append(f"replica groups {groups_key}")
-    words.append("a channel" if channel else "no channel")
-    if global_ids:
-        words.append("global device ids")
-    if dim is not None:
-        words.append(f"dimension {dim}")
-    return ", ".join(words)
-
-
 def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]:
     block = op.parent
     if block is None or (block.parent.parent is not None and block.parent.parent.name == "stablehlo.async_start"):
@@ -293,7 +149,7 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
     groups = combine_groups(ctx, block, op.name)
     if not groups:
         return
-    f: BlockFlow = ctx.cache["overlap.flows"][id(block)]
+    f: BlockFlow = flow(ctx, block)
     firsts = ctx.cache.setdefault("combine.firsts", {})
     table = firsts.get(id(groups))
     if table is None:
@@ -304,7 +160,7 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
         kind = op_label(op)
         d = ctx.diag(op, f"{kind}: {n} independent {kind}s ({_size(g.bytes)} in total) could be one variadic "
                          f"{kind}, saving {n - 1} collective{'s' if n > 2 else ''}")
-        d = d.note(ctx.loc(op), f"an XLA-style combiner would merge them: they share {_key_words(g.key, op)}")
+        d = d.note(ctx.loc(op), f"an XLA-style combiner would merge them: they share {key_words(g.key, op)}")
         for j in g.members[1:9]:
             d = d.note(ctx.loc(f.ops[j]), f"combinable with the {kind} at line "
                                           f"{ctx.source.line_col(op.span.start)[0]}")

@@ -82,10 +82,14 @@ def _sum_bytes(types: Iterable[Type]) -> int | None:
     return total
 
 
-def _payload_types(op: Operation) -> list[Type]:
-    """The types a communication op's payload is read from: its results, without the
-    handles an async or point-to-point form adds (futures unwrapped; an HLO start's
-    operand half and its `u32[]` context leaves dropped; tokens dropped)."""
+def collective_results(op: Operation) -> list[Type]:
+    """A communication op's own results, without the handles an async or
+    point-to-point form adds: futures unwrapped, an HLO start's operand half and
+    its `u32[]` context leaves dropped, tokens dropped; for an async start, the
+    results of the collective it runs. (XLA's combiners size an op by these.)"""
+    view = collective_op(op)
+    if view is not op and isinstance(view, Operation):
+        op = view
     types = list(op.result_types)
     out: list[Type] = []
     for t in types:
@@ -112,7 +116,6 @@ def _scalar_int(t: Type) -> bool:
 
 def payload_bytes(op: Operation, kind: str, group: int | None) -> int | None:
     """Bytes one device works over in one execution of `op` (PAYLOAD_MEANING)."""
-    view = collective_op(op)
     if info(op.name).role == SEND and op.name.startswith("stablehlo."):
         # StableHLO's send returns only a token: the payload is its operands.
         try:
@@ -120,9 +123,8 @@ def payload_bytes(op: Operation, kind: str, group: int | None) -> int | None:
         except Exception:  # noqa: BLE001 - an unparsable header is another rule's finding
             return None
         return _sum_bytes(t for t in types if not isinstance(t, TokenType))
-    target = view if view is not op and isinstance(view, Operation) else op
     try:
-        got = _sum_bytes(_payload_types(target))
+        got = _sum_bytes(collective_results(op))
     except Exception:  # noqa: BLE001 - an unparsable header is another rule's finding
         return None
     if got is not None and kind == "reduce_scatter":
@@ -407,4 +409,4 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-__all__ = ["communication_table", "group_size", "payload_bytes", "type_bytes"]
+__all__ = ["collective_results", "communication_table", "group_size", "payload_bytes", "type_bytes"]
