@@ -354,6 +354,9 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         primary = primary or d.blocked[0]
         n = len(d.blocked)
         msg = _cycle_text(d, primary, n) if kind == "cycle" else _missing_text(d, primary)
+        if v.replicas > 1:  # decided on replica 0 of identical replicas: say how many it stands for
+            msg = msg.removesuffix(f" ({n} processes blocked)") + (
+                f" ({n} in each of {v.replicas:,} replicas)")
         if v.matching == "spec":
             msg += " [spec matching]"
         if warn:
