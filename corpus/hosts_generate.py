@@ -104,7 +104,12 @@ class Case:
     """What we expected before running (the README compares it with what happened)."""
     replicated: bool = True
     """The program says the output is the same on every host (for each local index):
-    it comes straight from a collective over "hosts"."""
+    it comes straight from a collective over "hosts", laid out alike on every host."""
+    interleaved: bool = False
+    """The mesh takes the processes' devices alternately (position 2 l + p = process
+    p's l-th device), so "local" crosses the processes and "hosts" stays inside one."""
+    cross_axis: str = "hosts"
+    """The mesh axis whose groups span processes (results compared along it)."""
     steps: int = 1
     """How many times each process runs its compiled step in a row (same input)."""
     finished: str = "stay"
@@ -316,6 +321,13 @@ def v_scalar(kind):
                    lambda v: npred(v.sum(axis=3, keepdims=True)) + 0 * v, f"{kind}(sum(x), hosts) (4 bytes)")
 
 
+def v_over_local(kind):
+    _, lax = _ops()
+    red, npred = (lax.psum, np_psum_local) if kind == "psum" else (lax.pmax, lambda v: np.broadcast_to(
+        v.max(axis=1, keepdims=True), v.shape).copy())
+    return Variant(lambda x: red(x, "local"), npred, f"{kind}(x, local)")
+
+
 def v_local_extra(host):
     """psum over "hosts"; host 1 also adds a psum over the host-local axis."""
     _, lax = _ops()
@@ -341,6 +353,9 @@ CASES = [
          lambda h, n: v_pmax() if h == 1 else v_psum(), "completes; each host keeps a different result"),
     Case("different_shape", 2, 4, "the cross-host psum is f32[1,4] (16 B) on host 0, f32[1,8] (32 B) on host 1",
          lambda h, n: v_psum_wide() if h == 1 else v_psum(), "gloo aborts: received data size mismatch"),
+    Case("different_shape_reversed", 2, 4, "as different_shape with the hosts swapped: 32 B on host 0, 16 B on host 1",
+         lambda h, n: v_psum_wide() if h == 0 else v_psum(),
+         "the host expecting fewer bytes aborts; is it process 0 (the coordination service's host)?"),
     Case("opposite_order_combinable", 2, 4,
          "two independent same-dtype psums (x, 3x) traced in opposite orders",
          lambda h, n: v_two_psums(h, "a" if h == 0 else "b"),
@@ -355,13 +370,15 @@ CASES = [
          lambda h, n: v_dependent(h), "the first collectives differ in kind and size: hang or abort"),
     Case("opposite_order_combinable_outputs", 2, 4,
          "as opposite_order_combinable, and host 1 also returns [b, a] (the output follows the traced order)",
-         lambda h, n: v_two_psums_out(h, "a" if h == 0 else "b"), "the combined tuples may cross"),
+         lambda h, n: v_two_psums_out(h, "a" if h == 0 else "b"), "the combined tuples may cross", replicated=False),
     Case("opposite_order_sizes_outputs", 2, 4,
          "as opposite_order_sizes, and host 1 also returns [w, a]",
-         lambda h, n: v_two_sizes_out(h, "a" if h == 0 else "w"), "the combined tuples may cross: size mismatch"),
+         lambda h, n: v_two_sizes_out(h, "a" if h == 0 else "w"), "the combined tuples may cross: size mismatch",
+         replicated=False),
     Case("opposite_order_kinds_outputs", 2, 4,
          "as opposite_order_kinds, and host 1 also returns [g, a]",
-         lambda h, n: v_kinds_out(h, "a" if h == 0 else "g"), "the schedules may cross: hang or abort"),
+         lambda h, n: v_kinds_out(h, "a" if h == 0 else "g"), "the schedules may cross: hang or abort",
+         replicated=False),
     Case("opposite_order_forced_same_size", 2, 4,
          "psum(x) and psum(3x) (16 B each), ordered by a data dependence, opposite orders",
          lambda h, n: v_forced_order(h), "the k-th meets the k-th: completes with crossed values"),
@@ -382,6 +399,11 @@ CASES = [
          lambda h, n: v_scalar("pmax" if h == 1 else "psum"), "completes; one of the two reductions"),
     Case("local_axis_only", 2, 4, "host 1 also runs psum(x, local) (an axis inside the host)",
          lambda h, n: v_local_extra(h), "completes; the cross-host psum agrees", replicated=False),
+    Case("different_reduction_interleaved", 2, 4,
+         "mesh over the devices in alternating process order (process 0 at positions 0, 2, 4, 6); host 0 psum, "
+         "host 1 pmax over \"local\", the axis that now crosses the processes",
+         lambda h, n: v_over_local("pmax" if h == 1 else "psum"), "as different_reduction", interleaved=True,
+         cross_axis="local"),
     Case("identical_4p", 4, 2, "nothing: every host runs psum(x, hosts)", lambda h, n: v_psum(),
          "completes, every host the same sum"),
     Case("extra_collective_4p", 4, 2, "host 2 runs a second psum over hosts",
@@ -401,6 +423,12 @@ def global_input(n: int, k: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- worker
+
+def relative_paths(text: str) -> str:
+    """File names in locations and HLO stack frames relative to the repository (the
+    files read the same wherever the repository is checked out)."""
+    return text.replace(str(HERE.parent) + os.sep, "")
+
 
 def _phase(out: Path, pid: int, name: str, t0: float) -> None:
     with open(out / f"phases_{pid}.txt", "a", encoding="utf-8") as f:
@@ -441,12 +469,15 @@ def worker(case_name: str, pid: int, port: int, tmp: str, case_out: str, deadlin
     jax.distributed.initialize(f"127.0.0.1:{port}", num_processes=case.n, process_id=pid,
                                initialization_timeout=30)
     devices = jax.devices()
+    if case.interleaved:  # mesh position 2 l + p holds process p's l-th device (n = 2)
+        devices = [devices[p * case.k + l] for l in range(case.k) for p in range(case.n)]
     mesh = Mesh(np.array(devices).reshape(case.n, case.k), ("hosts", "local"))
     flat = [d.id for d in mesh.devices.flat]
     local = [d.id for d in jax.local_devices()]
-    write_ids = {"process_index": jax.process_index(), "jax_devices": [d.id for d in devices],
-                 "local_device_ids": local, "mesh_positions": [flat.index(i) for i in local]}
-    (outd / f"host{pid}.devices.json").write_text(json.dumps(write_ids) + "\n")
+    made = [d.id for d in jax.make_mesh((case.n, case.k), ("hosts", "local")).devices.flat]
+    ids = {"process_index": jax.process_index(), "jax_devices": [d.id for d in devices],
+           "local_device_ids": local, "mesh_positions": [flat.index(i) for i in local],
+           "make_mesh_positions": [made.index(i) for i in local]}
 
     variant = case.variants(pid, case.n)
     spec = P(("hosts", "local"))
@@ -457,9 +488,15 @@ def worker(case_name: str, pid: int, port: int, tmp: str, case_out: str, deadlin
     _phase(tmpd, pid, "lower", t0)
     lowered = step.lower(arr)
     (outd / f"host{pid}.mlir").write_text(lowered.as_text())
+    # the same with locations (file:line of every op, the Python lines a report names)
+    debug = lowered.compiler_ir("stablehlo").operation.get_asm(enable_debug_info=True)
+    (outd / f"host{pid}.debug.mlir").write_text(relative_paths(debug))
     _phase(tmpd, pid, "compile", t0)
     compiled = lowered.compile()
-    (outd / f"host{pid}.hlo").write_text(compiled.as_text())
+    (outd / f"host{pid}.hlo").write_text(relative_paths(compiled.as_text()))
+    # the executable's own view: its addressable devices in device-assignment (logical id) order
+    ids["executable_local_devices"] = [d.id for d in compiled.runtime_executable().local_devices()]
+    (outd / f"host{pid}.devices.json").write_text(json.dumps(ids) + "\n")
     for step in range(case.steps):
         _phase(tmpd, pid, "run" if case.steps == 1 else f"run step {step}", t0)
         try:
@@ -626,7 +663,7 @@ def _verdict(case: Case, exits: dict, alive: list[int], ended: float, timeout_s:
         variant = case.variants(i, case.n)
         entry = {"process": i, "program": variant.note, "device_ids": ids,
                  "phases_s": {p: float(t) for t, p in phases}}
-        own = variant.np(V)[i].reshape(case.k, -1)
+        own = variant.np(V).reshape(case.n * case.k, -1)  # by mesh position
         steps = [{int(p): np.array(v) for p, v in json.loads(ln).items()} for ln in steps_text.splitlines()]
         observed[i] = steps
         if steps:
@@ -634,10 +671,10 @@ def _verdict(case: Case, exits: dict, alive: list[int], ended: float, timeout_s:
             if case.steps > 1:
                 entry["results_per_step"] = [{p: v.tolist() for p, v in st.items()} for st in steps]
             wrong = [(t, p) for t, st in enumerate(steps) for p, v in st.items()
-                     if not np.array_equal(v, own[p - i * case.k])]
+                     if not np.array_equal(v, own[p])]
             entry["matches_own_program"] = not wrong
             if wrong:
-                entry["own_program_expects"] = {p: own[p - i * case.k].tolist() for p in sorted({p for _, p in wrong})}
+                entry["own_program_expects"] = {p: own[p].tolist() for p in sorted({p for _, p in wrong})}
                 if case.steps > 1:
                     entry["steps_not_matching"] = sorted({t for t, _ in wrong})
         if res and res["status"] == "completed":
@@ -667,9 +704,12 @@ def _verdict(case: Case, exits: dict, alive: list[int], ended: float, timeout_s:
                                                           "jax_distributed_initialization_timeout_s": 30},
                "elapsed_s": round(ended, 1), "per_process": processes}
     common = min(len(st) for st in observed.values())
-    if common:  # the steps every process returned from: do the hosts hold the same values?
-        verdict["hosts_results_agree"] = all(np.array_equal(observed[0][t][l], observed[h][t][h * case.k + l])
-                                             for t in range(common) for h in range(case.n) for l in range(case.k))
+    if common:  # the steps every process returned from: do the devices of each cross-host group agree?
+        merged = [{p: v for i in observed for p, v in observed[i][t].items()} for t in range(common)]
+        groups = ([[h * case.k + l for h in range(case.n)] for l in range(case.k)] if case.cross_axis == "hosts"
+                  else [[h * case.k + l for l in range(case.k)] for h in range(case.n)])
+        verdict["cross_host_groups"] = groups
+        verdict["hosts_results_agree"] = all(np.array_equal(m[g[0]], m[q]) for m in merged for g in groups for q in g)
         verdict["program_says_agree"] = case.replicated
     return verdict
 
@@ -682,6 +722,24 @@ def _summary(processes: list[dict]) -> str:
     if "aborted" in kinds:
         return "aborted"
     return "hung"
+
+
+def device_ids(cases: dict) -> dict:
+    """Who owns which devices, as the identical jobs measured it (per layout): each
+    process's jax device ids and their positions in the mesh (= the logical ids in
+    the modules' replica_groups and device assignment)."""
+    out = {}
+    for name in ("identical", "identical_4p"):
+        if name not in cases:
+            continue
+        case = cases[name]
+        layout = f"{case['processes']}x{case['devices_per_process']}"
+        out[layout] = {f"process {p['process']}": {k: p["device_ids"][k] for k in (
+            "local_device_ids", "mesh_positions", "make_mesh_positions", "executable_local_devices")
+            if p.get("device_ids") and k in p["device_ids"]} for p in case["per_process"]}
+        first = case["per_process"][0].get("device_ids") or {}
+        out[layout]["jax.devices() order"] = first.get("jax_devices")
+    return out
 
 
 def dumps(value, indent: int = 0) -> str:
@@ -725,9 +783,6 @@ def main(argv: list[str] | None = None) -> int:
     import jax
     manifest.setdefault("cases", {})
     manifest["jax_version"] = jax.__version__
-    manifest["device_ids"] = ("jax.Device.id on CPU in a jax.distributed job is process_index * 2048 + local index; "
-                              "jax.devices() lists processes in order, so Mesh(jax.devices().reshape(n, k)) puts "
-                              "process i's devices at mesh (logical) positions i*k .. i*k+k-1")
     for case in CASES:
         if args.only and case.name not in args.only:
             continue
@@ -737,6 +792,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   {verdict['outcome']} in {verdict['elapsed_s']} s: "
               + "; ".join(f"p{p['process']} {p['outcome']}" for p in verdict["per_process"]), flush=True)
         manifest["cases"] = {c.name: manifest["cases"][c.name] for c in CASES if c.name in manifest["cases"]}
+        manifest["device_ids"] = device_ids(manifest["cases"])
         manifest_path.write_text(dumps(manifest) + "\n")
     return 0
 

@@ -208,6 +208,17 @@ def readings_pipeline(steps: int):
     return readings
 
 
+def build_kinds():
+    _, lax = _ops()
+    return lambda v: lax.cond(lax.axis_index("x") % 2 == 0, lambda u: lax.psum(u, "x"),
+                              lambda u: lax.ppermute(u, "x", RING_UP), v)
+
+
+def own_kinds(x):
+    d = np.arange(N)
+    return np.where((d % 2 == 0)[:, None], x.sum(0, keepdims=True), x[(d - 1) % N])
+
+
 def build_control():
     jnp, lax = _ops()
 
@@ -243,6 +254,9 @@ CASES = [
          f"{K_MICRO} times",
          lambda: build_pipeline(N), own_pipeline(N),
          "same step (as fori_pipeline_guarded)", readings_pipeline(N)),
+    Case("cond_parity_psum_vs_ppermute",
+         "lax.cond(axis_index % 2 == 0): psum on even devices, ppermute(ring+1) on odd devices (different kinds)",
+         build_kinds, own_kinds, "even devices the sum, odd devices x[d-1]"),
     Case("cond_identical_branches_control",
          "lax.cond(axis_index % 2 == 0) with the same ppermute(ring+1) and psum in both branches",
          build_control, own_control, "every device: x[d-1], then the sum"),
@@ -265,7 +279,8 @@ def child(name: str, out: str, result_path: str) -> None:
     lowered = step.lower(x)
     Path(out, f"{name}.mlir").write_text(lowered.as_text())
     compiled = lowered.compile()
-    Path(out, f"{name}.hlo").write_text(compiled.as_text())
+    # file names in the HLO's stack-frame table relative to the repository
+    Path(out, f"{name}.hlo").write_text(compiled.as_text().replace(str(HERE.parent) + os.sep, ""))
     print("meets-generate: run", file=sys.stderr, flush=True)
     result = compiled(x)
     jax.block_until_ready(result)
