@@ -475,7 +475,8 @@ def worker(case_name: str, pid: int, port: int, tmp: str, case_out: str, deadlin
     flat = [d.id for d in mesh.devices.flat]
     local = [d.id for d in jax.local_devices()]
     made = [d.id for d in jax.make_mesh((case.n, case.k), ("hosts", "local")).devices.flat]
-    ids = {"process_index": jax.process_index(), "jax_devices": [d.id for d in devices],
+    ids = {"process_index": jax.process_index(), "jax_devices": [d.id for d in jax.devices()],
+           "mesh_device_ids": flat,
            "local_device_ids": local, "mesh_positions": [flat.index(i) for i in local],
            "make_mesh_positions": [made.index(i) for i in local]}
 
@@ -497,8 +498,8 @@ def worker(case_name: str, pid: int, port: int, tmp: str, case_out: str, deadlin
     # the executable's own view: its addressable devices in device-assignment (logical id) order
     ids["executable_local_devices"] = [d.id for d in compiled.runtime_executable().local_devices()]
     (outd / f"host{pid}.devices.json").write_text(json.dumps(ids) + "\n")
-    for step in range(case.steps):
-        _phase(tmpd, pid, "run" if case.steps == 1 else f"run step {step}", t0)
+    for t in range(case.steps):
+        _phase(tmpd, pid, "run" if case.steps == 1 else f"run step {t}", t0)
         try:
             out = compiled(arr)
             jax.block_until_ready(out)  # (dispatch is asynchronous: a blocked step blocks here)
