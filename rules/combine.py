@@ -317,7 +317,8 @@ def _report(op: Operation, ctx: Context, with_fix: bool) -> Iterator[Diagnostic]
                           f"concatenated, or jax.flatten_util.ravel_pytree of them) instead of one array at a time")
 
 
-@rule("SHLO631", "combinable-all-reduces", category="performance", severity="info", on=ALL_REDUCE, reuse=Reuse.BLOCK)
+@rule("SHLO631", "combinable-all-reduces", category="performance", severity="info", on=ALL_REDUCE, reuse=Reuse.BLOCK,
+      front_ends=("stablehlo",))
 def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent all_reduces that an XLA-style combiner would merge into one.
 
@@ -329,6 +330,10 @@ def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     and together within it and `combine-threshold-count` (256). Reported once
     per group, at its first member, with the total bytes and the number of
     collectives combining saves.
+
+    Not run on HLO text (`front_ends`): a compiled module has been through
+    XLA's combiners already, so that a combiner *would* merge its ops is not
+    what happened to them.
 
     ## Why is this bad?
     Every collective pays a fixed launch and synchronisation latency (a
@@ -372,7 +377,8 @@ def combinable_all_reduces(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     yield from _report(op, ctx, with_fix=True)
 
 
-@rule("SHLO632", "combinable-all-gathers", category="performance", severity="info", on=ALL_GATHER, reuse=Reuse.BLOCK)
+@rule("SHLO632", "combinable-all-gathers", category="performance", severity="info", on=ALL_GATHER, reuse=Reuse.BLOCK,
+      front_ends=("stablehlo",))
 def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent all_gathers that an XLA-style combiner would merge into one.
 
@@ -380,7 +386,7 @@ def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     As SHLO631, for `all_gather`: the key is the element type, replica groups,
     channel presence, use_global_device_ids and `all_gather_dim` (XLA's
     AllGatherCombiner combines by dimension); the byte size is the gathered
-    result's.
+    result's. Not run on HLO text, as SHLO631.
 
     ## Why is this bad?
     Each all_gather is a rendezvous with a fixed latency; many small ones
@@ -404,14 +410,14 @@ def combinable_all_gathers(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
 
 
 @rule("SHLO633", "combinable-reduce-scatters", category="performance", severity="info", on=REDUCE_SCATTER,
-      reuse=Reuse.BLOCK)
+      reuse=Reuse.BLOCK, front_ends=("stablehlo",))
 def combinable_reduce_scatters(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Independent reduce_scatters that an XLA-style combiner would merge into one.
 
     ## What it does
     As SHLO631, for `reduce_scatter`: the key adds `scatter_dimension` to the
     all_reduce key (XLA's ReduceScatterCombiner combines by dimension); the
-    byte size is the scattered result's.
+    byte size is the scattered result's. Not run on HLO text, as SHLO631.
 
     ## Why is this bad?
     Each reduce_scatter pays a rendezvous latency; gradients reduce-scattered

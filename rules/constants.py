@@ -12,7 +12,8 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import Reuse, rule
 
 
-@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), reuse=Reuse.OP)
+@rule("SHLO150", "dense-literal-mismatch", on=("stablehlo.constant", "chlo.constant"), reuse=Reuse.OP,
+      front_ends=("stablehlo",))
 def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """A constant's `dense<...>` literal does not fit its tensor type.
 
@@ -28,6 +29,8 @@ def dense_literal_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     MLIR's parser rejects the file (`stablehlo-opt`, jaxlib, XLA): nothing runs.
     The messages are the parser's own (checked against jaxlib); hex blobs and
     element types other than builtin integers, floats and complex are not judged.
+    Not run on HLO text (`front_ends`): an HLO constant's literal is XLA's
+    syntax (`f32[] constant(0)`, `-inf`), which XLA's parser reads.
 
     ## Example
     ```mlir

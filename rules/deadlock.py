@@ -467,7 +467,7 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 @rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning", on=MODULE_OPS,
-      reuse=VERDICT_REUSE)
+      reuse=VERDICT_REUSE, front_ends=("stablehlo",))
 def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Collectives at different ops complete only because XLA matches them by kind and channel.
 
@@ -479,7 +479,10 @@ def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diag
     all_reduces over the same replicas meet wherever they are), while the
     StableHLO spec treats each op as its own collective and would hang.
     Only with `deadlock-matching = "xla"` (the default); with `"spec"` such
-    programs are reported as deadlocks (SHLO500/SHLO501).
+    programs are reported as deadlocks (SHLO500/SHLO501). Not run on HLO text
+    (`front_ends`): HLO has no semantics but XLA's, in which collectives meet
+    by kind, channel and group (on GPU, by communicator and order), so there
+    is no other reading to warn against.
 
     ## Why is this bad?
     The program depends on an XLA implementation detail: give the two ops

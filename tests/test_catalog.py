@@ -24,7 +24,7 @@ def test_every_op_names_a_known_kind_role_and_region():
 def test_starts_and_dones_pair_both_ways():
     for name, o in OPS.items():
         if o.role in (START, DONE):
-            assert o.future in ("stablehlo", "tessera"), name
+            assert o.future in ("stablehlo", "tessera", "hlo"), name
         for other in o.pair:
             partner = OPS[other]
             assert {o.role, partner.role} == {START, DONE}, (name, other)
@@ -36,7 +36,7 @@ def test_starts_and_dones_pair_both_ways():
 def test_every_stablehlo_kind_has_its_op_and_async_forms():
     for k in KINDS.values():
         if k.custom_call:
-            assert not catalog.ops_of(k.name), k.name  # a custom_call target: no op of its own
+            assert not catalog.ops_of(k.name, dialect="stablehlo"), k.name  # a custom_call target: no op of its own
             continue
         ops = catalog.ops_of(k.name, dialect="stablehlo")
         assert ops[0] == f"stablehlo.{k.name}"
@@ -73,3 +73,18 @@ def test_an_op_the_catalog_does_not_know_is_opaque():
     o = catalog.info("mydialect.frobnicate")
     assert (o.kind, o.role, o.regions, o.terminator, o.pair) == (None, None, None, None, ())
     assert catalog.kind("mydialect.frobnicate") is None
+
+
+def test_hlo_opcodes_that_are_no_stablehlo_op():
+    """HLO's async pairs, point-to-point halves, calls and value-forwarding ops have their facts here."""
+    for kind in ("all_reduce", "all_gather", "collective_permute"):
+        start, done = (f"hlo.{kind.replace('_', '-')}-{s}" for s in ("start", "done"))
+        assert OPS[start].role == START and OPS[done].role == DONE and OPS[start].pair == (done,)
+        assert catalog.base_kind(start) == catalog.base_kind(done) == kind
+    assert OPS["hlo.async-start"].body_kind and OPS["hlo.async-done"].role == DONE
+    assert (OPS["hlo.send"].role, OPS["hlo.recv-done"].role) == (SEND, RECV)
+    assert OPS["hlo.recv"].role is None and OPS["hlo.send-done"].role is None
+    assert catalog.names(regions=catalog.CALL) >= {"hlo.call", "hlo.fusion", "func.call"}
+    assert catalog.FORWARDING >= {"hlo.tuple", "hlo.get-tuple-element", "hlo.copy", "hlo.async-update"}
+    assert catalog.kind("hlo.ragged-all-to-all").custom_call  # StableHLO writes it as a custom_call
+    assert OPS["stablehlo.case"].branch_operands and not OPS["stablehlo.while"].branch_operands

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ..ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
-                         IntegerAttr, UnitAttr)
+                         IntegerAttr, ReplicaGroupsAttr, UnitAttr)
 from ..ir.catalog import GLOBAL_IDS_KINDS, base_kind
 from ..ir.core import Module, Operation
 
@@ -134,6 +134,27 @@ def int_attr(op: Operation, name: str) -> int | None:
     return a.value if isinstance(a, IntegerAttr) else None
 
 
+def known_trip_count(op: Operation) -> int | None:
+    """The iterations a while is known to run, where its front end states them (XLA
+    proves a loop's trip count and writes it into the while's backend config:
+    `known_trip_count`, lowered to `hlo.known_trip_count`); None when not stated."""
+    n = int_attr(op, "hlo.known_trip_count")
+    return n if n is not None and n >= 0 else None
+
+
+def control_predecessors(op: Operation) -> list[Operation]:
+    """The ops of `op`'s block it must run after although it reads none of their
+    results: HLO's `control-predecessors={%a, %b}` (lowered to
+    `hlo.control_predecessors`, the names), an ordering edge XLA's scheduler keeps.
+    Names that are no op of the block are left out."""
+    a = op.attr("hlo.control_predecessors")
+    block = op.parent
+    if not isinstance(a, ArrayAttr) or block is None:
+        return []
+    names = {e.value for e in a.elements if hasattr(e, "value")}
+    return [o for o in block.operations if any(g in names for g, _n in o.result_names)]
+
+
 def int_list(attr) -> list[int] | None:
     """An i64 list from `array<i64: ...>`, `[1, 2]`, or a 1-D dense constant."""
     if isinstance(attr, DenseArrayAttr):
@@ -177,8 +198,13 @@ def dense_array(op: Operation, name: str):
 
 
 def replica_groups(op: Operation) -> list[list[int]] | None:
-    """The dense `replica_groups` as lists with `-1` padding removed (None if absent or
-    written in a form that is not a dense constant)."""
+    """The `replica_groups` as lists with `-1` padding removed (None if absent or
+    written in a form that is not a dense constant or a compact one). A compact
+    spelling (ReplicaGroupsAttr: XLA's iota and mesh-axes forms) is listed once per
+    spelling; analyses over many ops cache what they compute from it by its key."""
+    a = op.attr("replica_groups")
+    if isinstance(a, ReplicaGroupsAttr):
+        return [list(g) for g in a.rows()]
     arr = dense_array(op, "replica_groups")
     if arr is None:
         return None

@@ -27,12 +27,13 @@ communicators); checker/spmd.py applies it while tracing.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from .lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ..ir.attributes import ArrayAttr, DictAttr, StringAttr
+from ..ir.attributes import ArrayAttr, DictAttr, ReplicaGroupsAttr, StringAttr
 from ..ir.core import Module, Operation
 from .semantics import CROSS_PARTITION, Grid, flag, process_groups, replica_groups, source_target_pairs, strategy
 from ..source.text import in_line_comment
@@ -182,14 +183,28 @@ def communicators(op: Operation, inner: Operation, kind: str, grid: Grid) -> lis
             return None
         rows = []
     else:
-        rows = replica_groups(inner) if inner.attr("replica_groups") is not None else []
+        attr = inner.attr("replica_groups")
+        if isinstance(attr, ReplicaGroupsAttr):
+            return _compact_communicators(grid, strategy(inner), attr)
+        rows = replica_groups(inner) if attr is not None else []
+    return _communicators(grid, strategy(inner), rows)
+
+
+def _communicators(grid: Grid, strat: str, rows: list[list[int]] | None) -> list[np.ndarray] | None:
     if rows is None:
         return None
     try:
-        groups = process_groups(grid, strategy(inner), rows)
+        groups = process_groups(grid, strat, rows)
     except (ValueError, AssertionError):
         return None
     return [np.array(sorted(grid.flat(r, p) for r, p in g), dtype=np.int64) for g in groups]
+
+
+@functools.lru_cache(maxsize=64)
+def _compact_communicators(grid: Grid, strat: str, attr: ReplicaGroupsAttr) -> list[np.ndarray] | None:
+    """communicators() of a compact spelling, once per grid, mode and spelling (the ops
+    that share one share the arrays: read, never changed)."""
+    return _communicators(grid, strat, [list(g) for g in attr.rows()])
 
 
 def group_labels(groups: list[np.ndarray], n: int) -> np.ndarray | None:
@@ -356,10 +371,29 @@ def entry_arg(func: Operation, index: int, name: str, module: Module, grid: Grid
         sharding = d.get("mhlo.sharding") or d.get("sdy.sharding")
     if sharding is not None and "manual" in sharding_text(sharding):
         return per_process(grid.size, f"the block argument {name} (sharding {{manual}}: each process is passed its own)")
+    if module.per_device:
+        return _device_shard(sharding, name, grid)
     if sharding is not None or partitioned(module):
         return UNIFORM  # one logical array (declared replicated, or split by the compiler and reassembled)
     return per_process(grid.size, f"the block argument {name} (a per-device program: each process is passed its own "
                                   f"buffer)")
+
+
+def _device_shard(sharding, name: str, grid: Grid) -> Uni:
+    """An entry argument of one device's program (Module.per_device: HLO after SPMD
+    partitioning): this device's shard of the array, the same on the devices its
+    sharding gives the same shard (every device: replicated)."""
+    if sharding is None:
+        return per_process(grid.size, f"the block argument {name} (a per-device program: each process is passed its "
+                                      f"own buffer)")
+    text = sharding_text(sharding)
+    classes = hlo_sharding_classes(text, grid)
+    if classes is None:
+        return UNIFORM
+    if isinstance(classes, str):
+        return per_process(grid.size, f"the block argument {name} ({classes}: taken as per-device data)")
+    return Uni(classes, (Origin(f"the block argument {name} sharded {text} (each device holds its own shard)",
+                                None, classes),))
 
 
 # --------------------------------------------------------------------------- decisions

@@ -238,7 +238,7 @@ def check(paths, output_format, output_file, select, extend_select, ignore, exte
     results: list[FileResult] = []
     files = list(iter_files(paths, config.exclude, config.force_exclude))
     if not files and not config.force_exclude:  # (named files are always yielded: a missing one is SHLO002)
-        _fail(f"no files to check: {', '.join(paths)} holds no *.mlir files"
+        _fail(f"no files to check: {', '.join(paths)} holds no *.mlir or HLO files"
               + (" outside the `exclude` globs" if config.exclude else ""))
     progress = Progress(len(files), "checking")  # stderr, terminals only
     # --fix/--diff/--confirm need each file's IR, which worker processes do not send back.

@@ -1,7 +1,8 @@
 """Files and directories in, one FileResult per file: what `shlo-lint PATHS` and the
-library's `lint_paths` check. Directories are walked for `*.mlir` in sorted order,
-`exclude` globs skipped; the files are linted in this process or on every core
-(parallel.py)."""
+library's `lint_paths` check. Directories are walked in sorted order for the files
+lint/paths.py PROGRAM_FILES names (`*.mlir`, and XLA's `*.hlo`, `*.hlo.txt` and
+`--xla_dump_to` modules), `exclude` globs skipped; the files are linted in this
+process or on every core (parallel.py)."""
 from __future__ import annotations
 
 import os
@@ -10,13 +11,14 @@ from typing import Iterable, Iterator
 from ..lint.config import Config
 from ..lint.engine import FileResult
 from ..lint.selection import check_selectors
-from ..lint.paths import excluded
+from ..lint.paths import excluded, program_file
 from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 
 
 def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude: bool = False) -> Iterator[str]:
     """Explicit files as given (skipped too when force_exclude and they match an
-    `exclude` glob); directories walked for *.mlir, skipping `exclude` globs."""
+    `exclude` glob); directories walked for program files (lint/paths.py
+    PROGRAM_FILES), skipping `exclude` globs."""
     patterns = list(exclude)
 
     def skipped(p: str) -> bool:
@@ -28,7 +30,7 @@ def iter_files(paths: Iterable[str], exclude: Iterable[str] = (), force_exclude:
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not skipped(os.path.join(root, d)))
                 for f in sorted(files):
                     full = os.path.join(root, f)
-                    if f.endswith(".mlir") and not skipped(full):
+                    if program_file(f) and not skipped(full):
                         yield os.path.normpath(full)  # `shlo-lint .` reports model/x.mlir, not ./model/x.mlir
         elif p == "-":
             yield p

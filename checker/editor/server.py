@@ -43,9 +43,11 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..lint import registry
 from ..lint.config import Config, ConfigError, find_pyproject, load_config
 from ..source.diagnostics import Diagnostic, Location, Severity
+from ..frontend.hlo.scan import looks_like_hlo
 from ..frontend.read import header_parser
 from ..lint.engine import internal_error, lint_source
 from ..lint.fixes import apply_fixes
+from ..lint.paths import program_file
 from .incremental.document import Document
 from .text_document import index_lines
 from ..source.text import SourceFile, Span
@@ -197,8 +199,11 @@ def _version() -> str:
 
 
 def _wanted(doc) -> bool:
-    """StableHLO documents only: editors that send every file get no SHLO001 on Python."""
-    return (doc.language_id or "").lower() in ("mlir", "stablehlo") or doc.uri.endswith(".mlir")
+    """StableHLO and HLO documents only (by language id, else by a name a directory walk
+    takes: lint/paths.py program_file): editors that send every file get no SHLO001 on
+    Python."""
+    return ((doc.language_id or "").lower() in ("mlir", "stablehlo", "hlo")
+            or program_file(doc.uri.rsplit("/", 1)[-1]))
 
 
 def lint(text: str, path: str, version: int | None = None, document: Document | None = None) -> Linted:
@@ -206,7 +211,9 @@ def lint(text: str, path: str, version: int | None = None, document: Document | 
     (incrementally from the document's previous version when one is given)."""
     config, problem = config_for(path)
     source = SourceFile(path, text)
-    if document is None:
+    if document is None or looks_like_hlo(text):
+        # (The re-lint from the previous version matches StableHLO's ops: HLO text is
+        # linted whole, as it is lowered whole.)
         result = lint_source(source, config)
     else:
         # A re-lint makes ~30,000 objects on a 10k-line file (the copied skeleton, the

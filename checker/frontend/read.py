@@ -1,10 +1,10 @@
-"""Source text into the IR: the front end a file is read with.
+"""Source text into the IR: the front end a file is read with, chosen by its content.
 
-Every file is read as StableHLO (MLIR text, what JAX lowers to) today: `scan`
-builds every op's structure at once and the header parser reads an op's header
-when something first asks for it. A reader for another language (XLA's HLO text,
-frontend/hlo/) is chosen here, by the file's content, and builds the same
-`ir.core.Module`.
+XLA's HLO text (its first token `HloModule`: frontend/hlo/scan.py looks_like_hlo)
+is lowered by frontend/hlo/lower.py; everything else is read as StableHLO (MLIR
+text, what JAX lowers to): `scan` builds every op's structure at once and the
+header parser reads an op's header when something first asks for it. Both build
+the same `ir.core.Module` (`Module.front_end` says which read it).
 """
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from ..ir.core import Module
 from ..source.text import SourceFile
+from .hlo.lower import lower_hlo
+from .hlo.scan import looks_like_hlo
 from .stablehlo.scan import scan
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,7 +39,10 @@ def header_parser() -> "LarkParser":
 
 def read_module(source: SourceFile, parser=None) -> Module:
     """The module of `source` (ops and regions now, each op's header on first
-    access through `parser`, by default `header_parser()`)."""
+    access: through `parser`, by default `header_parser()`, for StableHLO; built
+    from the instruction for HLO, which needs no parser)."""
+    if looks_like_hlo(source.text):
+        return lower_hlo(source)
     return scan(source, parser if parser is not None else header_parser())
 
 

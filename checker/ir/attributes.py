@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..source.text import Span
 from .types import ScalarType, TensorType, Type
@@ -150,6 +150,50 @@ class DialectAttr(Attribute):
     def int_param(self, name: str, default: int | None = None) -> int | None:
         v = self.get(name)
         return v.value if isinstance(v, IntegerAttr) else default
+
+
+class CompactGroups(Protocol):
+    """Replica groups in a compact spelling, as a front end reads them (XLA's iota and
+    mesh-axes forms: checker/frontend/hlo/groups.py). Hashable: equal spellings are
+    equal keys."""
+
+    num_groups: int
+    group_size: int | None
+
+    def group(self, k: int, num_devices: int | None = None) -> tuple[int, ...]: ...
+
+    def group_index_of(self, device: int) -> int | None: ...
+
+    def expand(self, num_devices: int | None = None) -> tuple[tuple[int, ...], ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaGroupsAttr(Attribute):
+    """`replica_groups` kept compact: XLA's iota `[2,4]<=[4,2]T(1,0)` or mesh axes
+    `mesh[x=2,y=4] {x}`, which a 16,384-device module prints instead of the groups.
+    `groups` answers which group a device is in, group k, and the number and size
+    of groups without listing them; `rows()` lists them, once per distinct
+    spelling in a process (analyses that need arrays cache them by `key`, so a
+    thousand ops with one spelling cost one expansion)."""
+
+    groups: CompactGroups
+    text: str
+    """The value as written."""
+    span: Span | None = _span()
+
+    @property
+    def key(self) -> object:
+        """Equal for equal spellings (the cache key of anything computed from the groups)."""
+        return self.groups
+
+    def rows(self) -> tuple[tuple[int, ...], ...]:
+        """Every group, in order (computed once per spelling)."""
+        return _expanded(self.groups)
+
+
+@functools.lru_cache(maxsize=256)
+def _expanded(groups: CompactGroups) -> tuple[tuple[int, ...], ...]:
+    return groups.expand()
 
 
 @dataclass(frozen=True, slots=True)

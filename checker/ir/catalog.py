@@ -24,8 +24,8 @@ send, ...), each with the facts that hold for every op of the kind:
   a future), `DONE` (waits for a started one); an `async_start` is a START when
   its body runs a collective (`body_kind`: the kind is read from its body);
 * `pair`: a start's done, a done's start (the names that may complete it);
-* `future`: the flavor of future a start returns or a done takes (`"stablehlo"`
-  or `"tessera"`), and `seed_004`: one of the six `*_start`/`*_done` forms seed
+* `future`: the flavor of future a start returns or a done takes (`"stablehlo"`,
+  `"tessera"` or `"hlo"`), and `seed_004`: one of the six `*_start`/`*_done` forms seed
   004 names (it has none for collective_reduce; rules and the pairing analysis
   that follow the seed read only these);
 * `regions`: what its regions (or the computations it calls) do: `BRANCHES`
@@ -35,7 +35,21 @@ send, ...), each with the facts that hold for every op of the kind:
   (a function's body), `MODULE` (a container), `COMPUTATION` (a reducer applied
   to elements, no control flow), `ASYNC_BODY` (the op an async_start runs);
 * `terminator`: `FUNCTION_RETURN` (returns from a function) or `REGION_RETURN`
-  (yields its region's results to the op that owns the region).
+  (yields its region's results to the op that owns the region);
+* `forwards`: its results are its operands, one to one, unchanged (HLO's
+  `tuple`, `get-tuple-element`, `copy`: the tracer follows a value through it);
+* `branch_operands`: a branch region that declares arguments takes the op's
+  operands after the index, region by region (HLO's `conditional` passes
+  operand k+1 to branch k; StableHLO's branches declare none and capture).
+
+XLA's HLO (checker/frontend/hlo/) is lowered to these ops where HLO means what
+StableHLO means (`all-reduce` is `stablehlo.all_reduce`); its other opcodes are
+`hlo.<opcode>` ops, listed here with their facts (`_hlo_ops`): the async pairs
+`hlo.all-reduce-start` / `-done` (future `"hlo"`), the generic
+`hlo.async-start` / `-update` / `-done`, point-to-point as XLA splits it (a
+send issues at `hlo.send`, a recv waits at `hlo.recv-done`), the tuple form of
+all-to-all, the combined collective-permute, ragged-all-to-all, and the calls
+`hlo.call` / `hlo.fusion`.
 
 An op not in OPS is opaque: it does not communicate and its regions are not
 followed. The queries below are what the stages ask; the sets at the end are
@@ -107,6 +121,8 @@ class OpInfo:
     seed_004: bool = False
     regions: str | None = None
     terminator: str | None = None
+    forwards: bool = False
+    branch_operands: bool = False
 
 
 # --------------------------------------------------------------------------- kinds
@@ -148,6 +164,46 @@ def _stablehlo_ops() -> list[OpInfo]:
     return out
 
 
+def _hlo_ops() -> list[OpInfo]:
+    """XLA's HLO opcodes that are no StableHLO op (checker/frontend/hlo/opcodes.py lowers
+    the others to StableHLO's names)."""
+    out = []
+    for opcode, k in (("all-reduce", "all_reduce"), ("all-gather", "all_gather"),
+                      ("collective-permute", "collective_permute")):
+        start, done = f"hlo.{opcode}-start", f"hlo.{opcode}-done"
+        out += [OpInfo(start, k, START, pair=(done,), future="hlo",
+                       regions=COMPUTATION if k == "all_reduce" else None),
+                OpInfo(done, k, DONE, pair=(start,), future="hlo")]
+    out += [
+        # the generic async pair wraps a computation whose root is the collective
+        OpInfo("hlo.async-start", role=START, body_kind=True, pair=("hlo.async-done",), future="hlo",
+               regions=ASYNC_BODY),
+        OpInfo("hlo.async-update", forwards=True),
+        OpInfo("hlo.async-done", role=DONE, pair=("hlo.async-start",), future="hlo"),
+        # forms StableHLO's op does not have: all-to-all with one operand per peer (no
+        # `dimensions`), a combined or in-place collective-permute, ragged-all-to-all
+        OpInfo("hlo.all-to-all", "all_to_all", COLLECTIVE),
+        OpInfo("hlo.collective-permute", "collective_permute", PERMUTE),
+        OpInfo("hlo.ragged-all-to-all", "ragged_all_to_all", COLLECTIVE),
+        # point-to-point: `send` hands its data over without waiting; `recv` only posts
+        # the receive, `recv-done` waits for the data; `send-done` waits for the buffer
+        # (the process model's "a process finishes once its sends were received")
+        OpInfo("hlo.send", "send", SEND),
+        OpInfo("hlo.recv-done", "recv", RECV),
+        OpInfo("hlo.recv"),
+        OpInfo("hlo.send-done"),
+        # calls: the callee is the `callee` symbol (`to_apply=` / `calls=`)
+        OpInfo("hlo.call", regions=CALL),
+        OpInfo("hlo.fusion", regions=CALL),
+        # values passed through unchanged
+        OpInfo("hlo.tuple", forwards=True),
+        OpInfo("hlo.get-tuple-element", forwards=True),
+        OpInfo("hlo.copy", forwards=True),
+        OpInfo("hlo.bitcast", forwards=True),
+    ]
+    return out
+
+
 _TESSERA_AWAITS = ("tessera.await", "tessera.collective.await")
 
 OPS: dict[str, OpInfo] = {o.name: o for o in (
@@ -162,8 +218,8 @@ OPS: dict[str, OpInfo] = {o.name: o for o in (
     *(OpInfo(name, role=DONE, future="tessera") for name in _TESSERA_AWAITS),
     # control flow
     OpInfo("stablehlo.while", regions=LOOP),
-    OpInfo("stablehlo.if", regions=BRANCHES),
-    OpInfo("stablehlo.case", regions=BRANCHES),
+    OpInfo("stablehlo.if", regions=BRANCHES, branch_operands=True),
+    OpInfo("stablehlo.case", regions=BRANCHES, branch_operands=True),
     OpInfo("func.call", regions=CALL),
     OpInfo("call", regions=CALL),  # the generic spelling `"call"(...)`
     OpInfo("func.call_indirect", regions=INDIRECT_CALL),
@@ -179,6 +235,8 @@ OPS: dict[str, OpInfo] = {o.name: o for o in (
     OpInfo("sdy.return", terminator=REGION_RETURN),
     OpInfo("mhlo.return", terminator=REGION_RETURN),
     OpInfo("scf.yield", terminator=REGION_RETURN),
+    OpInfo("stablehlo.optimization_barrier", forwards=True),
+    *_hlo_ops(),
 )}
 
 _NONE = OpInfo("")
@@ -219,12 +277,14 @@ def ops_of(kind_name: str, *roles: str, dialect: str = "") -> tuple[str, ...]:
 
 
 def names(*, role: str | None = None, regions: str | None = None, terminator: str | None = None,
-          future: str | None = None, seed_004: bool | None = None, prefix: str = "") -> frozenset[str]:
+          future: str | None = None, seed_004: bool | None = None, forwards: bool | None = None,
+          prefix: str = "") -> frozenset[str]:
     """The op names with the given facts (all of them when no fact is given)."""
     return frozenset(o.name for o in OPS.values() if o.name.startswith(prefix)
                      and (role is None or o.role == role) and (regions is None or o.regions == regions)
                      and (terminator is None or o.terminator == terminator)
-                     and (future is None or o.future == future) and (seed_004 is None or o.seed_004 == seed_004))
+                     and (future is None or o.future == future) and (seed_004 is None or o.seed_004 == seed_004)
+                     and (forwards is None or o.forwards == forwards))
 
 
 def in_order(op_names) -> tuple[str, ...]:
@@ -244,11 +304,13 @@ SAME_IN_GROUP_KINDS = frozenset(k.name for k in KINDS.values() if k.same_in_grou
 COMMUNICATING = frozenset(o.name for o in OPS.values() if o.role is not None)
 """Every op name that may communicate (an async_start: when its body does)."""
 TERMINATORS = frozenset(o.name for o in OPS.values() if o.terminator is not None)
+FORWARDING = frozenset(o.name for o in OPS.values() if o.forwards)
+"""Ops whose results are their operands, one to one."""
 
 
 __all__ = [
     "ASYNC_BODY", "BRANCHES", "CALL", "CHANNEL", "COLLECTIVE", "COLLECTIVE_KINDS", "COMMUNICATING", "COMPUTATION",
-    "CUSTOM_CALL_KINDS", "DONE", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP", "INDIRECT_CALL",
+    "CUSTOM_CALL_KINDS", "DONE", "FORWARDING", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP", "INDIRECT_CALL",
     "GROUP_KINDS", "KINDS", "Kind", "LOOP", "MODULE", "ONCE", "OPS", "OpInfo", "PAIRS", "PERMUTE", "POINT_TO_POINT",
     "RECV", "REGION_RETURN", "ROLES", "SAME_IN_GROUP_KINDS", "SEND", "START", "TERMINATORS", "base_kind", "info", "kind",
     "in_order",

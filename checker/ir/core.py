@@ -404,6 +404,20 @@ class Module:
         self.structurally_broken = False
         """True when the scan could not match regions (truncated file, stray braces):
         the IR is then unreliable, so only syntax errors are reported."""
+        self.front_end = "stablehlo"
+        """The language the text was read from: "stablehlo" (MLIR text) or "hlo" (XLA's
+        HLO text, lowered by frontend/hlo/lower.py). Rules whose reading holds for one
+        of them only say so where they are registered (lint/registry.py `front_ends`)."""
+        self.schedule_fixed = False
+        """True when the text fixes the issue order of every computation (an HLO module
+        XLA has scheduled, `is_scheduled=true`): the deadlock analysis then decides
+        that order alone and considers no reordering by a scheduler
+        (analysis/process_model/schedule.py). StableHLO fixes no schedule."""
+        self.per_device = False
+        """True when the module is one device's program of a partitioned computation
+        (HLO after XLA's SPMD partitioner): an entry argument is this device's shard
+        of its array (the sharding it is written with says which devices hold the
+        same one), not the logical array a JAX export's arguments are."""
 
     # -- lazy parse hooks ---------------------------------------------------------
     def parse_header(self, op: Operation) -> OpHeader:

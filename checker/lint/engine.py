@@ -9,7 +9,7 @@ import hashlib
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import registry
@@ -232,6 +232,9 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
             result.diagnostics.append(_diag(SYNTAX_ERROR, source.path, span, message))
     for message, span in getattr(module, "internal_errors", ()):  # the parser's own bugs
         internal.append(_diag(INTERNAL_ERROR, source.path, span, message))
+    if module.front_end != "stablehlo":
+        # A rule's fix is an edit of MLIR text: none applies to another language's text.
+        result.diagnostics = [d if d.fix is None else replace(d, fix=None) for d in result.diagnostics]
     where.stage = "applying suppressions"
     result.diagnostics = _apply_suppressions(module, _drop_superseded(result.diagnostics), config) + internal
     # Any internal error (a parser or rule crash on some op) means the file was not
@@ -315,7 +318,8 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     ctx = hooks.context(module, grid, config.options)
     call = hooks.rule_runner(ctx, _call)
     whole = hooks.op_rules  # all of an op's rules at once (the editor: reused as a whole), or None
-    by_op = _rules_by_op(config)
+    front_end = module.front_end
+    by_op = _rules_by_op(config, front_end)
     out: list[Diagnostic] = []
     extend = out.extend
     # Plain calls into one list, not generators: a small file makes ~15 rule calls,
@@ -323,19 +327,26 @@ def _run_rules(module: Module, config: Config, seen_errors: set[tuple[str, str]]
     for op in ops:
         specs = by_op.get(op.name)
         if specs is None:
-            specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name) if enabled(s, config)]
+            specs = by_op[op.name] = [s for s in registry.rules_for_op(op.name)
+                                      if enabled(s, config) and front_end in s.front_ends]
         if specs:
             found = whole(ctx, op, specs, seen_errors)
             if found is not None:
                 extend(found)
                 continue
+        name, before = op.name, len(out)
         for spec in specs:
             found = call(spec, ctx, op, seen_errors)
             if found:
                 extend(found)
+        if op.name != name:
+            # Its front end could not build the header these rules read and now reads
+            # the op as opaque (its own SHLO003 says so): what they found is not the op's.
+            del out[before:]
     mods = by_op.get(_MODULE_RULES)
     if mods is None:
-        mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules() if enabled(s, config)]
+        mods = by_op[_MODULE_RULES] = [s for s in registry.module_rules()
+                                       if enabled(s, config) and front_end in s.front_ends]
     for spec in mods:
         found = call(spec, ctx, module, seen_errors)
         if found:
@@ -352,11 +363,11 @@ built once per process and selection, not once per file (~5% of linting a
 six-line file)."""
 
 
-def _rules_by_op(config: Config) -> dict[str, list[RuleSpec]]:
+def _rules_by_op(config: Config, front_end: str) -> dict[str, list[RuleSpec]]:
     # registry.rules_for_op and module_rules are part of the key: tests replace them
     # to inject rules.
     key = (registry.rules_for_op, registry.module_rules, registry.generation(), config.select,
-           config.extend_select, config.ignore)
+           config.extend_select, config.ignore, front_end)
     try:
         table = _BY_OP.get(key)
     except TypeError:  # selectors given as lists (Config(select=[...])): not kept

@@ -58,6 +58,10 @@ Reuse.BLOCK = Reuse("block")
 Reuse.MODULE = Reuse("module")
 
 
+FRONT_ENDS = ("stablehlo", "hlo")
+"""The languages the IR is read from (ir.core.Module.front_end)."""
+
+
 @dataclass(frozen=True)
 class RuleSpec:
     code: str
@@ -78,6 +82,11 @@ class RuleSpec:
     """Codes of rules that say the same thing better: a finding of this rule is
     dropped where one of them reports at the same place (engine._drop_superseded),
     so one cause is one finding. Only while those rules are enabled and report."""
+    front_ends: tuple[str, ...] = ("stablehlo", "hlo")
+    """The front ends (ir.core.Module.front_end) whose programs the rule's reading
+    holds for: a rule about what MLIR's parser accepts, or about the StableHLO
+    spec's semantics where XLA's are the only ones, runs on StableHLO text only
+    (`front_ends=("stablehlo",)`), and says why in its docstring."""
 
     @property
     def doc(self) -> str:
@@ -102,16 +111,20 @@ _generation = 0
 
 def rule(code: str, name: str, *, category: str = "constraint", severity: str | Severity = "error",
          on: str | Iterable[str] = (), spec: str | None = None, status: str = "stable", reuse: Reuse | None = None,
-         superseded_by: Iterable[str] = ()):
+         superseded_by: Iterable[str] = (), front_ends: Iterable[str] = FRONT_ENDS):
     """Register a rule. `on` names the ops it runs on (none: it runs once per module);
-    `reuse`, `superseded_by`: see RuleSpec (a module-level rule declares no reuse)."""
+    `reuse`, `superseded_by`, `front_ends`: see RuleSpec (a module-level rule declares no
+    reuse)."""
     ops = (on,) if isinstance(on, str) else tuple(on)
+    front_ends = tuple(front_ends)
+    if not front_ends or any(f not in FRONT_ENDS for f in front_ends):
+        raise ValueError(f"{code}: front_ends must name some of {', '.join(FRONT_ENDS)}")
     if reuse is not None and not ops:
         raise ValueError(f"{code}: a module rule cannot be reused (reuse=...): it runs on every version")
 
     def deco(func: Callable) -> Callable:
         register(RuleSpec(code, name, category, Severity(severity), ops, spec, func, status, reuse,
-                          tuple(superseded_by)))
+                          tuple(superseded_by), front_ends))
         return func
 
     return deco

@@ -7,11 +7,12 @@ grid, so a 2^31-process module costs what an 8-process one costs.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr
+from shlo_lint.checker.ir.attributes import Attribute, DenseElementsAttr, DialectAttr, OpaqueAttr, ReplicaGroupsAttr
 from shlo_lint.checker.lint.context import PER_OP, CacheKey, Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
@@ -98,11 +99,20 @@ def replica_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
     return memo[op]
 
 
+@functools.lru_cache(maxsize=64)
+def _compact_rows(attr: ReplicaGroupsAttr) -> list[list[int]]:
+    """The groups of a compact spelling (HLO's iota / mesh axes), listed once per spelling
+    (shared by every op written with it: read, never changed)."""
+    return [list(g) for g in attr.rows()]
+
+
 def _read_groups(op: Operation, ctx: Context) -> ReplicaGroups | None:
     attr = op.attr("replica_groups")
     if attr is None:
         return None
     span = attr_where(ctx, op, "replica_groups")
+    if isinstance(attr, ReplicaGroupsAttr):
+        return ReplicaGroups(span, rows=_compact_rows(attr))
     if isinstance(attr, DenseElementsAttr):
         ttype = attr.type
         if isinstance(ttype, TensorType) and ttype.shape is not None and len(ttype.shape) != 2:

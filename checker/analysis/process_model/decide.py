@@ -116,10 +116,13 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
-        if matching == "xla" and verdict.status == "deadlock":
+        # A module whose text fixes the issue order (scheduled HLO) runs that order:
+        # no other order the scheduler might choose is considered (schedule.py).
+        reorders = matching == "xla" and not module.schedule_fixed
+        if reorders and verdict.status == "deadlock":
             verdict.completes_with = _completing_order(tr, facts, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":
-            chosen = _scheduler_choice(tr, facts, opts, deadline)
+            chosen = _scheduler_choice(tr, facts, opts, deadline) if reorders else None
             if chosen is not None:
                 chosen.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
                 return chosen

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ...ir.attributes import DenseElementsAttr
+from ...ir.attributes import DenseElementsAttr, ReplicaGroupsAttr
 from ...ir.core import Operation
 from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED_IDS, Grid, channel_id, flag,
                          process_groups, replica_groups, source_target_pairs, strategy)
@@ -99,6 +99,8 @@ class Facts:
         self.n = grid.size
         self.cache: dict[int, CommInfo] = {}
         self.partitions: dict[tuple, int] = {}
+        self._compact: dict[tuple, tuple] = {}
+        """(strategy, compact groups key) -> (groups, group_of, partition key) of valid groups."""
         self.external = {id(op) for op in struct.external}
         self.external_channels = external_channels
         """Channels declared (`external-channels`) to talk to another program: their
@@ -188,6 +190,18 @@ class Facts:
                 return
             strat = strategy(inner)
             attr = inner.attr("replica_groups")
+            if isinstance(attr, ReplicaGroupsAttr):
+                # A compact spelling (a 16,384-device module's thousand all-reduces
+                # share a few): its groups are computed once per spelling and mode.
+                key = (strat, attr.key)
+                got = self._compact.get(key)
+                if got is None:
+                    self._group_arrays(inner, info, strat, [list(g) for g in attr.rows()])
+                    if info.invalid is None:  # (an invalid one names its op: not shared)
+                        self._compact[key] = (info.groups, info.group_of, info.partition_key)
+                    return
+                info.groups, info.group_of, info.partition_key = got
+                return
             if attr is None:
                 rows = []
             elif isinstance(attr, DenseElementsAttr):
@@ -199,6 +213,11 @@ class Facts:
                 info.problem = (f"the replica_groups of {inner.name} at line {line_of(inner)} are in a form the "
                                 f"deadlock analysis does not read")
                 return
+        self._group_arrays(inner, info, strat, rows)
+
+    def _group_arrays(self, inner: Operation, info: CommInfo, strat: str, rows: list[list[int]]) -> None:
+        """info's groups, group_of and partition key from the groups as written (or `invalid`)."""
+        grid = self.grid
         axis = grid.axis_size(strat) or 0
         ids = [i for row in rows for i in row]
         if len(set(ids)) != len(ids) or any(not (0 <= i < axis) for i in ids) or (ids and len(ids) != axis):

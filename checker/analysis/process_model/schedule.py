@@ -20,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...ir.core import Operation
+from ..semantics import control_predecessors
 from ..tracer.structure import CASE_OPS as BRANCH_OPS, comm_role
 from ..tracer.trace import ProcessClass, Step, Trace
 from .model import Facts, key_of
@@ -43,7 +44,9 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     """True when the scheduler may issue `second` before `first` (same block):
     nothing `second` needs, directly or through the ops between them, comes from
     `first`, and what it needs between them is plain computation (no
-    communication, no region that may hold some), which moves up with it."""
+    communication, no region that may hold some), which moves up with it. What
+    an op needs includes its control predecessors (HLO's `control-predecessors`:
+    XLA's scheduler keeps those edges)."""
     block = second.parent
     if block is None or first.parent is not block:
         return False
@@ -58,8 +61,8 @@ def independent(first: Operation, second: Operation, positions: dict[int, dict[i
     seen = {id(second)}
     while todo:
         op = todo.pop()
-        for v in op.operands:
-            owner = v.owner if v is not None else None
+        owners = [v.owner if v is not None else None for v in op.operands]
+        for owner in owners + control_predecessors(op):  # a control edge orders as a use does
             if not isinstance(owner, Operation) or id(owner) in seen:
                 continue
             k = pos.get(id(owner))

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir.attributes import DictAttr, StringAttr
-from ...ir.core import Module, Operation
+from ...ir.core import Module, Operation, callee
 from ...ir.catalog import (BRANCHES, CALL, COLLECTIVE, COMMUNICATING, CUSTOM_CALL_KINDS, LOOP, MODULE, ONCE, PERMUTE,
                            RECV, SEND, TERMINATORS, base_kind, info, names)
 
@@ -33,7 +33,7 @@ def async_inner(op: Operation) -> Operation | None:
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
-                if info(inner.name).role in (COLLECTIVE, PERMUTE) and inner.name.startswith("stablehlo."):
+                if info(inner.name).role in (COLLECTIVE, PERMUTE):
                     return inner
     return None
 
@@ -92,7 +92,7 @@ def custom_collective(op: Operation) -> CustomCollective | None:
 def collective_op(op: Operation) -> Operation:
     """The op whose attributes describe the communication: an async_start's inner
     collective, a collective custom_call's view, else the op itself."""
-    if op.name == "stablehlo.async_start":
+    if info(op.name).body_kind:
         return async_inner(op) or op
     if op.name == "stablehlo.custom_call":
         return custom_collective(op) or op  # type: ignore[return-value]
@@ -128,18 +128,21 @@ def _text_head(op: Operation, limit: int = 600) -> str:
 
 def func_name(op: Operation) -> tuple[str | None, str | None]:
     """(name, visibility) of a func.func, read from its text (no header parse:
-    JAX's @main header can hold thousands of arguments)."""
+    JAX's @main header can hold thousands of arguments); from its header when the
+    text is not MLIR's (a function lowered from an HLO computation)."""
     m = _FUNC_NAME.search(_text_head(op, 400))
     if m is None:
-        return op.symbol_name, None
+        vis = op.attr("sym_visibility")
+        return op.symbol_name, vis.value if isinstance(vis, StringAttr) else None
     return m.group(2).strip('"'), m.group(1)
 
 
 def call_target(op: Operation) -> str | None:
-    """The callee of a func.call, read from its text."""
+    """The callee of a call, read from its text (MLIR's `callee = @f` / `call @f`),
+    else from its header's `callee` (a call lowered from HLO's `call` or `fusion`)."""
     m = _CALLEE.search(_text_head(op))
     if m is None:
-        return None
+        return callee(op)
     return (m.group(1) or m.group(2)).strip('"')
 
 

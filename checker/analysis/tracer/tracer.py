@@ -41,10 +41,10 @@ from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from .. import uniform as U
 from ...ir.attributes import DenseElementsAttr, EnumAttr, StringAttr
-from ...ir.catalog import SAME_IN_GROUP_KINDS
+from ...ir.catalog import FORWARDING, SAME_IN_GROUP_KINDS, info
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.types import ScalarType, TensorType
-from ..semantics import Grid
+from ..semantics import Grid, known_trip_count
 from ..uniform import Divergence, Uni, UniformDecision
 from .process_values import (BINARY_FOLDS, COMPARE_UFUNCS, MISSING, NONCOMM_FUTURE, PASS_THROUGH_OPS, PER_PROCESS_OPS,
                              TABLE_LIMIT, UNIFORM_WIDEN, Frame, FutureVal, Table, Unknown, as_np, join, line_of, merge,
@@ -340,7 +340,7 @@ class Tracer:
             taken.append((mb, b))
             saved = self.context
             self.context = saved + ((op, f"branch {b}"),)
-            inner = Frame(region, frame)
+            inner = self._branch_frame(op, b, frame)
             try:
                 self._exec_region(region, inner, mb)
                 results.append(self._returned(region, inner))
@@ -364,7 +364,7 @@ class Tracer:
                 break
             saved = self.context
             self.context = saved + ((op, f"branch {b} (if taken: every process takes the same branch)"),)
-            inner = Frame(region, frame)
+            inner = self._branch_frame(op, b, frame)
             try:
                 self._exec_region(region, inner, live)
                 results.append(self._returned(region, inner))
@@ -372,6 +372,23 @@ class Tracer:
                 self.context = saved
         self._bind_results(op, frame, [join([r[i] if i < len(r) else Unknown("no value returned") for r in results],
                                              idx) for i in range(op.num_results)])
+
+    def _branch_frame(self, op: Operation, b: int, frame: Frame, depth: int = 0) -> Frame:
+        """The frame branch `b` of a case/if runs in. A branch that declares arguments
+        (HLO's conditional: the catalog's `branch_operands`) takes the op's operands
+        after the index, branch by branch, as many as it declares; StableHLO's
+        branches declare none and read the values around them."""
+        region = op.regions[b]
+        inner = Frame(region, frame)
+        if not region.blocks or not info(op.name).branch_operands:
+            return inner
+        params = region.blocks[0].arguments
+        if params:
+            start = 1 + sum(len(r.blocks[0].arguments) for r in op.regions[:b] if r.blocks)
+            operands = op.operands[start:start + len(params)]
+            self._bind(region.blocks[0], inner, [self.value(v, frame, depth + 1) if v is not None
+                                                 else Unknown("undefined value") for v in operands])
+        return inner
 
     def _decided(self, d: UniformDecision) -> None:
         """Record a uniform decision once per op (a loop body runs it many times)."""
@@ -458,6 +475,7 @@ class Tracer:
         carried = [self.value(v, frame) if v is not None else Unknown("undefined value") for v in op.operands]
         active: np.ndarray | None = mask
         trips = 0
+        known = known_trip_count(op)
         uniform: Uni | None = None
         uniform_trips = 0
         seen: list[list] = []
@@ -470,6 +488,10 @@ class Tracer:
                 self._exec_region(cond, cframe, active)
             ret = self._returned(cond, cframe)
             pred = ret[0] if ret else Unknown("a cond region without a predicate")
+            if known is not None and not isinstance(pred, (int, np.ndarray)):
+                # The compiler proved the trip count (the same on every process: one
+                # module, no process id in it): that many iterations, exactly.
+                pred = int(trips < known)
             if isinstance(pred, Uni):
                 # The same trip count on every member of each guarded communicator:
                 # iteration 1 on the values the loop enters with, then iterations on
@@ -669,7 +691,7 @@ class Tracer:
 
     def _fold(self, op: Operation, frame: Frame, depth: int) -> list:
         name, n, role = self._op_facts(op)
-        if name == "stablehlo.async_start" or role == "start":
+        if info(name).body_kind or role == "start":
             return [NONCOMM_FUTURE] * n if role is None else [Unknown("a future not started here")] * n
         if role is not None:
             if role == "collective" and n == 1 and name == "stablehlo.all_reduce":
@@ -700,7 +722,7 @@ class Tracer:
                     # settle a widened loop sooner than before).
                     self._constants[id(op)] = got
             return [got]
-        if name == "stablehlo.optimization_barrier":
+        if name in FORWARDING:  # results are the operands (an optimization barrier, HLO's tuple, copy, ...)
             return [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
         if name == "stablehlo.custom_call":
             return self._custom_call(op, frame, depth)
@@ -757,7 +779,8 @@ class Tracer:
         if isinstance(idx, Unknown):
             return [Unknown(idx.reason, op)] * op.num_results
         if isinstance(idx, Uni):
-            outs = [self._returned(region, Frame(region, frame)) for region in op.regions]
+            outs = [self._returned(region, self._branch_frame(op, b, frame, depth))
+                    for b, region in enumerate(op.regions)]
             return [join([r[i] if i < len(r) else Unknown("no value") for r in outs], idx)
                     for i in range(op.num_results)]
         per_branch = []
@@ -765,7 +788,7 @@ class Tracer:
             sel = (idx == b) if isinstance(idx, np.ndarray) else (np.ones(self.n, bool) if idx == b else None)
             if sel is None or not sel.any():
                 continue
-            inner = Frame(region, frame)
+            inner = self._branch_frame(op, b, frame, depth)
             per_branch.append((sel, self._returned(region, inner)))
         return [merge([(sel, r[i] if i < len(r) else Unknown("no value")) for sel, r in per_branch])
                 for i in range(op.num_results)]
@@ -776,10 +799,13 @@ class Tracer:
         cond, body = op.regions
         carried = [self.value(v, frame, depth + 1) if v is not None else Unknown("undefined") for v in op.operands]
         active = np.ones(self.n, dtype=bool)
-        for _trip in range(self.max_trips + 1):
+        known = known_trip_count(op)
+        for trip in range(self.max_trips + 1):
             self._check_budget()
             ret = self._region_returns(cond, frame, carried)
             pred = ret[0] if ret else Unknown("no predicate")
+            if known is not None and not isinstance(pred, (int, np.ndarray)):
+                pred = int(trip < known)
             if isinstance(pred, Uni):
                 return self._fold_uniform_while(op, frame, carried, pred)
             if isinstance(pred, (Unknown, FutureVal, Table)):

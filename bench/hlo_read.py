@@ -1,0 +1,186 @@
+#!/usr/bin/env python
+"""How fast shlo-lint reads a big compiled HLO module, next to jaxlib's own parser (a benchmark,
+not a test).
+
+    python bench/hlo_read.py [--mb 32] [--repeat 3] [--keep]
+
+1. Compiles a small sharded transformer training step (2 layers, a 2x4 mesh, 8 XLA:CPU
+   devices) and takes `compile().as_text()`: the scheduled module XLA runs, with its
+   all-reduces, all-gathers, iota and mesh-axes replica groups, fusions, stack-frame tables.
+2. Builds a module of at least --mb MB from it: every computation copied K times under new
+   names (`%name.rK`; each copy's metadata names its copy, so no two copies share it), and a
+   new ENTRY that calls every copy's entry computation. XLA:CPU cannot compile a step of that
+   size in minutes (issue 22: 300 blocks took 124 s for 8.7 MB), so it is built, not compiled.
+3. Checks jaxlib accepts it (`hlo_module_from_text`), then times, best of --repeat rounds
+   taken in turns, in this process: jaxlib's parse; ours, structure only (`read_hlo`: every
+   computation and instruction found, name, shape text, opcode); ours with every header,
+   signature and instruction body (operands, typed attributes) read (`parse_all`). Prints wall
+   and CPU seconds; the ratios are of CPU seconds (each reader runs on one thread, and on a
+   shared machine other processes stretch wall time).
+
+The module is written to bench/out/ (git-ignored), kept with --keep.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from shlo_lint.checker.frontend.hlo import read_hlo  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+
+
+def jaxlib_parser():
+    """jaxlib's HLO text parser, wherever this jaxlib keeps it; None when it has none."""
+    try:
+        from jax._src.lib import xla_client as xc
+    except ImportError:
+        return None
+    for owner in (getattr(xc, "hlo", None), getattr(xc, "_xla", None)):
+        fn = getattr(owner, "hlo_module_from_text", None)
+        if fn is not None:
+            return fn
+    return None
+
+
+def compiled_step() -> str:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ("data", "model"))
+    layers, d, f = 2, 64, 256
+
+    def layer(p, x):
+        q = x @ p["wq"]
+        att = jax.nn.softmax(jnp.einsum("bsd,btd->bst", q, x) / 8.0, axis=-1)
+        x = x + jnp.einsum("bst,btd->bsd", att, q) @ p["wo"]
+        return x + jax.nn.gelu(x @ p["w1"]) @ p["w2"]
+
+    def loss(params, x, y):
+        for p in params:
+            x = layer(p, x)
+        return jnp.mean((x - y) ** 2)
+
+    def step(params, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        return jax.tree.map(lambda a, g: a - 0.01 * g, params, grads), value
+
+    keys = jax.random.split(jax.random.key(0), 4 * layers)
+    params = [dict(wq=jax.random.normal(keys[4 * i], (d, d)), wo=jax.random.normal(keys[4 * i + 1], (d, d)),
+                   w1=jax.random.normal(keys[4 * i + 2], (d, f)), w2=jax.random.normal(keys[4 * i + 3], (f, d)))
+              for i in range(layers)]
+    spec = dict(wq=P(None, "model"), wo=P("model", None), w1=P(None, "model"), w2=P("model", None))
+    pshard = [{k: NamedSharding(mesh, s) for k, s in spec.items()} for _ in range(layers)]
+    xshard = NamedSharding(mesh, P("data"))
+    fn = jax.jit(step, in_shardings=(pshard, xshard, xshard), out_shardings=(pshard, NamedSharding(mesh, P())))
+    x = jnp.ones((8, 16, d))
+    return fn.lower(params, x, x).compile().as_text()
+
+
+_NAME = re.compile(r"%([A-Za-z_][\w.\-]*)")
+_OP_NAME = re.compile(r'op_name="')
+_ENTRY = re.compile(r"^ENTRY (%\S+) (\(.*\)) -> (.*) \{$", re.M)
+
+
+def replicate(text: str, mb: float) -> str:
+    """`text` grown to `mb` MB: its computations copied under new names, one ENTRY calling
+    every copy's entry computation with the entry's parameters."""
+    first = re.search(r"^(?:ENTRY )?%\S+ \(", text, re.M).start()
+    head, comps = text[:first], text[first:]
+    entry = _ENTRY.search(comps)
+    entry_name, signature, result = entry.groups()
+    entry_body = comps[entry.end():comps.index("\n}", entry.end())]
+    params = [line.replace("ROOT ", "") for line in entry_body.splitlines() if " parameter(" in line]
+    param_names = [_NAME.search(line).group(1) for line in params]
+    plain = comps.replace("ENTRY ", "", 1)
+    copies = max(1, int(mb * 1e6 / len(plain)) + 1)
+    out = [head]
+    for k in range(copies):
+        copy = _NAME.sub(lambda m: f"%{m.group(1)}.r{k}", plain)
+        out.append(_OP_NAME.sub(f'op_name="copy{k}/', copy))
+    calls = [f"  {'ROOT ' if k == copies - 1 else ''}%call.r{k} = {result} call("
+             + ", ".join("%" + p for p in param_names) + f"), to_apply=%{entry_name[1:]}.r{k}"
+             for k in range(copies)]
+    out.append("\n".join([f"ENTRY %main.big {signature} -> {result} {{", *params, *calls, "}"]) + "\n")
+    return "".join(out)
+
+
+def best_of(readers: dict, repeat: int) -> dict[str, tuple[float, float]]:
+    """Each reader's best (wall, CPU) seconds over `repeat` rounds, the readers taking turns in
+    each round. The ratios use CPU time: on a shared machine other processes' load lengthens
+    wall time, not the time this process computes (all three readers run on one thread)."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in readers}
+    for _ in range(repeat):
+        for name, fn in readers.items():
+            gc.collect()
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            times[name].append((time.perf_counter() - w0, time.process_time() - c0))
+    return {name: (min(w for w, _ in ts), min(c for _, c in ts)) for name, ts in times.items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=32.0, help="size of the module to build (default 32)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each reader; the best counts (default 3)")
+    ap.add_argument("--keep", action="store_true", help="keep bench/out/big_step.hlo")
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    step = compiled_step()
+    text = replicate(step, args.mb)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "big_step.hlo"
+    path.write_text(text, encoding="utf-8")
+    size = len(text.encode()) / 1e6
+    print(f"built {path.relative_to(ROOT)}: {size:.1f} MB, {text.count(chr(10)):,} lines "
+          f"(from a {len(step) / 1e6:.2f} MB compiled step, {time.perf_counter() - t0:.1f} s)")
+
+    parse = jaxlib_parser()
+    if parse is None:
+        print("jaxlib's HLO parser is not available here: our times only")
+    else:
+        parse(text)  # it accepts the module (raises if not)
+        print("jaxlib accepts it")
+
+    def ours_all():
+        module = read_hlo(text, str(path))
+        issues = module.parse_all()
+        assert not issues, issues[:3]
+        return module
+
+    module = ours_all()
+    n_instr = sum(len(c.instructions) for c in module.computations.values())
+    print(f"{len(module.computations):,} computations, {n_instr:,} instructions, "
+          f"{sum(1 for i in module.instructions() if i.opcode.startswith(('all-', 'reduce-scatter'))):,} collectives")
+    del module
+    readers = {}
+    if parse is not None:
+        readers["jaxlib hlo_module_from_text"] = lambda: parse(text)
+    readers["ours, structure only"] = lambda: read_hlo(text, str(path))
+    readers["ours, every attribute read"] = ours_all
+    best = best_of(readers, args.repeat)
+    base = best.get("jaxlib hlo_module_from_text")
+    print(f"  {'':<30} {'wall s':>7} {'CPU s':>7} {'MB/s':>6}")
+    for label, (wall, cpu) in best.items():
+        ratio = f"  {cpu / base[1]:.2f}x jaxlib's CPU time" if base is not None and label.startswith("ours") else ""
+        print(f"  {label:<30} {wall:7.2f} {cpu:7.2f} {size / cpu:6.1f}{ratio}")
+    if not args.keep:
+        path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
