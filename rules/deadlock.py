@@ -467,7 +467,7 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 @rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning", on=MODULE_OPS,
-      reuse=VERDICT_REUSE, front_ends=("stablehlo",))
+      reuse=VERDICT_REUSE, front_ends=("stablehlo",), superseded_by=("SHLO506",))
 def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Collectives at different ops complete only because XLA matches them by kind and channel.
 

@@ -158,6 +158,10 @@ class Verdict:
     completes_with: Any = None
     """A schedule.Reorder in which the program completes, when the deadlock is in
     the order written: XLA's scheduler may choose that order instead."""
+    meetings: list[Any] = field(default_factory=list)
+    """Under "xla", deadlock-free: the executions that meet although they are
+    different steps (meets.Meeting): other ops, or the same op at another
+    iteration (SHLO506-508)."""
 
     @property
     def schedule_dependent(self) -> bool:

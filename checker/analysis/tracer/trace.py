@@ -40,11 +40,28 @@ class Step:
     def where(self) -> str:
         """"iteration 3 of the while at line 12, branch 1 of the case at line 20"."""
         parts = []
+        if not self.context:
+            return ""
         src = self.op.module.source
         for op, label in reversed(self.context):
             line = src.line_col(op.span.start)[0]
             parts.append(f"{label} of the {op.name.rsplit('.', 1)[-1]} at line {line}")
         return ", ".join(parts)
+
+
+@dataclass
+class Alternative:
+    """A collective in branch 0 of a `case` on per-device data whose every branch
+    issues the same collectives under XLA's matching (kind, channel, device
+    list, in the same order): the tracer follows branch 0 for every process,
+    and `others` are the ops the other branches run in its place, which meet
+    it where processes take different branches (process_model/meets.py)."""
+
+    case: Operation
+    step: Step
+    """Branch 0's step."""
+    others: tuple[tuple[int, Operation], ...]
+    """(branch, the op at the same position of that branch)."""
 
 
 @dataclass
@@ -80,6 +97,9 @@ class Trace:
     divergent: list[Divergence] = field(default_factory=list)
     """Branches and loops whose index / predicate is per-device data that can split
     a communicator they guard (SHLO504)."""
+    alternatives: list[Alternative] = field(default_factory=list)
+    """Collectives of branches on per-device data that XLA's matching meets
+    whichever branch each process takes (see Alternative)."""
 
     def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
         """Branch → the flattened ids that took it (first execution of `op`)."""
