@@ -25,7 +25,8 @@ from typing import Callable
 
 from ..analysis.process_model.hosts import (CODES, HostFinding, HostProgram, HostsInputError, HostsVerdict, Lane,
                                             decide)
-from ..analysis.process_model.signature import SigOp, Signature, SignatureError, program_digest, signature_of
+from ..analysis.process_model.signature import (SigOp, Signature, SignatureError, program_digest, restrict,
+                                                 signature_of)
 from ..analysis.semantics import grid_of
 from ..frontend.read import read_module
 from ..ir.core import Module
@@ -35,9 +36,9 @@ from . import registry
 from .engine import read_path
 from .paths import program_file
 
-__all__ = ["HostArg", "HostsInputError", "HostsRun", "Locator", "Signature", "SignatureError", "check_host_files",
-           "diagnostics", "exit_code", "file_locator", "not_checked", "parse_devices", "parse_host_arg",
-           "python_locator", "sign_text"]
+__all__ = ["HostArg", "HostProgram", "HostsInputError", "HostsRun", "HostsVerdict", "Locator", "Signature",
+           "SignatureError", "check_host_files", "decide", "diagnostics", "exit_code", "file_locator", "not_checked",
+           "parse_devices", "parse_host_arg", "program_digest", "python_locator", "restrict", "sign_text"]
 
 
 @dataclass
@@ -137,9 +138,8 @@ def check_host_files(args: list[HostArg], module: str | None = None, options: di
         run.sources[path] = source
     if run.problems:
         return run
-    for (path, source), a in zip(texts, args):
-        mod = read_module(source)
-        run.modules.append(mod)
+    for path, source in texts:
+        run.modules.append(read_module(source))
     grid = grid_of(run.modules[0], num_replicas, num_partitions)
     devices = [a.devices for a in args]
     if not any(given):
@@ -151,27 +151,32 @@ def check_host_files(args: list[HostArg], module: str | None = None, options: di
             raise HostsInputError(f"the {n} devices of the module cannot be split evenly over {k} hosts: give "
                                   f"each host its DEVICES (FILE:0-3)")
         devices = [list(range(i * n // k, (i + 1) * n // k)) for i in range(k)]
+    # One signature per distinct program (over every device), restricted to each host's.
+    full: dict[str, Signature] = {}
     for i, ((path, source), mod) in enumerate(zip(texts, run.modules)):
-        g = grid_of(mod, num_replicas, num_partitions)
-        sig = signature_of(mod, devices[i], options, grid=g, digest=program_digest(source.text))
+        digest = program_digest(source.text)
+        if digest not in full:
+            full[digest] = signature_of(mod, None, options, grid=grid_of(mod, num_replicas, num_partitions),
+                                        digest=digest)
         if mod.syntax_errors:
             message, span = mod.syntax_errors[0]
             spec = registry.get("SHLO001")
             run.problems.append(Diagnostic(spec.code, spec.name, spec.category, Severity.ERROR, message,
                                            Location(path, span)))
             continue
-        run.hosts.append(HostProgram(f"host {i}", sig, path))
+        run.hosts.append(HostProgram(f"host {i}", restrict(full[digest], devices[i]), path))
     if run.problems:
         return run
     run.verdict = decide(run.hosts, options)
     return run
 
 
-def sign_text(text: str, devices, options: dict | None = None, path: str = "<program>") -> Signature:
-    """The signature of one program's text run by `devices` (check_hosts)."""
+def sign_text(text: str, options: dict | None = None, path: str = "<program>") -> Signature:
+    """The signature of one program's text over every device of its grid
+    (check_hosts publishes it; each host's is its `restrict`ion)."""
     source = SourceFile(path, text)
     mod = read_module(source)
-    return signature_of(mod, devices, options, digest=program_digest(text))
+    return signature_of(mod, None, options, digest=program_digest(text))
 
 
 # --------------------------------------------------------------------------- diagnostics

@@ -296,7 +296,9 @@ def merge(hosts: list[HostProgram], grid: Grid, host_of: np.ndarray) -> Merged:
             program_of_op[id(op)] = rep.program
             host_of_op[id(op)] = members[0]
             if op.block:
-                ops_by_place.setdefault((op.block, op.pos), []).append(op)
+                place = ops_by_place.setdefault((op.block, op.pos), [])
+                if all(o is not op for o in place):  # (hosts of one program share its ops)
+                    place.append(op)
         base = len(steps)
         for s in rep.steps:
             op = rep.ops[s.op]
@@ -337,6 +339,8 @@ class _Outcome:
     final: list[int] | None = None
     crossings: list[tuple[Any, Any, list[str]]] = field(default_factory=list)
     reason: str = ""
+    method: str = "classes"
+    """"classes" (the class quotient proved it) or "per-device" (the model was built)."""
 
     @property
     def ok(self) -> bool:
@@ -363,7 +367,7 @@ def decide(hosts: list[HostProgram], options: dict[str, Any] | None = None) -> H
     try:
         written = _outcome(m, m.trace, opts, deadline)
         if written.ok:
-            return HostsVerdict("agree", _local(hosts, m), _stats(t0))
+            return HostsVerdict("agree", _local(hosts, m), {**_stats(t0), "method": written.method})
         if written.status == "unknown":
             return HostsVerdict("undecided", [_undecided(hosts, m, written)], _stats(t0))
         fix = _reconciling_order(m, written, opts, deadline)
@@ -372,11 +376,14 @@ def decide(hosts: list[HostProgram], options: dict[str, Any] | None = None) -> H
                                                       f"{e}", None, None)], _stats(t0))
     if fix is not None:
         return HostsVerdict("differ", [_schedule_finding(hosts, m, written, fix)], _stats(t0))
+    return HostsVerdict("differ", _errors(hosts, m, written), _stats(t0))
+
+
+def _errors(hosts: list[HostProgram], m: Merged, out: "_Outcome") -> list[HostFinding]:
     findings = []
-    if written.status == "deadlock":
-        findings.append(_deadlock_finding(hosts, m, written))
-    findings += _crossing_findings(hosts, m, written)
-    return HostsVerdict("differ", findings, _stats(t0))
+    if out.status == "deadlock":
+        findings.append(_deadlock_finding(hosts, m, out))
+    return findings + _crossing_findings(hosts, m, out)
 
 
 def _stats(t0: float) -> dict[str, Any]:
@@ -389,6 +396,10 @@ def _outcome(m: Merged, tr: Trace, opts: dict, deadline: float) -> _Outcome:
     q = linear_classes(tr, m.facts, "xla", stats, deadline)
     if q == "sat":
         return _Outcome("free", crossings=crossings)
+    return _per_device(m, tr, crossings, opts, deadline)
+
+
+def _per_device(m: Merged, tr: Trace, crossings: list, opts: dict, deadline: float) -> _Outcome:
     model = Model(tr, m.facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline)
     final = model.propagate()
     lens = [len(e) for e in model.events]
@@ -399,11 +410,11 @@ def _outcome(m: Merged, tr: Trace, opts: dict, deadline: float) -> _Outcome:
         done = [{e[1] for e in model.events[p][:final[p]]} for p in range(model.n)]
         crossings = [(a, b, d) for a, b, d in crossings
                      if a.step.index in done[int(a.processes[0])] and b.step.index in done[int(b.processes[0])]]
-        return _Outcome("deadlock", model, final, crossings)
+        return _Outcome("deadlock", model, final, crossings, method="per-device")
     if unres:
         step = tr.steps[model.events[unres[0]][final[unres[0]]][1]]
-        return _Outcome("unknown", model, final, crossings, step.reason or "")
-    return _Outcome("free", model, final, crossings)
+        return _Outcome("unknown", model, final, crossings, step.reason or "", method="per-device")
+    return _Outcome("free", model, final, crossings, method="per-device")
 
 
 def _crossings(m: Merged, tr: Trace) -> list[tuple[Any, Any, list[str]]]:

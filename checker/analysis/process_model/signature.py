@@ -126,10 +126,11 @@ class SigOp:
         pairs = d.get("pairs")
         return SigOp(i, str(d["kind"]), str(d["role"]), d.get("channel"), Computes.from_json(d["computes"]),
                      str(d.get("operand", "")), int(d.get("line", 0)), int(d.get("column", 0)),
-                     str(d.get("label", d["kind"])), d.get("python"), d.get("groups"),
-                     tuple((int(s), int(t)) for s, t in pairs) if pairs is not None else None,
-                     str(d.get("block", "")), int(d.get("pos", -1)), int(d.get("dep", -1)), d.get("problem"),
-                     bool(d.get("external", False)), int(d.get("width", 1)))
+                     str(d.get("label", d["kind"])), python=d.get("python"), groups=d.get("groups"),
+                     pairs=tuple((int(s), int(t)) for s, t in pairs) if pairs is not None else None,
+                     block=str(d.get("block", "")), pos=int(d.get("pos", -1)), dep=int(d.get("dep", -1)),
+                     problem=d.get("problem"), external=bool(d.get("external", False)),
+                     width=int(d.get("width", 1)))
 
 
 @dataclass
@@ -215,6 +216,21 @@ class Signature:
             return Signature.from_json(json.loads(text))
         except json.JSONDecodeError as e:
             raise SignatureError(f"malformed signature: {e}") from None
+
+
+def restrict(sig: Signature, devices) -> Signature:
+    """The signature of the same program run by `devices` only: each class keeps
+    those of its devices (the ops and steps are shared, not copied). A host's
+    signature is its program's signature over every device restricted to the
+    host's: one signature per distinct program serves every host that runs it."""
+    devs = np.unique(np.asarray(list(devices), dtype=np.int64))
+    classes = []
+    for c in sig.classes:
+        keep = c.devices[np.isin(c.devices, devs)]
+        if len(keep):
+            classes.append(SigClass(keep, c.steps, c.end))
+    return Signature(sig.program, sig.name, sig.front_end, sig.grid, devs, sig.ops, sig.groups, sig.steps, classes,
+                     sig.scheduled, sig.status)
 
 
 def _ranges(ids: np.ndarray) -> list[list[int]]:
