@@ -48,8 +48,9 @@ classes could otherwise list one per iteration and class)."""
 MAX_SIDES = 64
 """Sides kept per meeting (the classes at one (key, rank) slot)."""
 
-FINGERPRINT_DEPTH = 4
-"""How far back an operand's computation is read for its fingerprint."""
+FINGERPRINT_DEPTH = 2
+"""How far back an operand's computation is read for its fingerprint (constants
+are read whole wherever they are met: psum(2 x) and psum(3 x) differ)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,11 @@ _CONSTANTS = ("stablehlo.constant", "arith.constant", "hlo.constant", "stablehlo
 def normalized(text: str) -> str:
     """Op text with value names, locations and HLO metadata left out (what two
     programs that compute the same thing write alike)."""
-    return _SSA.sub("%", _METADATA.sub("", _LOC.sub("", text)))
+    if "loc(" in text:
+        text = _LOC.sub("", text)
+    if "metadata=" in text:
+        text = _METADATA.sub("", text)
+    return _SSA.sub("%", text)
 
 
 def _digest(text: str) -> str:
@@ -158,6 +163,7 @@ class Fingerprints:
     def __init__(self) -> None:
         self._flows: dict[int, BlockFlow] = {}
         self._memo: dict[tuple[int, int], str] = {}
+        self._values: dict[tuple[int, str, int], str] = {}
 
     def _flow(self, block: Block) -> BlockFlow:
         got = self._flows.get(id(block))
@@ -167,16 +173,18 @@ class Fingerprints:
 
     def of(self, op: Operation, depth: int = FINGERPRINT_DEPTH) -> str:
         """The digest of where `op`'s operands come from."""
-        return _digest("|".join(self.operands(op, depth)))
+        inner = collective_op(op)
+        target = inner if isinstance(inner, Operation) else op
+        return self.join(self.operands(op, len(target.header.operands), depth))
 
-    def element(self, op: Operation, k: int, depth: int = FINGERPRINT_DEPTH) -> str:
-        """The digest of where `op`'s k-th operand comes from (alone, as `of` reads a
-        one-operand op): one element of a variadic all_reduce."""
-        got = self.operands(op, depth)
-        return _digest(got[k]) if k < len(got) else _digest("")
+    @staticmethod
+    def join(parts: list[str]) -> str:
+        """One digest of some operands' provenances (`operands`)."""
+        return _digest("|".join(parts))
 
-    def operands(self, op: Operation, depth: int = FINGERPRINT_DEPTH) -> list[str]:
-        """Where each `%name` of `op`'s header comes from (its operands, in order)."""
+    def operands(self, op: Operation, count: int, depth: int = FINGERPRINT_DEPTH) -> list[str]:
+        """Where each of the first `count` `%name`s of `op`'s header comes from (its
+        operands, in order: HLO writes `to_apply=%f` after them)."""
         inner = collective_op(op)
         target = inner if isinstance(inner, Operation) else op
         block = target.parent
@@ -184,20 +192,25 @@ class Fingerprints:
             return [target.name]
         flow = self._flow(block)
         i = flow.index(target)
-        names = flow.header_mentions(i)[:len(target.header.operands)]  # (HLO writes to_apply=%f after them)
-        return [self._value(n, block, depth) for n in names]
+        return [self._value(n, block, depth) for n in flow.header_mentions(i)[:count]]
 
     def _value(self, name: str, block: Block, depth: int) -> str:
+        key = (id(block), name, depth)
+        got = self._values.get(key)
+        if got is not None:
+            return got
         base, _, index = name.partition("#")
         b: Block | None = block
+        got = "outer " + name  # an argument of a block around it, or of the function
         while b is not None:
-            flow = self._flow(b)
-            k = flow.def_index(base)
+            k = self._flow(b).def_index(base)
             if k is not None:
-                return self._op(b, k, depth) + (f"#{index}" if index else "")
+                got = self._op(b, k, depth) + (f"#{index}" if index else "")
+                break
             owner = b.parent.parent if b.parent is not None else None
             b = owner.parent if isinstance(owner, Operation) else None
-        return "outer " + name  # an argument of a block around it, or of the function
+        self._values[key] = got
+        return got
 
     def _op(self, block: Block, k: int, depth: int) -> str:
         key = (id(block.operations[k]), depth)
@@ -207,7 +220,7 @@ class Fingerprints:
         op = block.operations[k]
         flow = self._flow(block)
         if op.name in _CONSTANTS:
-            got = "const " + _digest(normalized(flow.text[op.span.start:op.span.end].split("=", 1)[-1]))
+            got = "const " + _constant_digest(flow.text, op)
         elif depth <= 0:
             got = op.name
         else:
@@ -215,6 +228,17 @@ class Fingerprints:
             got = _digest(f"{op.name}({args})")
         self._memo[key] = got
         return got
+
+
+def _constant_digest(text: str, op: Operation) -> str:
+    """A constant's value and type as written (after its `=`, before its loc):
+    hashed as is, however long (a weight can be megabytes of text)."""
+    start, end = op.span.start, op.span.end
+    eq = text.find("=", start, min(end, start + 200))
+    start = eq + 1 if eq >= 0 and op.result_names else start
+    tail = text.rfind(" loc(", max(start, end - 300), end)
+    end = tail if tail >= 0 else end
+    return hashlib.blake2b(text[start:end].encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 # --------------------------------------------------------------------------- meetings

@@ -38,9 +38,9 @@ from typing import Any
 
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
-from ...ir.core import Module, Operation
+from ...ir.core import LocAlias, Module, Operation, python_frames
 from ..semantics import BlockFlow, Grid, control_predecessors, grid_of
-from ..tracer.structure import Structure, collective_kind, comm_role, op_label, structure
+from ..tracer.structure import CALL_OPS, Structure, collective_kind, comm_role, op_label, structure
 from ..tracer.tracer import TraceLimit, trace
 from .decide import options_of
 from .meets import Computes, Fingerprints, computes, normalized
@@ -251,18 +251,36 @@ def _from_ranges(runs) -> np.ndarray:
 
 
 def program_digest(text: str) -> str:
-    """The digest of a program's normalized text (meets.normalized): the same for
-    two hosts that run the same program, whatever their locations."""
-    return hashlib.blake2b(normalized(text).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    """The digest of a program's text: hosts with the same digest run the same
+    program (the same code traced on two hosts prints the same text, locations
+    included; a raw digest costs a small part of reading the text)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 # --------------------------------------------------------------------------- building
+@dataclass
+class _Exec:
+    """One execution the builder signs: op, role, block run, where (from the
+    tracer's Step, or the straight walk of a uniform program)."""
+
+    op: Operation
+    role: str
+    run: int
+    where: str = ""
+    reason: str | None = None
+
+
 def signature_of(module: Module, devices, options: dict[str, Any] | None = None, *,
                  grid: Grid | None = None, struct: Structure | None = None,
                  digest: str | None = None) -> Signature:
     """The signature of `module` run by `devices` (flattened ids; None: every
     device of its grid). Never raises for a program: what cannot be traced is
-    the signature's `status`."""
+    the signature's `status`.
+
+    A uniform program (structure.Structure.uniform: no communication under
+    control flow, no send/recv: a typical training step) is not traced: every
+    device issues its collectives in program order, read by one walk through
+    calls and inline regions. Otherwise the tracer runs over the host's devices."""
     opts = options_of(options)
     grid = grid or grid_of(module)
     name = _module_name(module)
@@ -282,6 +300,11 @@ def signature_of(module: Module, devices, options: dict[str, Any] | None = None,
         sig.status = f"devices outside the grid of {n}"
         return sig
     facts = Facts(grid, struct, opts["external-channels"])
+    builder = _Builder(sig, facts, module)
+    if struct.uniform and struct.entries:
+        execs = _walk(struct)
+        builder.fill(execs, [(devs, list(range(len(execs))))])
+        return sig
     mask = np.zeros(n, dtype=bool)
     mask[devs] = True
     try:
@@ -293,8 +316,49 @@ def signature_of(module: Module, devices, options: dict[str, Any] | None = None,
     except (RecursionError, KeyError):
         sig.status = "the program could not be traced (no entry function, or it nests too deep)"
         return sig
-    _Builder(sig, facts, module).fill(tr, mask)
+    execs = [_Exec(st.op, st.role, st.block, st.where(), st.reason) for st in tr.steps]
+    classes = []
+    for cls in tr.classes:
+        devices_of = cls.processes[mask[cls.processes]]
+        if len(devices_of):
+            classes.append((np.asarray(devices_of, dtype=np.int64), cls.steps))
+    builder.fill(execs, classes)
     return sig
+
+
+def _walk(struct: Structure) -> list[_Exec]:
+    """The communication of a uniform program in the order every device issues
+    it: the entry function's ops, through the calls and inline regions that
+    communicate (nothing else can hold communication in a uniform program)."""
+    out: list[_Exec] = []
+    runs = [0]
+    comm = {id(op) for op in struct.comm_ops}  # (a set test per op: a step has 300k of them)
+
+    def walk(region, depth: int) -> None:
+        if depth > 64:
+            return
+        runs[0] += 1
+        run = runs[0]
+        for block in region.blocks:
+            for op in block.operations:
+                if id(op) in comm:
+                    role = comm_role(op)
+                    if role is not None and role != "done":
+                        out.append(_Exec(op, role, run))
+                    continue
+                if op.name in CALL_OPS:
+                    callee = struct.callees.get(id(op))
+                    func = struct.funcs.get(callee) if callee else None
+                    if func is not None and callee in struct.comm_funcs and func.regions:
+                        walk(func.regions[0], depth + 1)
+                elif id(op) in struct.relevant:
+                    for r in op.regions:
+                        walk(r, depth + 1)
+
+    entry = struct.funcs[struct.entries[0]]
+    if entry.regions:
+        walk(entry.regions[0], 0)
+    return out
 
 
 def _module_name(module: Module) -> str:
@@ -302,94 +366,151 @@ def _module_name(module: Module) -> str:
     return (m.group(1) or m.group(2)) if m else ""
 
 
+_OWN_LOC = re.compile(r"loc\((#[\w.$-]+)\)\s*$")
+BIG_BLOCK = 20_000
+"""Ops in a computation past which the scheduler's facts (which collective may go
+before which) are not read: reading them is linear in the computation, and the
+signature of a 300k-op training step must cost a small part of its lint. Its
+collectives are then taken to keep their order (SHLO512 is not offered there)."""
+
+
 class _Builder:
-    """Fills a signature from a trace (one SigOp per op and element, a shared
-    group table, the scheduler's facts per computation)."""
+    """Fills a signature: one SigOp per op and element (what it computes read once
+    per distinct op text: a training step repeats the same collective thousands
+    of times), a shared group table, the scheduler's facts per computation."""
 
     def __init__(self, sig: Signature, facts: Facts, module: Module):
         self.sig, self.facts, self.module = sig, facts, module
         self.op_index: dict[int, list[int]] = {}
         self.group_index: dict[tuple, int] = {}
         self.prints = Fingerprints()
-        self.frontiers: dict[int, dict[int, int]] = {}
+        self.frontiers: dict[int, dict[int, tuple[int, int]]] = {}
         self.digests: dict[int, str] = {}
+        self.by_text: dict[str, dict] = {}
 
-    def fill(self, tr, mask: np.ndarray) -> None:
+    def fill(self, execs: list[_Exec], classes: list[tuple[np.ndarray, list[int]]]) -> None:
         sig = self.sig
-        movable = self._movable(tr)
+        movable = self._movable(execs)
         step_index: dict[int, list[int]] = {}
-        for st in tr.steps:
-            if st.role in ("done", "unresolved"):
+        for k, ex in enumerate(execs):
+            if ex.role in ("done", "unresolved"):
                 continue
-            ids = self._ops(st.op, st.role, movable)
+            if self._facts_of(ex.op)["silent"]:
+                continue  # every group is one device: it meets nobody (the tracer leaves such ops out too)
             out = []
-            for i in ids:
+            for i in self._ops(ex.op, ex.role, movable):
                 out.append(len(sig.steps))
-                sig.steps.append(SigStep(i, st.block, st.where()))
-            step_index[st.index] = out
-        for cls in tr.classes:
-            devices = cls.processes[mask[cls.processes]]
-            if not len(devices):
-                continue
-            steps: list[int] = []
+                sig.steps.append(SigStep(i, ex.run, ex.where))
+            step_index[k] = out
+        for devices, steps in classes:
+            ids: list[int] = []
             end = None
-            for k in cls.steps:
-                st = tr.steps[k]
-                if st.role == "unresolved":
-                    end = f"{op_label(st.op)} at line {_line(st.op)}: {st.reason}"
+            for k in steps:
+                ex = execs[k]
+                if ex.role == "unresolved":
+                    end = f"{op_label(ex.op)} at line {_line(ex.op)}: {ex.reason}"
                     break
-                steps.extend(step_index.get(k, ()))
-            sig.classes.append(SigClass(np.asarray(devices, dtype=np.int64), steps, end))
+                ids.extend(step_index.get(k, ()))
+            sig.classes.append(SigClass(devices, ids, end))
 
-    def _movable(self, tr) -> set[int]:
+    def _movable(self, execs: list[_Exec]) -> set[int]:
         """id() of the issued ops the scheduler may move: those sharing a block run
-        with another issued op (a scheduled module: none)."""
+        with another issued op, in a computation small enough to read (a
+        scheduled module: none)."""
         if self.sig.scheduled:
             return set()
         runs: dict[int, list] = {}
-        for st in tr.steps:
-            if st.role in ISSUES and st.role not in ("send", "recv"):
-                runs.setdefault(st.block, []).append(st.op)
-        return {id(op) for ops in runs.values() if len({id(o) for o in ops}) > 1 for op in ops}
+        for ex in execs:
+            if ex.role in ISSUES and ex.role not in ("send", "recv"):
+                runs.setdefault(ex.run, []).append(ex.op)
+        out = set()
+        for ops in runs.values():
+            if len({id(o) for o in ops}) > 1:
+                out.update(id(o) for o in ops if o.parent is not None and len(o.parent.operations) <= BIG_BLOCK)
+        return out
 
-    def _ops(self, op: Operation, role: str, movable: set[int]) -> list[int]:
-        got = self.op_index.get(id(op))
+    def _facts_of(self, op: Operation) -> dict:
+        """What an op computes and how it meets, read once per distinct op text
+        (value names, locations and metadata aside)."""
+        src = self.module.source.text
+        key = normalized(src[op.span.start:op.span.end])
+        got = self.by_text.get(key)
         if got is not None:
             return got
         info = self.facts.info(op)
         kind = collective_kind(op)
         try:
             c = computes(op)
+            problem = info.problem or info.invalid
         except Exception as e:  # noqa: BLE001 - a header the front end cannot read: the model says why
             c = Computes(kind)
             problem = f"{op_label(op)} at line {_line(op)} could not be read ({type(e).__name__})"
+        groups = tuple(tuple(int(x) for x in g) for g in info.groups) if info.group_of is not None else None
+        pairs = tuple((int(s), int(t)) for t, s in enumerate(info.source.tolist()) if s >= 0) \
+            if info.source is not None else None
+        silent = bool(info.grouped and not info.problem and not info.invalid and info.group_of is not None
+                      and len(info.groups) == self.facts.n)
+        got = self.by_text[key] = {"kind": kind, "computes": c, "channel": info.channel, "groups": groups,
+                                   "pairs": pairs, "problem": problem, "external": info.external, "silent": silent}
+        return got
+
+    def _where_written(self, op: Operation) -> tuple[int, int, int]:
+        """(line, column, width) of the op's name, found in its text (no header parse)."""
+        src = self.module.source.text
+        at = src.find(op.name, op.span.start, min(op.span.end, op.span.start + 4000))
+        if at < 0 or self.module.front_end != "stablehlo":
+            span = op.name_span
+            at, width = span.start, span.end - span.start
         else:
-            problem = info.problem or info.invalid
-        name = op.name_span
-        line, col = self.module.source.line_col(name.start)
-        frames = op.python_frames
-        python = f"{frames[0].file}:{frames[0].line}" if frames else None
-        base = dict(kind=kind, role=role, channel=info.channel, operand=self.prints.of(op), line=line, column=col,
-                    python=python, problem=problem, external=info.external, width=max(1, name.end - name.start))
-        if info.group_of is not None and not problem:
-            key = tuple(tuple(int(x) for x in g) for g in info.groups)
-            gi = self.group_index.get(key)
+            width = len(op.name)
+        line, col = self.module.source.line_col(at)
+        return line, col, max(1, width)
+
+    def _python(self, op: Operation) -> str | None:
+        """The op's innermost Python frame, read from the `loc(#alias)` its text ends
+        with where it has one (no header parse), else from its header."""
+        src = self.module.source.text
+        if self.module.front_end == "stablehlo":
+            tail = max(op.span.start, op.span.end - 200)
+            m = _OWN_LOC.search(src, tail, op.span.end)
+            if m is not None:
+                frames = python_frames(LocAlias(m.group(1)), self.module.loc_aliases)
+            elif src.find("loc(", tail, op.span.end) < 0:
+                return None  # printed without locations
+            else:
+                frames = op.python_frames  # an inline loc(...): its header says it
+        else:
+            frames = op.python_frames
+        return f"{frames[0].file}:{frames[0].line}" if frames else None
+
+    def _ops(self, op: Operation, role: str, movable: set[int]) -> list[int]:
+        got = self.op_index.get(id(op))
+        if got is not None:
+            return got
+        f = self._facts_of(op)
+        c: Computes = f["computes"]
+        line, col, width = self._where_written(op)
+        problem = f["problem"]
+        base = dict(kind=f["kind"], role=role, channel=f["channel"], line=line, column=col, width=width,
+                    python=self._python(op), problem=problem, external=f["external"])
+        if f["groups"] is not None and not problem:
+            gi = self.group_index.get(f["groups"])
             if gi is None:
-                gi = self.group_index[key] = len(self.sig.groups)
-                self.sig.groups.append(key)
+                gi = self.group_index[f["groups"]] = len(self.sig.groups)
+                self.sig.groups.append(f["groups"])
             base["groups"] = gi
-        if info.source is not None and not problem:
-            base["pairs"] = tuple((int(s), int(t)) for t, s in enumerate(info.source.tolist()) if s >= 0)
+        if f["pairs"] is not None and not problem:
+            base["pairs"] = f["pairs"]
         if id(op) in movable and op.parent is not None:
             base.update(self._schedule_facts(op))
         elements = len(c.operands) if c.kind == "all_reduce" and len(c.operands) > 1 else 1
+        prints = self.prints.operands(op, len(c.operands))
         out = []
         for e in range(elements):
             one = c.element(e) if elements > 1 else c
             label = op_label(op) + (f" (element {e + 1} of {elements})" if elements > 1 else "")
-            so = SigOp(len(self.sig.ops), computes=one, label=label, **base)
-            if elements > 1:
-                so.operand = self.prints.element(op, e)
+            operand = Fingerprints.join(prints[e:e + 1]) if elements > 1 else Fingerprints.join(prints)
+            so = SigOp(len(self.sig.ops), computes=one, label=label, operand=operand, **base)
             self.sig.ops.append(so)
             out.append(so.index)
         self.op_index[id(op)] = out
