@@ -54,6 +54,11 @@ EXPECTED = {
     "branch_whole_group.mlir": ("deadlock-free", None, 0),
     "collectives_different_order.mlir": ("deadlock", "cycle", 4),
     "same_channel_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "meets_psum_pmax.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO506: they reduce differently)
+    "meets_same_reduction.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "meets_other_operand.mlir": ("deadlock-free", None, 0),  # on XLA (SHLO502, SHLO507: one sum over both)
+    "meets_pipeline_stages.mlir": ("deadlock-free", None, 0),  # the k-th meets the k-th (SHLO508)
+    "meets_pipeline_every_step.mlir": ("deadlock-free", None, 0),
     "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "no_channel_both_branches.mlir": ("deadlock-free", None, 0),  # channel-less ops share XLA's key: SHLO502
