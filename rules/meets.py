@@ -54,8 +54,8 @@ SIZES = ("not measured inside one program; across processes gloo aborts when the
 ONE_SUM = ("XLA:CPU (measured, corpus/meets/cond_lt4_psum_2v): cond(axis_index < 4, psum(v), psum(2 v)) gave every "
            "device one sum, v over devices 0-3 plus 2 v over devices 4-7")
 PIPELINE = ("XLA matches collectives by kind, channel and process group, not by iteration: measured on XLA:CPU "
-            "in corpus/meets/fori_pipeline_guarded (each stage's j-th permute received its predecessor's j-th "
-            "send, on 8 of 8 devices)")
+            "in corpus/meets/fori_pipeline_guarded (each stage's first permute received its predecessor's first "
+            "send, its second the second, on 8 of 8 devices)")
 
 
 def _line(ctx: Context, op: Operation) -> int:

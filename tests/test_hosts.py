@@ -191,7 +191,7 @@ def test_identical_hosts_at_16k_devices_are_decided_on_classes():
              for i in range(n // 8)]
     t0 = time.monotonic()
     v = decide(hosts)
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 10
     assert v.status == "agree" and v.stats["method"] == "classes"
     assert [f.code for f in v.findings] == ["SHLO513"]
 

@@ -201,13 +201,20 @@ class Fingerprints:
             return got
         base, _, index = name.partition("#")
         b: Block | None = block
-        got = "outer " + name  # an argument of a block around it, or of the function
+        got = "outer " + name  # an argument of the function (or a name from outside)
         while b is not None:
             k = self._flow(b).def_index(base)
             if k is not None:
                 got = self._op(b, k, depth) + (f"#{index}" if index else "")
                 break
             owner = b.parent.parent if b.parent is not None else None
+            if isinstance(owner, Operation) and owner.name != "func.func":
+                # an argument of a region's block: by its place (two branches, or two
+                # hosts, name their arguments apart; a function's are %argN anyway)
+                place = next((i for i, a in enumerate(b.arguments) if a.name == base), None)
+                if place is not None:
+                    got = f"argument {place} of a {owner.name} region"
+                    break
             b = owner.parent if isinstance(owner, Operation) else None
         self._values[key] = got
         return got

@@ -173,12 +173,19 @@ class Signature:
     status: str | None = None
     """Why the program could not be traced (then it has no classes), or None."""
 
+    core: str | None = None
+    """The digest of the ops, groups and steps (computed once; a restriction shares
+    them, and this, with the signature it restricts)."""
+
     def shape_digest(self) -> str:
         """A digest of everything but the devices (see the module docstring)."""
-        d = self.to_json()
-        d.pop("devices", None)
-        d["classes"] = [[c["steps"], c.get("end")] for c in d["classes"]]
-        return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=16).hexdigest()
+        if self.core is None:
+            d = self.to_json()
+            core = {k: d[k] for k in ("program", "name", "front_end", "grid", "ops", "groups", "steps", "scheduled")}
+            core["status"] = self.status
+            self.core = hashlib.blake2b(json.dumps(core, sort_keys=True).encode(), digest_size=16).hexdigest()
+        shape = [self.core] + [[c.steps, c.end] for c in self.classes]
+        return hashlib.blake2b(json.dumps(shape).encode(), digest_size=16).hexdigest()
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "version": VERSION, "program": self.program, "name": self.name,
@@ -229,8 +236,9 @@ def restrict(sig: Signature, devices) -> Signature:
         keep = c.devices[np.isin(c.devices, devs)]
         if len(keep):
             classes.append(SigClass(keep, c.steps, c.end))
+    sig.shape_digest()  # (computes `core` once, for every restriction)
     return Signature(sig.program, sig.name, sig.front_end, sig.grid, devs, sig.ops, sig.groups, sig.steps, classes,
-                     sig.scheduled, sig.status)
+                     sig.scheduled, sig.status, sig.core)
 
 
 def _ranges(ids: np.ndarray) -> list[list[int]]:
