@@ -266,6 +266,28 @@ def test_hosts_command_bad_input_is_a_message_not_a_traceback(tmp_path):
     assert proc.returncode == 2 and "SHLO002" in proc.stdout
 
 
+def test_programs_that_differ_outside_communication_say_where(tmp_path):
+    a = HOSTS / "identical" / "host0.mlir"
+    b = tmp_path / "host1.mlir"
+    b.write_text(a.read_text().replace("sdy.return %1", "%9 = stablehlo.negate %1 : tensor<1x4xf32>\n      sdy.return %9"))
+    proc = run_cli("hosts", "--no-source", str(a), str(b), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "info[SHLO513] the hosts' programs differ (host 0, host 1), but not in what they communicate" in proc.stdout
+    line = next(i for i, (x, y) in enumerate(zip(a.read_text().splitlines(), b.read_text().splitlines()), 1) if x != y)
+    assert f"host0.mlir:{line}:1: host 0's program first differs from host 1's on this line" in proc.stdout
+
+
+def test_a_host_program_that_cannot_be_followed_is_undecided(tmp_path):
+    src = (CORPUS / "deadlock" / "data_dependent_branch.mlir").read_text()
+    a, b = tmp_path / "h0.mlir", tmp_path / "h1.mlir"
+    a.write_text(src)
+    b.write_text(src + "// host 1's copy\n")
+    got = check_host_files([HostArg(str(a)), HostArg(str(b))])
+    (f,) = got.verdict.findings
+    assert (f.code, f.severity) == ("SHLO515", "info")
+    assert "its branch index depends on the block argument %flag" in f.message
+
+
 def test_devices_argument_forms():
     assert parse_devices("0-3") == [0, 1, 2, 3]
     assert parse_devices("0,2,4,6") == [0, 2, 4, 6]

@@ -13,7 +13,7 @@ import click
 from ..lint import options as _options
 from ..lint import registry
 from ..lint.config import ConfigError
-from ..lint.hosts import HostsInputError, check_host_files, diagnostics, exit_code, file_locator, parse_host_arg
+from ..lint.hosts import HostsInputError, check_host_files, exit_code, parse_host_arg, run_diagnostics
 from ..report import FORMATS
 from ..source.diagnostics import Severity
 from .settings import parse_options, project_config
@@ -66,9 +66,7 @@ def hosts_cmd(programs, module_name, output_format, output_file, num_partitions,
     except ValueError as e:  # an option value the analysis refuses
         _fail(str(e))
     registry.load()
-    diags = list(run.problems)
-    if run.verdict is not None:
-        diags += diagnostics(run.verdict, run.hosts, file_locator(run))
+    diags = run_diagnostics(run)
     from ..report import render
 
     counts = {s.value: sum(d.severity == s for d in diags) for s in Severity}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..analysis.process_model.hosts import (CODES, HostFinding, HostProgram, HostsInputError, HostsVerdict, Lane,
@@ -38,7 +38,8 @@ from .paths import program_file
 
 __all__ = ["HostArg", "HostProgram", "HostsInputError", "HostsRun", "HostsVerdict", "Locator", "Signature",
            "SignatureError", "check_host_files", "decide", "diagnostics", "exit_code", "file_locator", "not_checked",
-           "parse_devices", "parse_host_arg", "program_digest", "python_locator", "restrict", "sign_text"]
+           "parse_devices", "parse_host_arg", "program_digest", "python_locator", "restrict", "run_diagnostics",
+           "sign_text"]
 
 
 @dataclass
@@ -237,6 +238,41 @@ def _lane(lane: Lane, hosts: list[HostProgram], locate: Locator) -> ProcessTrace
                                blocked=True))
     first = int(lane.devices[0]) if len(lane.devices) else 0
     return ProcessTrace((0, first), tuple(steps), waits_for=lane.waits, label=lane.label)
+
+
+def run_diagnostics(run: HostsRun) -> list[Diagnostic]:
+    """The `hosts` command's diagnostics: the files that could not be read, the
+    decision's findings at each host's file, and where hosts whose programs
+    differ only locally (SHLO513) first differ, line by line."""
+    out = list(run.problems)
+    if run.verdict is None:
+        return out
+    for d in diagnostics(run.verdict, run.hosts, file_locator(run)):
+        if d.code == CODES["local"]:
+            d = _first_difference(run, d)
+        out.append(d)
+    return out
+
+
+def _first_difference(run: HostsRun, d: Diagnostic) -> Diagnostic:
+    by_program: dict[str, HostProgram] = {}
+    for h in run.hosts:
+        by_program.setdefault(h.signature.program, h)
+    if len(by_program) < 2:
+        return d
+    a, b = list(by_program.values())[:2]
+    sa, sb = run.sources.get(a.path or ""), run.sources.get(b.path or "")
+    if sa is None or sb is None:
+        return d
+    la, lb = sa.text.splitlines(), sb.text.splitlines()
+    k = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+    if k >= max(len(la), len(lb)):
+        return d
+    notes = d.notes + (Note(Location(a.path, Span(sa.offset(k + 1, 1), sa.offset(k + 1, 1))),
+                            f"{a.name}'s program first differs from {b.name}'s on this line"),
+                       Note(Location(b.path, Span(sb.offset(k + 1, 1), sb.offset(k + 1, 1))),
+                            f"{b.name}'s program, the same line"))
+    return replace(d, notes=notes)
 
 
 def exit_code(run: HostsRun, fail_on: str = "warning") -> int:
