@@ -124,3 +124,27 @@ def test_uneven_pipeline_says_how_often_each_process_runs_it():
     notes = " ".join(n.message for n in d.notes)
     assert "runs (0, 7) once; (0, 6) twice; (0, 0)–(0, 5) 3 times" in notes
     assert "its second with their second" in d.help and "loop runs a different number" not in d.help
+
+
+def test_the_editor_does_not_keep_a_finding_an_edit_of_a_constant_removes():
+    """SHLO507 reads where operands come from, constants included: after an edit
+    that makes both branches' operands alike, the editor's re-lint (which reuses
+    a module rule's findings when nothing it read changed) equals a full lint."""
+    from shlo_lint.checker.editor.incremental.document import Document
+    from shlo_lint.checker.lint.engine import lint_source
+
+    text = (CORPUS / "deadlock" / "meets_other_operand.mlir").read_text()  # psum(x) | psum(2 x)
+    two = text.replace("%s = \"stablehlo.all_reduce\"(%x)", "%z = stablehlo.multiply %k2, %x : tensor<4xf32>\n"
+                       "      %s = \"stablehlo.all_reduce\"(%z)", 1)
+    two = two.replace("%3 = \"stablehlo.case\"(%2) ({",
+                      "%k2 = stablehlo.constant dense<3.0> : tensor<4xf32>\n    %3 = \"stablehlo.case\"(%2) ({", 1)
+    same = two.replace("dense<3.0>", "dense<2.0>")  # -> psum(2 x) | psum(2 x)
+    assert two != same
+    doc = Document()
+    for version in (two, same, two):
+        got = doc.lint(SourceFile("prog.mlir", version), Config())
+        want = lint_source(SourceFile("prog.mlir", version), Config())
+        assert sorted(d.code for d in got.diagnostics) == sorted(d.code for d in want.diagnostics)
+    codes_two = [d.code for d in lint_source(SourceFile("p.mlir", two), Config()).diagnostics]
+    codes_same = [d.code for d in lint_source(SourceFile("p.mlir", same), Config()).diagnostics]
+    assert "SHLO507" in codes_two and "SHLO507" not in codes_same, (codes_two, codes_same)

@@ -158,9 +158,15 @@ def _digest(text: str) -> str:
 class Fingerprints:
     """Operand fingerprints of the ops of one module, read from the text (no header
     parse): each op's operands are the `%names` of its header, resolved in its
-    block and the blocks around it (semantics.BlockFlow)."""
+    block and the blocks around it (semantics.BlockFlow).
 
-    def __init__(self) -> None:
+    `headers`: a constant met is also read through its header, so that what was
+    read is on the record (the editor reuses a module rule's findings only when
+    no header field it read changed: a rule must read a constant's value that
+    way); a signature, which no editor reuses, reads the text alone."""
+
+    def __init__(self, headers: bool = True) -> None:
+        self.headers = headers
         self._flows: dict[int, BlockFlow] = {}
         self._memo: dict[tuple[int, int], str] = {}
         self._values: dict[tuple[int, str, int], str] = {}
@@ -227,6 +233,8 @@ class Fingerprints:
         op = block.operations[k]
         flow = self._flow(block)
         if op.name in _CONSTANTS:
+            if self.headers:
+                op.attr("value")  # on the record (see the class docstring)
             got = "const " + _constant_digest(flow.text, op)
         elif depth <= 0:
             got = op.name

@@ -391,7 +391,7 @@ class _Builder:
         self.sig, self.facts, self.module = sig, facts, module
         self.op_index: dict[int, list[int]] = {}
         self.group_index: dict[tuple, int] = {}
-        self.prints = Fingerprints()
+        self.prints = Fingerprints(headers=False)
         self.frontiers: dict[int, dict[int, tuple[int, int]]] = {}
         self.digests: dict[int, str] = {}
         self.by_text: dict[str, dict] = {}
