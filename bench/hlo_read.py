@@ -17,6 +17,8 @@ not a test).
    signature and instruction body (operands, typed attributes) read (`parse_all`). Prints wall
    and CPU seconds; the ratios are of CPU seconds (each reader runs on one thread, and on a
    shared machine other processes stretch wall time).
+4. Times `shlo-lint` on it (the engine's lint_source: the HLO lowered into the IR, every rule,
+   the deadlock analysis), against the same baselines.
 
 The module is written to bench/out/ (git-ignored), kept with --keep.
 """
@@ -117,6 +119,16 @@ def replicate(text: str, mb: float) -> str:
     return "".join(out)
 
 
+def lint(text: str, path: str) -> None:
+    """shlo-lint on the module, as the command line lints one file (no finding expected)."""
+    from shlo_lint.checker.lint.config import Config
+    from shlo_lint.checker.lint.engine import lint_released
+    from shlo_lint.checker.source.text import SourceFile
+
+    result = lint_released(SourceFile(path, text), Config())
+    assert not result.diagnostics, [d.message for d in result.diagnostics[:3]]
+
+
 def best_of(readers: dict, repeat: int) -> dict[str, tuple[float, float]]:
     """Each reader's best (wall, CPU) seconds over `repeat` rounds, the readers taking turns in
     each round. The ratios use CPU time: on a shared machine other processes' load lengthens
@@ -171,11 +183,13 @@ def main() -> int:
         readers["jaxlib hlo_module_from_text"] = lambda: parse(text)
     readers["ours, structure only"] = lambda: read_hlo(text, str(path))
     readers["ours, every attribute read"] = ours_all
+    readers["shlo-lint, every rule"] = lambda: lint(text, str(path))
     best = best_of(readers, args.repeat)
     base = best.get("jaxlib hlo_module_from_text")
     print(f"  {'':<30} {'wall s':>7} {'CPU s':>7} {'MB/s':>6}")
     for label, (wall, cpu) in best.items():
-        ratio = f"  {cpu / base[1]:.2f}x jaxlib's CPU time" if base is not None and label.startswith("ours") else ""
+        ratio = f"  {cpu / base[1]:.2f}x jaxlib's CPU time" if base is not None and label != "jaxlib hlo_module_from_text" \
+            else ""
         print(f"  {label:<30} {wall:7.2f} {cpu:7.2f} {size / cpu:6.1f}{ratio}")
     if not args.keep:
         path.unlink()

@@ -3,7 +3,7 @@ file, against a cold `shlo-lint check` run on the same file, as a ratio.
 
     python bench/lsp_latency.py [--lines 10000] [--repeat 7] [--debounce-ms 150]
 
-The server re-lints incrementally (checker/incremental.py): the didOpen lint is
+The server re-lints incrementally (checker/editor/incremental/document.py): the didOpen lint is
 a full one (reported as "first lint"), each didChange reuses what the edit
 cannot have changed. The target (issue 13): didChange → diagnostics <= 100 ms
 and <= 5% of a cold CLI run, without debounce.

@@ -16,7 +16,7 @@ from shlo_lint.checker.analysis.semantics import int_attr
 
 from .support.groups import (check_groups_cover, check_ids_in_range, check_unique_ids, group_size, replica_groups)
 from .support.shapes import (attr_where, check_arity, data_operand_types, dim_out_of_range, fmt_dims, op_label, pairs,
-                      result_types, tensor, which)
+                             result_types, tensor, which)
 from .support.collective_checks import (ALL_TO_ALL, dim_in_range, compatible)
 
 

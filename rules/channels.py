@@ -12,8 +12,8 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import Reuse, rule
-from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, channel_id, flag,
-                                                  iter_process_groups, replica_groups)
+from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, FLATTENED_IDS, channel_id, flag, iter_process_groups,
+                                                  replica_groups)
 from shlo_lint.checker.ir.catalog import DONE, GLOBAL_IDS_KINDS, KINDS, OPS, POINT_TO_POINT, START, base_kind
 
 from .support.grid_checks import grid_needed

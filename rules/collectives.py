@@ -43,7 +43,8 @@ _INPUT_LABEL = {"all_gather": "all_gather I3", "all_reduce": "all_reduce I2", "r
 
 # =========================================================================== shared
 @rule("SHLO200", "replica-groups-malformed",
-      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE, reuse=Reuse.OP)
+      on=ALL_GATHER + ALL_REDUCE + REDUCE_SCATTER + ALL_TO_ALL + COLLECTIVE_BROADCAST + COLLECTIVE_REDUCE,
+      reuse=Reuse.OP)
 def replica_groups_malformed(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """`replica_groups` is not a rank-2 integer constant.
 

@@ -17,7 +17,7 @@ skipped, as XLA does.
 
 Here the "computation" is one block: the candidates are the block's own ops,
 and reachability is def-use between the block's ops read from their text
-(checker.semantics.BlockFlow: no header parse, regions included), searched
+(analysis.semantics.BlockFlow: no header parse, regions included), searched
 backwards from each candidate and bounded below by the group's first member.
 Options: `combine-threshold-bytes` (default 30 MiB, XLA's GPU default),
 `combine-threshold-count` (default 256), `combine-scan-limit` (default 20000:

@@ -373,9 +373,9 @@ def _missing_text(d: Deadlock, primary: Blocked) -> str:
 def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> Iterator[Diagnostic]:
     """The diagnostics of the verdict's deadlocks of one kind: errors (SHLO500,
     SHLO501), or warnings when the deadlock depends on the issue order XLA's
-    scheduler chooses (`warn`, SHLO505 in rules/deadlock_schedule.py). The
-    headline says what and where; the chain of waits, the issue orders, the
-    scheduler's part and the traces are notes."""
+    scheduler chooses (`warn`, SHLO505). The headline says what and where; the
+    chain of waits, the issue orders, the scheduler's part and the traces are
+    notes."""
     more = v.stats.get("deadlock_groups", len(v.deadlocks)) - len(v.deadlocks)
     last = v.deadlocks[-1] if v.deadlocks else None
     shape = (ctx.grid.num_replicas or 1, ctx.grid.num_partitions or 1) if v.trace is None else \

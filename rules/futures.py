@@ -1,7 +1,7 @@
 """Futures: every async start is completed by exactly one done/await on every path
 (SPEC-NOTES §4; seeds 002, 003, 004).
 
-The engine is checker/futures.py: it follows each future through the rest of
+The engine is checker/analysis/pairing.py: it follows each future through the rest of
 its block, `if`/`case` branches, `while` bodies, region terminators, `func.call`
 (callee summaries) and `func.return`. The rules here only turn its findings into
 diagnostics; each names the start as a related location and, for leaks, the

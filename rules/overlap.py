@@ -3,7 +3,7 @@
 A start/done pair is worth having only when independent work runs while the
 collective is in flight (seed 004's motivation; seed 003's planner awaits "only
 at true use sites"). These rules look at one block at a time, with def-use read
-from the op text (checker.semantics.BlockFlow, no header parse), and say which
+from the op text (analysis.semantics.BlockFlow, no header parse), and say which
 ops could move:
 
 * SHLO601: nothing runs between a start and its done, although later ops that

@@ -14,9 +14,8 @@ from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import flag
 from shlo_lint.checker.ir.types import TensorType
 
-from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
-                        missing_pairs_diag, host_pairs_diag, is_token, RECV, RECV_READING, DEVICE_TO_DEVICE,
-                        HOST_TO_DEVICE)
+from .support.pairs import (DEVICE_TO_DEVICE, HOST_TO_DEVICE, RECV, RECV_READING, channel_type_diag, host_pairs_diag,
+                            is_token, missing_pairs_diag, pairs_range_diags, pairs_shape_diags, pairs_unique_diags)
 
 
 @rule("SHLO111", "recv-pairs-bad-shape", on=RECV, spec="recv C1", reuse=Reuse.OP)

@@ -14,7 +14,8 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import int_attr
 
-from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids, group_size)
+from .support.groups import (check_global_ids_channel, check_groups_cover, check_ids_in_range, check_unique_ids,
+                             group_size)
 from .support.shapes import (attr_where, check_computation, data_operand_types, dim_out_of_range, op_label, tensor)
 from .support.collective_checks import (REDUCE_SCATTER, gather_like_result, dim_in_range, element_is_e)
 
@@ -144,7 +145,8 @@ def reduce_scatter_replica_id_out_of_range(op: Operation, ctx: Context) -> Itera
     yield from check_ids_in_range(op, ctx, padding=False, need_grid=False, check="reduce_scatter C5 (ids < N)")
 
 
-@rule("SHLO226", "reduce-scatter-global-ids-without-channel", on=REDUCE_SCATTER, spec="reduce_scatter C6", reuse=Reuse.OP)
+@rule("SHLO226", "reduce-scatter-global-ids-without-channel", on=REDUCE_SCATTER, spec="reduce_scatter C6",
+      reuse=Reuse.OP)
 def reduce_scatter_global_ids_without_channel(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """reduce_scatter sets `use_global_device_ids` without a positive channel_id.
 
@@ -221,7 +223,8 @@ def reduce_scatter_result_shape_mismatch(op: Operation, ctx: Context) -> Iterato
     yield from gather_like_result(op, ctx, "scatter_dimension", grow=False)
 
 
-@rule("SHLO229", "reduce-scatter-result-element-type-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C9", reuse=Reuse.OP)
+@rule("SHLO229", "reduce-scatter-result-element-type-mismatch", on=REDUCE_SCATTER, spec="reduce_scatter C9",
+      reuse=Reuse.OP)
 def reduce_scatter_result_element_type_mismatch(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """The reduce_scatter's result element type is not the computation's element type E.
 

@@ -13,8 +13,8 @@ from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import flag
 
-from .support.pairs import (pairs_shape_diags, pairs_unique_diags, pairs_range_diags, channel_type_diag,
-                        missing_pairs_diag, host_pairs_diag, is_token, SEND, DEVICE_TO_DEVICE, DEVICE_TO_HOST)
+from .support.pairs import (DEVICE_TO_DEVICE, DEVICE_TO_HOST, SEND, channel_type_diag, host_pairs_diag, is_token,
+                            missing_pairs_diag, pairs_range_diags, pairs_shape_diags, pairs_unique_diags)
 
 
 @rule("SHLO101", "send-pairs-bad-shape", on=SEND, spec="send C1", reuse=Reuse.OP)

@@ -14,7 +14,7 @@ import re
 from typing import Iterator
 
 from shlo_lint.checker.ir.attributes import (Attribute, BoolAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
-                                          OpaqueAttr, StringAttr)
+                                             OpaqueAttr, StringAttr)
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.source.diagnostics import Diagnostic
 from shlo_lint.checker.ir.catalog import DONE, START, in_order, names

@@ -3,7 +3,7 @@
 SHLO504 reads the deadlock analysis' trace (rules/deadlock.py computes it once
 per module): the branches and loops whose index or trip count the tracer found
 to be per-device data that can split a communicator they guard
-(`checker.uniform.Divergence`).
+(`analysis.uniform.Divergence`).
 """
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from shlo_lint.hosts_api import assert_same_on_hosts, check_hosts
 
 
 def parse(text: str, path: str = "<string>"):
-    """Parse StableHLO text into the IR (shlo_lint.checker.ir.core.Module), headers lazily."""
+    """Parse StableHLO text, or XLA's HLO text (by its content), into the IR
+    (shlo_lint.checker.ir.core.Module), headers lazily."""
     from shlo_lint.checker.frontend.read import read_module
     from shlo_lint.checker.source.text import SourceFile
 

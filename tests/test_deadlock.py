@@ -1,4 +1,4 @@
-"""The deadlock model (checker/deadlock.py) and its rules (SHLO500-503, SHLO505): verdicts
+"""The deadlock model (checker/analysis/process_model/) and its rules (SHLO500-503, SHLO505): verdicts
 on every corpus/deadlock case and real JAX export, counterexamples, matching
 semantics, options, output formats. Its time and size limits: test_deadlock_limits.py."""
 from __future__ import annotations

@@ -125,7 +125,7 @@ def _run(fn, args):
     lowered = jax.jit(fn).lower(*args)
     # A fresh header cache per program: with the shared one, parsing the LAPACK exports one
     # after another makes a later custom_call header fall back (AttributeError relocating
-    # #stablehlo.output_operand_alias spans in checker/parse.py) -- a parser bug, reported.
+    # #stablehlo.output_operand_alias spans in checker/frontend/stablehlo/parse/) -- a parser bug, reported.
     module = scan(SourceFile("jax.mlir", lowered.as_text()), LarkParser(cache=False))
     expected = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
     return module, [np.asarray(e) for e in expected]

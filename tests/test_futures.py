@@ -1,4 +1,4 @@
-"""Start/done pairing (checker/futures.py, rules/futures.py): edge cases the corpus
+"""Start/done pairing (checker/analysis/pairing.py, rules/futures.py): edge cases the corpus
 files do not spell out, and the real JAX exports."""
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ def spans(value, acc):
 
 def snapshot(text: str, cache: bool, fast: bool = False):
     # fast=False: every header the cache misses goes through Lark, not the
-    # regex fast path (checker/parse/fast.py).
+    # regex fast path (checker/frontend/stablehlo/parse/fast.py).
     module = scan(SourceFile("t.mlir", text), LarkParser(cache=cache, fast=fast))
     out = []
     for op in module.walk():

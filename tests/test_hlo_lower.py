@@ -305,3 +305,13 @@ def test_the_editor_lints_an_hlo_document():
         linted = lint(path.read_text(), str(path), 1, doc)
         assert [d.code for d in linted.diagnostics] == ["SHLO501"]
         assert any(n.location.path == "corpus/generate.py" for n in linted.diagnostics[0].notes)
+
+
+def test_a_tuple_index_that_is_no_element_is_a_syntax_error():
+    from shlo_lint import lint_text
+
+    text = ("HloModule m\nENTRY %e (a: (f32[], s32[])) -> s32[] {\n  %a = (f32[], s32[]) parameter(0)\n"
+            "  ROOT %g = s32[] get-tuple-element(%a), index=5\n}\n")
+    (d,) = lint_text(text, "g.hlo")
+    assert d.code == "SHLO001" and "index 5 is not an element" in d.message
+    assert text[d.span.start:d.span.end] == "5"

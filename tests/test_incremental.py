@@ -1,4 +1,4 @@
-"""The language server's re-lint as you type (checker/incremental.py) gives exactly
+"""The language server's re-lint as you type (checker/editor/incremental/document.py) gives exactly
 what a full lint of the same text gives, after every edit of random edit
 sequences: characters inserted, deleted and replaced anywhere (comments, op
 names, types, attributes, braces that break and later restore the structure),
@@ -235,7 +235,7 @@ def test_text_edit():
 
 
 def test_a_comment_mentioning_a_mesh_changes_no_finding():
-    """checker/uniform.partitioned read `sdy.mesh` anywhere in the text: a comment
+    """checker/analysis/uniform.partitioned read `sdy.mesh` anywhere in the text: a comment
     saying it made a module "partitioned" and hid its SHLO503/SHLO504 (and a re-lint
     could not reuse across comment edits)."""
     from shlo_lint import lint_text

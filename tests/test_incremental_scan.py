@@ -1,4 +1,4 @@
-"""The language server's re-scan (checker/incremental_scan.py): copying the
+"""The language server's re-scan (checker/editor/incremental/skeleton.py): copying the
 previous version's skeleton through an edit gives exactly what a full scan of
 the new text gives (ops, spans, results, regions, blocks, labels, aliases,
 errors), after random edits inside one line and blank space added or removed;

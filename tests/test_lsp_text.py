@@ -1,4 +1,4 @@
-"""The language server's text documents (checker/lsp_text.py) apply an editor's
+"""The language server's text documents (checker/editor/text_document.py) apply an editor's
 incremental changes exactly as pygls' TextDocument does, for every position
 encoding, on random texts (line breaks pygls splits on other than `\\n`, astral
 characters, empty lines) and random, out of range and backwards ranges."""
@@ -74,7 +74,7 @@ def test_the_servers_workspace_indexes_lines():
 
 
 def test_a_re_lint_makes_no_reference_cycle():
-    """The server freezes what each re-lint leaves (checker/lsp.py, `lint`: the GC
+    """The server freezes what each re-lint leaves (checker/editor/server.py, `lint`: the GC
     would walk it after every keystroke); that frees nothing less only because a
     re-lint makes no cyclic garbage: every object it drops goes by reference
     counting. (Checked with the GC off, then one collection of all, frozen included.)"""

@@ -1,4 +1,4 @@
-"""The Lark header parser (checker/parse/, grammar/stablehlo.lark): types,
+"""The Lark header parser (checker/frontend/stablehlo/parse/, grammar/stablehlo.lark): types,
 attributes, locations and aliases. Ops (generic and pretty forms, block labels,
 syntax errors, the corpus) are in tests/test_parse_ops.py; the helpers that build
 one op the way the scanner would are in tests/parse_helpers.py.
@@ -9,17 +9,16 @@ import math
 
 import pytest
 
-from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr,
-                                          DenseResourceAttr, DialectAttr, DictAttr, EnumAttr, FloatAttr,
-                                          IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr,
-                                          UnitAttr)
-from shlo_lint.checker.ir.core import (CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc,
-                                  UnknownLoc, python_frames)
-from shlo_lint.checker.frontend.stablehlo.parse import (SyntaxProblem, parse_alias_definition, parse_attribute, parse_location,
-                                     parse_type, parse_type_list)
+from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
+                                             DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr, OpaqueAttr,
+                                             StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from shlo_lint.checker.ir.core import (CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, UnknownLoc,
+                                       python_frames)
+from shlo_lint.checker.frontend.stablehlo.parse import (SyntaxProblem, parse_alias_definition, parse_attribute,
+                                                        parse_location, parse_type, parse_type_list)
 from shlo_lint.checker.source.text import SourceFile, Span
-from shlo_lint.checker.ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType,
-                                     QuantizedType, ScalarType, ShardType, TensorType, TokenType, TupleType)
+from shlo_lint.checker.ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType,
+                                        ScalarType, ShardType, TensorType, TokenType, TupleType)
 
 
 from parse_helpers import PARSER, F32, I32, I64, A, T, at

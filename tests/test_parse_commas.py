@@ -1,4 +1,4 @@
-"""Commas in pretty forms and dense literals (checker/parse/commas.py): what MLIR's
+"""Commas in pretty forms and dense literals (checker/frontend/stablehlo/parse/commas.py): what MLIR's
 parsers reject is a syntax error, what they accept is not. Every "rejects" case
 below was checked with jaxlib's parser; test_agrees_with_jaxlib_on_mutations
 checks the direction that matters most (no error where jaxlib parses) on

@@ -1,4 +1,4 @@
-"""The regex fast path (checker/parse/fast.py) on the forms JAX and
+"""The regex fast path (checker/frontend/stablehlo/parse/fast.py) on the forms JAX and
 stablehlo-opt print most: each line below must be *taken* by the fast path
 (not left to Lark) and must read exactly as the full grammar reads it —
 header, attributes, every nested span, location. Lines the fast path must

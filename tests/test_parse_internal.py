@@ -51,7 +51,7 @@ def test_a_parser_exception_is_an_internal_error_not_a_syntax_error(monkeypatch,
     monkeypatch.setitem(names, "parse_rule", broken_run)
     monkeypatch.setitem(names, "fast_parse", broken_fast)
     # Headers parsed by earlier tests in this process are shared across files
-    # (checker/parse/cache.py): this op must really be parsed here.
+    # (checker/frontend/stablehlo/parse/cache.py): this op must really be parsed here.
     cache.clear_shared()
     result = lint(TEXT)
     codes = [d.code for d in result.diagnostics]

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
-                                          EnumAttr, IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
-                                          TypeAttr, UnitAttr)
-from shlo_lint.checker.ir.core import (Block, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, Operation,
-                                  Region, UnknownLoc)
+from shlo_lint.checker.ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DictAttr, EnumAttr,
+                                             IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from shlo_lint.checker.ir.core import (Block, FileLineColLoc, FusedLoc, LocAlias, Module, NameLoc, Operation, Region,
+                                       UnknownLoc)
 from shlo_lint.checker.frontend.stablehlo.parse import SyntaxProblem, parse_type
 from shlo_lint.checker.source.text import SourceFile, Span
 from shlo_lint.checker.ir.types import FunctionType, FutureType, MemRefType, ScalarType, TensorType, TokenType

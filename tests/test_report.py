@@ -11,7 +11,7 @@ import pytest
 from conftest import sarif_schema_validator
 from shlo_lint.checker import report
 from shlo_lint.checker.source.diagnostics import (Diagnostic, Edit, Fix, Location, Note, ProcessTrace, Severity,
-                                           TraceStep)
+                                                  TraceStep)
 from shlo_lint.checker.lint.registry import RuleSpec
 from shlo_lint.checker.report import github, json_, sarif, text
 from shlo_lint.checker.source.text import SourceFile, Span

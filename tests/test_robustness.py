@@ -1,8 +1,7 @@
 """Property tests: whatever the text, linting returns diagnostics and never raises."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from shlo_lint import Config, lint_text
 from shlo_lint.checker.source.diagnostics import Diagnostic
@@ -63,7 +62,7 @@ from shlo_lint.checker.cli.files import lint_paths  # noqa: E402
 
 from conftest import run_cli  # noqa: E402
 
-# Today's parser crash (AttributeError in checker/parse.py); once the parser is
+# Today's parser crash (AttributeError in checker/frontend/stablehlo/parse/); once the parser is
 # fixed it is a plain syntax error, and everything asserted below still holds.
 PARSER_CRASH = """func.func @main(%a: tensor<f32>) -> tensor<f32> {
   %0 = "stablehlo.add"(%a) : (tensor<f32, #x<<1>>, f32) -> f32

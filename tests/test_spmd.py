@@ -1,4 +1,4 @@
-"""Per-process communication traces (checker/spmd.py): the name-only structure
+"""Per-process communication traces (checker/analysis/tracer/): the name-only structure
 pass, value folding per process (what JAX emits for axis_index), branches and
 loops resolved per process, process classes, what stays unresolved."""
 from __future__ import annotations

@@ -59,7 +59,7 @@ def test_a_file_with_findings_in_text_format_still_imports_none_of_them(tmp_path
 
 
 def test_a_file_without_communication_does_not_import_numpy(tmp_path):
-    # numpy is for the SPMD tracer and the deadlock model (checker/lazy_numpy.py);
+    # numpy is for the SPMD tracer and the deadlock model (checker/analysis/lazy_numpy.py);
     # a file they have nothing to trace never imports it. One with a collective does.
     plain = tmp_path / "plain.mlir"
     plain.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"

@@ -1,4 +1,4 @@
-"""Uniformity (checker/uniform.py, the tracer's uniform decisions, SHLO504): which
+"""Uniformity (checker/analysis/uniform.py, the tracer's uniform decisions, SHLO504): which
 values are the same on every process of a group, branches and loops proven for
 every value, per-device data guarding communication, constant tables indexed by
 the process id. Verdicts on the real JAX exports follow what XLA:CPU did with

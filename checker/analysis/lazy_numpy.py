@@ -1,9 +1,9 @@
 """numpy, imported on first use.
 
-The SPMD tracer and the deadlock model (spmd*.py, uniform.py, deadlock/) are
+The SPMD tracer and the deadlock model (tracer/, uniform.py, process_model/) are
 imported whenever the rules load, but only a module with communication reaches
-code that computes with numpy; importing it is ~0.06 s of CPU, a large share of
-a one-file run over anything else. `np` stands in for the module: the first
+code that computes with numpy, and importing numpy is a large share of a
+one-file run over anything else (docs/performance.md, "Start-up"). `np` stands in for the module: the first
 attribute read imports numpy and copies its namespace into the stand-in, so
 later reads are plain attribute hits (no call per `np.x`).
 """

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ..ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseDecodeError, DenseElementsAttr, DialectAttr,
-                         IntegerAttr, ReplicaGroupsAttr, UnitAttr)
+                             IntegerAttr, ReplicaGroupsAttr, UnitAttr)
 from ..ir.catalog import GLOBAL_IDS_KINDS, base_kind
 from ..ir.core import Module, Operation
 

@@ -18,12 +18,12 @@ their partitions (the coarsest common refinement). A branch or loop whose
 index/predicate is uniform over every communicator it guards (each collective's
 process group, each send/recv/permute pair lies inside one class) cannot split
 a communicator: every member takes the same branch or runs the same trip count
-(checker/spmd.py then follows each branch / a representative trip count for
+(tracer/tracer.py then follows each branch / a representative trip count for
 all of them). Otherwise it guards communication with per-device data
 (`Divergence`, SHLO504).
 
 This module holds the value algebra and the facts it needs (shardings,
-communicators); checker/spmd.py applies it while tracing.
+communicators); the tracer applies it while tracing.
 """
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..lint import options as _options
-from ..lint import registry
+from ..lint import options as _options, registry
 from ..lint.config import Config, ConfigError
 from ..source.diagnostics import Severity
 from ..report import FORMATS
@@ -135,7 +134,7 @@ def _version() -> str:
 
 
 def _print_version(ctx, _param, value) -> None:
-    """--version; importlib.metadata (~30-50 ms of imports) is loaded only here, not at start-up."""
+    """--version; importlib.metadata (a heavy import) is loaded only here, not at start-up."""
     if value and not ctx.resilient_parsing:
         click.echo(f"shlo-lint, version {_version()}")
         ctx.exit()

@@ -6,8 +6,8 @@ once before the children fork, so each starts warm (copy-on-write). The files
 are cut into chunks; every process takes the next untaken chunk from a shared
 counter, so a slow file does not hold the others up. The parent lints chunks
 too instead of only waiting on a pool of `jobs` workers (what this replaced):
-measured alternately on 2 cores, the two take the same time (StableHLO
-testdata 1.60 s both, corpus/many 1.07-1.08 s); it is kept for one fewer
+measured alternately on 2 cores, the two take the same time
+(docs/performance.md, "Many files"); it is kept for one fewer
 process and for what a pool could not do: a child that dies in a chunk
 (killed, crashed) leaves its chunk to the parent, where the pool broke and
 took the run with it.
@@ -63,9 +63,10 @@ _POOL_WORTH_S = 0.2
 
 def auto_jobs(files: list[str], cores: int) -> int:
     """`-j auto`: every core, but only when the files are worth a pool. A
-    pre-commit run on a few changed files was 40-60 ms slower with workers than
-    in one process (2-32 small exports); the pool pays from ~0.2 s of one-process
-    work (~90 exports, 0.5 MB). An explicit `-j N` is taken as given."""
+    pre-commit run on a few changed files was slower with workers than in one
+    process; the pool pays from `_POOL_WORTH_S` of one-process work, estimated
+    from the files' count and size (docs/performance.md, "Many files"). An
+    explicit `-j N` is taken as given."""
     if cores <= 1 or len(files) < 2:
         return 1
     work = 0.0
@@ -166,10 +167,10 @@ def lint_files(files: list[str], config: Config, jobs: int = 1) -> Iterator[File
 
 
 def chunk_size(n_files: int, jobs: int) -> int:
-    """Files per task. A task costs the parent ~1 ms of queueing and pickling,
-    about what linting a small JAX export costs now, so one file per task kept
-    the second core from paying off (774 small files: -j auto 1.36x -j 1, 1.50x
-    with chunks); chunks of up to 16 amortise it, while at least ~8 chunks per
-    worker keep the work balanced (a big module is not stuck with many
-    neighbours) and the order-preserving stream moving."""
+    """Files per task. A task costs the parent about what linting a small JAX
+    export costs (queueing and pickling), so one file per task kept the second
+    core from paying off (docs/performance.md, "Many files"); chunks of up to 16
+    amortise it, while at least ~8 chunks per worker keep the work balanced (a
+    big module is not stuck with many neighbours) and the order-preserving
+    stream moving."""
     return max(1, min(16, n_files // (jobs * 8)))

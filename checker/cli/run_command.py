@@ -1,6 +1,6 @@
 """`shlo-lint run PROG`: execute a program for every process of its grid.
 
-Registered on the main command group by checker/cli.py (imported lazily, so
+Registered on the main command group by commands.py (imported lazily, so
 `shlo-lint check` never pays for it)."""
 from __future__ import annotations
 

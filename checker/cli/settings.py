@@ -13,7 +13,7 @@ from ..lint.config import Config, find_pyproject, load_config
 
 def parse_options(pairs: tuple[str, ...]) -> dict:
     """`-O key=value`: values read as TOML values when they parse (5000, true, "x", [1, 3]), else
-    strings; checker/options.py then checks and converts them."""
+    strings; lint/options.py then checks and converts them."""
     import tomllib
 
     out = {}

@@ -6,7 +6,7 @@ run on one worker thread so the server keeps reading messages meanwhile.
 
 * open / save lint at once; change re-lints after `debounce_ms` of quiet, and a
   result is published only if the document is still at the version linted.
-* each open document keeps its last version (checker/incremental.py): a re-lint
+* each open document keeps its last version (incremental/document.py): a re-lint
   reuses the header parses and per-op findings an edit cannot have changed, and
   gives exactly what a full lint of the new text gives.
 * `to_lsp` is the one place a (1-based, code-point) Diagnostic becomes an LSP one:
@@ -133,7 +133,7 @@ class ShloLintServer(LanguageServer):
 
     def settle_later(self, delay: float = SETTLE_DELAY_S) -> None:
         """Run `settle` on the worker once no lint is waiting or running for `delay`
-        seconds (it takes 0.1-0.3 s on a 10k-line file: not in front of an edit)."""
+        seconds (a collection over a big document's objects: not in front of an edit)."""
         if self.settle_handle is not None:
             self.settle_handle.cancel()
 
@@ -183,7 +183,7 @@ class ShloLintServer(LanguageServer):
         self.window_log_message(t.LogMessageParams(kind, message))
 
     def log_framing(self, message: str) -> None:
-        """From the stdin reader's thread (checker/lsp_io.py): stderr now, and the
+        """From the stdin reader's thread (framing.py): stderr now, and the
         client's log from the event loop (writes to stdout stay on one thread)."""
         log.warning("%s", message)
         loop = self.loop
@@ -506,7 +506,7 @@ def create_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> ShloLintServer:
     @server.feature(t.INITIALIZED)
     def initialized(ls: ShloLintServer, params: t.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (lsp_text.py)
+        index_lines(ls.workspace)  # a keystroke's change spliced in, not the text rewritten (text_document.py)
         ls.worker.submit(_warm_up)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
@@ -552,7 +552,7 @@ def _warm_up() -> None:
 def serve(debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
     """Run the server on stdin/stdout until the client says exit or closes stdin.
     Standard input goes through FramedStdin: malformed framing is logged and
-    skipped, never a deaf server (checker/lsp_io.py)."""
+    skipped, never a deaf server (framing.py)."""
     import sys
 
     from .framing import FramedStdin

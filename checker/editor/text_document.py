@@ -1,9 +1,9 @@
 """The editor's text as the language server holds it: pygls' TextDocument with
-incremental changes applied through a line index (checker/lsp.py).
+incremental changes applied through a line index (server.py).
 
 pygls applies each didChange by splitting the whole text into lines and writing
-every line back (~1.5 ms per keystroke on a 10k-line file, on the event loop, in
-front of the lint). `LineIndexedDocument` keeps the offsets where lines start
+every line back (per keystroke, on the event loop, in front of the lint:
+docs/performance.md, "Editor latency"). `LineIndexedDocument` keeps the offsets where lines start
 (a numpy array, moved by each change in C) and splices the text at the change's
 offsets instead, giving exactly pygls' result: the positions are converted by
 pygls' own codec on the one line they name, and a text whose line breaks are

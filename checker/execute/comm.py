@@ -1,5 +1,5 @@
 """Communication with the specification's semantics (SPEC-NOTES §2, §5), matched
-the way the static deadlock model matches it (checker/deadlock.py), so a
+the way the static deadlock model matches it (analysis/process_model/), so a
 replayed counterexample blocks the same processes:
 
 * A collective is a rendezvous of the caller's process group. The n-th arrival
@@ -39,14 +39,12 @@ import numpy as np
 
 from ..ir.catalog import COLLECTIVE_KINDS as CATALOG_COLLECTIVES, KINDS
 from ..ir.core import Operation
-from ..analysis.semantics import (channel_id, flag, process_groups, replica_groups, source_target_pairs,
-                         strategy)
+from ..analysis.semantics import channel_id, flag, process_groups, replica_groups, source_target_pairs, strategy
 from ..analysis.process_model.model import xla_participants
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
 from .ops.common import int_attr
-from .ops.reduce import COMBINE as _COMBINE
-from .ops.reduce import binary_kind as _binary_kind
+from .ops.reduce import COMBINE as _COMBINE, binary_kind as _binary_kind
 from .op_registry import OpFunctions, impl, register
 from .runtime import Frame, fmt_pid
 from .values import TOKEN, ExecutionError, Future, dtype_of, tensor_type

@@ -30,8 +30,7 @@ from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
 from .op_registry import bind_impls, function_classes
-from .runtime import (Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid,
-                      program_mode)
+from .runtime import Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid, program_mode
 from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
 
 

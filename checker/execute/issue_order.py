@@ -1,7 +1,7 @@
 """Issue order: where an async collective waits for its peers, and which order
 the processes issue their collectives in (docs/execution.md, "Issue order").
 
-XLA's runtime (the deadlock analysis models the same: checker/deadlock/model.py,
+XLA's runtime (the deadlock analysis models the same: analysis/process_model/model.py,
 ISSUE_ORDER; docs/deadlock.md says where it was read in openxla/xla and what
 ran on XLA:CPU) puts every collective a process issues, synchronous or the
 start of an async one, onto that process's communication stream in program
@@ -54,7 +54,7 @@ def reordered(block: Block, first: Operation, second: Operation) -> list[Operati
     """The block's ops with `second` issued just before `first`: `second` and the
     plain computation it needs between the two move up together (the static
     analysis only names pairs where nothing of that depends on `first`:
-    checker/deadlock/schedule.py, `independent`). ExecutionError when the pair
+    analysis/process_model/schedule.py, `independent`). ExecutionError when the pair
     is not such a pair of this block."""
     ops = list(block.operations)
     pos = {id(o): i for i, o in enumerate(ops)}

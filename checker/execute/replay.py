@@ -16,7 +16,7 @@ matching completes and the run under the spec's matching deadlocks. SHLO503
 (deadlock-undecided) gets what one concrete run did. With the XLA engine, an
 abort at a stuck collective (or a run the watchdog must kill) confirms a hang
 when the devices' progress markers put the predicted processes at the predicted
-lines, exactly as for the interpreter (xla_markers.py).
+lines, exactly as for the interpreter (xla/markers.py).
 The mark is a note, so every output format carries it.
 """
 from __future__ import annotations

@@ -57,7 +57,7 @@ class RunOptions:
     matching: str = "xla"
     """How collectives meet: "xla" (kind + channel + groups) or "spec" (the same op)."""
     num_processes: int | None = None
-    """xla-distributed: OS processes (None: xla_distributed.default_processes)."""
+    """xla-distributed: OS processes (None: xla.distributed.default_processes)."""
     coordinator: str | None = None
     """xla-distributed: host:port of process 0 (None: 127.0.0.1, a free port)."""
     process_ids: list | None = None

@@ -146,6 +146,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
 
 
 # --------------------------------------------------------------------------- ops
+SEED_004_KINDS = frozenset({"all_gather", "all_reduce", "all_to_all", "collective_broadcast", "collective_permute",
+                            "reduce_scatter"})
+"""The six collectives seed 004 gives `*_start`/`*_done` forms (the StableHLO ops of
+every other collective kind get them too, but not the seed's semantics)."""
+
+
 def _stablehlo_ops() -> list[OpInfo]:
     out = []
     for k in KINDS.values():
@@ -156,7 +162,7 @@ def _stablehlo_ops() -> list[OpInfo]:
             out.append(OpInfo(name, k.name, SEND if k.name == "send" else RECV))
             continue
         reducer = COMPUTATION if k.name in ("all_reduce", "reduce_scatter", "collective_reduce") else None
-        seed = k.name != "collective_reduce"
+        seed = k.name in SEED_004_KINDS
         out += [OpInfo(name, k.name, PERMUTE if k.meets == PAIRS else COLLECTIVE, regions=reducer),
                 OpInfo(f"{name}_start", k.name, START, pair=(f"{name}_done",), future="stablehlo", seed_004=seed,
                        regions=reducer),
@@ -310,9 +316,8 @@ FORWARDING = frozenset(o.name for o in OPS.values() if o.forwards)
 
 __all__ = [
     "ASYNC_BODY", "BRANCHES", "CALL", "CHANNEL", "COLLECTIVE", "COLLECTIVE_KINDS", "COMMUNICATING", "COMPUTATION",
-    "CUSTOM_CALL_KINDS", "DONE", "FORWARDING", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP", "INDIRECT_CALL",
-    "GROUP_KINDS", "KINDS", "Kind", "LOOP", "MODULE", "ONCE", "OPS", "OpInfo", "PAIRS", "PERMUTE", "POINT_TO_POINT",
-    "RECV", "REGION_RETURN", "ROLES", "SAME_IN_GROUP_KINDS", "SEND", "START", "TERMINATORS", "base_kind", "info", "kind",
-    "in_order",
-    "names", "ops_of",
+    "CUSTOM_CALL_KINDS", "DONE", "FORWARDING", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP",
+    "GROUP_KINDS", "INDIRECT_CALL", "KINDS", "Kind", "LOOP", "MODULE", "ONCE", "OPS", "OpInfo", "PAIRS",
+    "PERMUTE", "POINT_TO_POINT", "RECV", "REGION_RETURN", "ROLES", "SAME_IN_GROUP_KINDS", "SEED_004_KINDS",
+    "SEND", "START", "TERMINATORS", "base_kind", "in_order", "info", "kind", "names", "ops_of",
 ]

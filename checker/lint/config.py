@@ -49,9 +49,9 @@ class Config:
     """Lowest severity that makes the exit code 1: error | warning | info."""
     full_parse_limit: int = 4_000_000
     """Files up to this many characters have every op header parsed (all syntax
-    errors found); bigger files parse the ops rules read (see docs/architecture.md)."""
+    errors found); bigger files parse the ops rules read (see docs/performance.md)."""
     options: dict[str, Any] = field(default_factory=dict)
-    """Per-rule options (`[tool.shlo-lint.options]`), validated against checker/options.py."""
+    """Per-rule options (`[tool.shlo-lint.options]`), validated against options.py."""
     path: str | None = None
     """The pyproject.toml these settings came from."""
 

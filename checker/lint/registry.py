@@ -180,8 +180,8 @@ PLUGIN_GROUP = "shlo_lint.rules"
 
 def _plugins_may_exist() -> bool:
     """False only when no installed distribution declares a `shlo_lint.rules` entry
-    point. importlib.metadata costs ~30-50 ms of imports (email, zipfile, csv) plus
-    a parse of every distribution's metadata, a fifth of a one-file run; this reads
+    point. importlib.metadata costs heavy imports (email, zipfile, csv) plus a
+    parse of every distribution's metadata, a fifth of a one-file run; this reads
     the same entry_points.txt files importlib.metadata would, as text. Anything it
     cannot see through (a zip on sys.path, an unreadable directory) says True."""
     import os

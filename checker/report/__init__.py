@@ -19,7 +19,7 @@ from .shared import RuleLookup
 
 def _lazy(module: str, attr: str) -> Callable[..., str]:
     """A reporter imported on first use: `shlo-lint FILE` loads only the text
-    reporter, not SARIF's sarif_om (~0.1 s) or the HTML diagrams."""
+    reporter, not SARIF's sarif_om (a slow import) or the HTML diagrams."""
 
     def reporter(*args, **opts) -> str:
         import importlib

@@ -23,8 +23,7 @@ from collections import Counter
 
 from ..source.diagnostics import Diagnostic
 from ..source.text import SourceFile
-from .shared import (Position, RuleLookup, counts, resolve, resolve_span, severity_of, sorted_diagnostics,
-                     tool_version)
+from .shared import Position, RuleLookup, counts, resolve, resolve_span, severity_of, sorted_diagnostics, tool_version
 
 
 def _pos(pos: Position) -> dict:

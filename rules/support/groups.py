@@ -17,7 +17,7 @@ from shlo_lint.checker.lint.context import PER_OP, CacheKey, Context
 from shlo_lint.checker.source.diagnostics import Diagnostic, Edit, Fix
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA, CROSS_REPLICA_AND_PARTITION,
-                                         FLATTENED_IDS, channel_id, flag, strategy)
+                                                  FLATTENED_IDS, channel_id, flag, strategy)
 from shlo_lint.checker.source.text import Span, in_line_comment
 from shlo_lint.checker.ir.types import ScalarType, TensorType
 

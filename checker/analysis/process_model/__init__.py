@@ -1,6 +1,6 @@
 """Can every process run to completion? (SPEC-NOTES §5)
 
-The model, over the per-process traces of checker/spmd.py:
+The model, over the per-process traces of the tracer (analysis/tracer/):
 
 * a collective completes when every member of its process group has *reached*
   the same collective instance: the n-th occurrence of its matching key on each
@@ -33,7 +33,7 @@ the deadline in every one):
 
 1. `Structure.uniform` (no communication under control flow, no send/recv):
    deadlock-free by construction, nothing beyond op names is read.
-2. quotient.py: processes with the same steps (checker/spmd.py) share one time
+2. quotient.py: processes with the same steps (the tracer's classes) share one time
    per event, whatever the grid size; an acyclic class graph (a linear check)
    proves the program deadlock-free for all processes.
 3. model.py: otherwise the per-process system is decided exactly by

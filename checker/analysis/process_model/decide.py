@@ -116,15 +116,23 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
                        stats=_stats(t0))
     except KeyError:
         return Verdict("unknown", matching, "none", "no entry function", stats=_stats(t0))
+    return decide_trace(tr, facts, opts, t0=t0, deadline=deadline)
+
+
+def decide_trace(tr: Trace, facts: Facts, opts: dict[str, Any], *, t0: float, deadline: float) -> Verdict:
+    """The verdict on per-process traces (`opts`: options_of's; `t0`, `deadline`:
+    time.monotonic() values). It reads the traces' steps and the facts of the
+    grid, not the module they came from: traces of several programs whose
+    processes meet (one program per host) are decided the same way."""
+    matching = opts["deadlock-matching"]
     try:
         verdict = _decide(tr, facts, matching, opts, deadline)
-        # A module whose text fixes the issue order (scheduled HLO) runs that order:
-        # no other order the scheduler might choose is considered (schedule.py).
-        reorders = matching == "xla" and not module.schedule_fixed
-        if reorders and verdict.status == "deadlock":
+        # (The orders a scheduler may choose: none in a module whose text fixes them,
+        # a scheduled HLO module: schedule.candidates.)
+        if matching == "xla" and verdict.status == "deadlock":
             verdict.completes_with = _completing_order(tr, facts, opts, deadline)
         if matching == "xla" and verdict.status == "deadlock-free":
-            chosen = _scheduler_choice(tr, facts, opts, deadline) if reorders else None
+            chosen = _scheduler_choice(tr, facts, opts, deadline)
             if chosen is not None:
                 chosen.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
                 return chosen

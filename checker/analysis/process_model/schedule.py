@@ -12,7 +12,9 @@ fine: `candidates` finds the pairs of issued collectives in one branch run
 whose later one does not depend on the earlier one (what it needs in
 between is plain computation that moves up with it), and
 `variant` is the trace with that later one issued first (by the processes of
-that run only), which the model then decides like any trace.
+that run only), which the model then decides like any trace. A module whose
+text is the schedule (a scheduled HLO module: ir.core.Module.schedule_fixed)
+is run in that order: its steps are never candidates.
 
 Two runs of one computation get one schedule wherever they are: blocks whose
 text is the same computation (value names and locations aside: the two branches
@@ -97,7 +99,9 @@ def candidates(tr: Trace, facts: Facts, limit: int = MAX_VARIANTS) -> list[Reord
     block that only some processes run, which the scheduler may swap."""
     by_block: dict[int, list[Step]] = {}
     for st in tr.steps:
-        if st.role in ISSUES and st.block >= 0:
+        # A module whose text fixes the issue order (ir.core.Module.schedule_fixed: a
+        # scheduled HLO module) runs that order: nothing of it is reordered.
+        if st.role in ISSUES and st.block >= 0 and not st.op.module.schedule_fixed:
             by_block.setdefault(st.block, []).append(st)
     out: list[Reorder] = []
     positions: dict[int, dict[int, int]] = {}

@@ -5,7 +5,7 @@ once, and the tables the tracer folds integer ops with.
   flattened process id: one value per process (what `partition_id`,
   `replica_id` and the integer arithmetic JAX emits for `axis_index` become);
 * `Table`: an integer constant array (a lookup table indexed by the device id);
-* `checker.uniform.Uni`: not known, but the same within each class of a
+* `analysis.uniform.Uni`: not known, but the same within each class of a
   partition of the processes (uniformity, docs/uniformity.md);
 * `Unknown`: not followed (with the reason); `FutureVal`: an async future.
 

@@ -92,7 +92,7 @@ def custom_collective(op: Operation) -> CustomCollective | None:
 def collective_op(op: Operation) -> Operation:
     """The op whose attributes describe the communication: an async_start's inner
     collective, a collective custom_call's view, else the op itself."""
-    if info(op.name).body_kind:
+    if info(op.name).body_kind:  # (stablehlo.async_start: what it runs is read from its body)
         return async_inner(op) or op
     if op.name == "stablehlo.custom_call":
         return custom_collective(op) or op  # type: ignore[return-value]
@@ -130,7 +130,7 @@ def func_name(op: Operation) -> tuple[str | None, str | None]:
     """(name, visibility) of a func.func, read from its text (no header parse:
     JAX's @main header can hold thousands of arguments); from its header when the
     text is not MLIR's (a function lowered from an HLO computation)."""
-    m = _FUNC_NAME.search(_text_head(op, 400))
+    m = _FUNC_NAME.search(_text_head(op, 400)) if op.module.front_end == "stablehlo" else None
     if m is None:
         vis = op.attr("sym_visibility")
         return op.symbol_name, vis.value if isinstance(vis, StringAttr) else None
@@ -140,7 +140,7 @@ def func_name(op: Operation) -> tuple[str | None, str | None]:
 def call_target(op: Operation) -> str | None:
     """The callee of a call, read from its text (MLIR's `callee = @f` / `call @f`),
     else from its header's `callee` (a call lowered from HLO's `call` or `fusion`)."""
-    m = _CALLEE.search(_text_head(op))
+    m = _CALLEE.search(_text_head(op)) if op.module.front_end == "stablehlo" else None
     if m is None:
         return callee(op)
     return (m.group(1) or m.group(2)).strip('"')
@@ -292,7 +292,7 @@ def _split_external(p2p: list[Operation]) -> tuple[list[Operation], list[Operati
     is the host). Every other send/recv names devices of this program in its
     source_target_pairs and is matched here (SPEC-NOTES §5); channels that talk to
     another program are declared with the `external-channels` option, which the
-    deadlock model applies (checker/deadlock/model.py)."""
+    deadlock model applies (process_model/model.py)."""
     from ..semantics import flag
 
     matched, external = [], []

@@ -1,8 +1,8 @@
-"""The data a per-process communication trace is made of (checker/spmd.py builds
-it): `Step` (one communication event and the processes that execute it),
+"""The data a per-process communication trace is made of (tracer.py builds it):
+`Step` (one communication event and the processes that execute it),
 `ProcessClass` (processes with the same steps) and `Trace` (every process's
-communication for one entry function). Split from checker/spmd.py, which
-re-exports these names; the deadlock model and the execution checker read them.
+communication for one entry function); the process model and the execution
+checker read them.
 """
 from __future__ import annotations
 

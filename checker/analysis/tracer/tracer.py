@@ -901,7 +901,8 @@ class Tracer:
                 return [Unknown("a malformed while")] * op.num_results
             carried = [merge([(go, nv), (~go, c)]) for nv, c in zip(new, carried)]
             active = go
-        return [Unknown(f"a while at line {line_of(op)} with more than {self.max_trips} iterations", op)] * op.num_results
+        return [Unknown(f"a while at line {line_of(op)} with more than {self.max_trips} iterations", op)] \
+            * op.num_results
 
     def _fold_inline(self, op: Operation, frame: Frame, depth: int) -> list:
         """An sdy.manual_computation / named_computation folded like a call: its

@@ -839,8 +839,8 @@ class Document:
     def lint(self, source: SourceFile, config: Config, keep_ir: bool = False) -> FileResult:
         """Lint the document's new text. Unless `keep_ir`, the IR is taken apart
         afterwards (result.module is None): the next version needs only the tables
-        kept here, and an IR left to the cyclic GC costs a 0.15-0.6 s collection
-        every few edits (its ops, blocks and values point at each other)."""
+        kept here, and an IR left to the cyclic GC costs a full collection every
+        few edits (its ops, blocks and values point at each other)."""
         prev = self.version
         if prev is not None and prev.inputs and prev.inputs[0] != config:
             _drop_skeleton(prev)

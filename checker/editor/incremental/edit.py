@@ -175,8 +175,8 @@ def same_labels(old: list[Span], new: list[Span], edit: TextEdit) -> bool:
 
 def same_presence(old: str, new: str, edit: TextEdit, marker: str) -> bool:
     """Is `marker` in `new` exactly when it is in `old`? Looked for only around the
-    edit (the rest of the texts is the same) unless it is there (a 1 MB text: two
-    full searches per marker, ~0.25 ms each, otherwise)."""
+    edit (the rest of the texts is the same) unless it is there (two full searches
+    of a big text per marker otherwise)."""
     reach = len(marker) - 1
     lo = max(0, edit.start - reach)
     if marker not in old[lo:edit.old_end + reach] and marker not in new[lo:edit.new_end + reach]:

@@ -2,8 +2,9 @@
 inside one line that holds one whole op, or blank space between ops
 (document.py).
 
-A full scan of the bench's 10k-line file costs ~35 ms per edit, most of it
-following the brackets of multi-line ops the edit does not touch. The scan reads
+A full scan is most of an edit's re-lint on a big file (docs/performance.md,
+"Editor latency"), most of it following the brackets of multi-line ops the edit
+does not touch. The scan reads
 the text left to right and its state at the start of a line depends only on
 the text before it, so when
 
@@ -36,15 +37,15 @@ import logging
 
 from .edit import blank_edit
 from ...ir.core import Block, Module, OpHeader, Operation, Region, release
-from ...frontend.stablehlo.scan import BARE_NAMES, BARE_OPS, CONTROL_CHARS, OP_LINE, OPEN_ENDS, LazyLocations, no_region_brace, \
-    parse_result_names
+from ...frontend.stablehlo.scan import (BARE_NAMES, BARE_OPS, CONTROL_CHARS, OPEN_ENDS, OP_LINE, LazyLocations,
+                                        no_region_brace, parse_result_names)
 from ...source.text import SourceFile, Span
 
 log = logging.getLogger(__name__)
 
 
 def take_skeleton(prev, edit, source: SourceFile, parser) -> "Clone | None":
-    """The previous version's (`prev`, a checker.incremental._Version) kept IR moved
+    """The previous version's (`prev`, a document.Version) kept IR moved
     into the new text (`copy_skeleton`), or None. The kept IR is released either
     way (through its op list, not another walk): it is copied at most once."""
     skeleton = prev.skeleton if prev is not None else None

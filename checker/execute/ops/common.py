@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.attributes import (ArrayAttr, BoolAttr, DenseArrayAttr, DialectAttr, EnumAttr, FloatAttr, IntegerAttr,
-                           StringAttr)
+                              StringAttr)
 from ...ir.core import Operation
 from ...analysis.semantics import int_list
 from ..op_registry import OpFunctions

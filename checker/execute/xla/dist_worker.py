@@ -8,7 +8,7 @@ CPU collectives over gloo (TCP between the processes), and its
 `--xla_force_host_platform_device_count` local devices (set by the parent).
 It compiles the module for the *global* device list (every process's devices,
 in process order: grid process f runs on global device f), feeds the shards it
-holds, and runs. Its progress markers (xla_markers.py) go to progress_I.txt, its
+holds, and runs. Its progress markers (markers.py) go to progress_I.txt, its
 result to result_I.json + outputs_I.npz (its devices' shards, unassembled).
 
 A process that finished stays alive (no jax.distributed shutdown, whose barrier

@@ -2,7 +2,7 @@
 the program runs as a real multi-process job, N OS processes that rendezvous
 over TCP, which is what a multi-host job is.
 
-Each process (xla_dist_worker.py) calls `jax.distributed.initialize(
+Each process (dist_worker.py) calls `jax.distributed.initialize(
 coordinator_address, num_processes=N, process_id=i)` (process 0 hosts the
 coordination service), uses CPU collectives over gloo and
 `--xla_force_host_platform_device_count=L` local devices (L = grid size / N),
@@ -17,7 +17,7 @@ process group), and watches them:
 * every process is running the program but no progress record has changed for
   `stuck_s` seconds and some have not returned → deadlock: the processes that did
   not return are blocked, each at the op its own devices' last progress record
-  names (xla_markers.py);
+  names (markers.py);
 * a process died (XLA aborted an in-process rendezvous of its local devices) →
   aborted, with the blocked devices from the records;
 * `timeout_s` passed → timeout.

@@ -1,13 +1,13 @@
 """The XLA engine: compile the module with jaxlib for the process grid — N
 virtual CPU devices (`--xla_force_host_platform_device_count=N`) or N GPUs —
-run it in a subprocess (xla_worker.py) under a watchdog, and classify:
+run it in a subprocess (worker.py) under a watchdog, and classify:
 
 * completed — with outputs (assembled global arrays, or per-device ones);
 * aborted — XLA:CPU found a collective some participants never joined ("... may
   be stuck. Expected N threads to join the rendezvous") and terminated the
   process; the stuck-warning and termination timeouts are shortened so a hang
   costs seconds, not minutes. Which device is blocked at which op comes from the
-  devices' own progress markers (xla_markers.py), not from XLA's log, whose
+  devices' own progress markers (markers.py), not from XLA's log, whose
   `[id=N]` is a rank inside one rendezvous, not a device;
 * unsupported — XLA cannot run the program here ("UNIMPLEMENTED: HLO opcode
   send" on XLA:CPU, too few GPUs, no jax);

@@ -37,7 +37,7 @@ def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
     Per-device programs are marked {manual} throughout; GSPMD programs get
     {manual} on send/recv (the partitioner wants every side-effecting op
     sharded). With a recorder, every communicating op gets enter/exit markers
-    (xla_markers.py). Returns the text unchanged when nothing is to be done,
+    (markers.py). Returns the text unchanged when nothing is to be done,
     else an MLIR module (jax's bindings). The user's file is never touched."""
     if recorder is None and mode != "per_device" and not any(s in text for s in SIDE_EFFECTS[:2]):
         return text, []

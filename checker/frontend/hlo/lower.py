@@ -491,6 +491,10 @@ class _Lowering:
                 for o in ins.operands:
                     if o.name is not None and comp.instruction(o.name) is None:
                         self._error(f"instruction %{o.name} does not exist in computation %{comp.name}", o.span)
+                if ins.opcode == "get-tuple-element" and ins.operands and ins.operands[0].name is not None:
+                    tuple_ins = comp.instruction(ins.operands[0].name)
+                    if tuple_ins is not None:  # (an index that is no element is an error there)
+                        self._element(ins, tuple_ins, leaf_names(tuple_ins.name, leaf_count(tuple_ins.shape_text)))
                 for a in ins.body.attributes:
                     v = a.value
                     refs = (v,) if isinstance(v, NameRef) else v if isinstance(v, tuple) else ()

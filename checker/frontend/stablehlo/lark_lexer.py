@@ -4,8 +4,8 @@ Lark's contextual lexer keeps one scanner per set of terminals a parser state
 accepts, and a scanner compiles one big alternation of all its terminals
 (`(?P<A>...)|(?P<B>...)|...`) the first time it is used. The grammar's states
 need ~30 such unions for even a 1 kB file, and Python's `re` compiles them in
-~70-100 ms: a third of a one-file run once the imports are lazy (docs/architecture.md,
-"Speed"). The ~45 distinct terminal patterns compile in ~2 ms.
+a third of a one-file run once the imports are lazy (docs/performance.md,
+"Start-up"), while the ~45 distinct terminal patterns compile in a fraction of that.
 
 `install(lark)` makes each of the Lark instance's scanners match terminal by
 terminal, in the union's order, with the terminals' own (shared, compiled once)

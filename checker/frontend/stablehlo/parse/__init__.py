@@ -14,8 +14,8 @@ attribute names (`dims` -> `broadcast_dimensions`, `LT` ->
 `comparison_direction`, ...) with the values the generic form would give, and
 reads any other op generically, so a well-formed line of an unknown dialect
 never fails. Almost every line JAX and stablehlo-opt print takes a regex fast
-path that builds the same items without Lark (~10x faster; tests check both
-agree), after a header cache (same layout in this module, or an alias-free
+path that builds the same items without Lark (much faster: docs/parser.md;
+tests check both agree), after a header cache (same layout in this module, or an alias-free
 header seen in any file: one parse, spans moved).
 
 Entry points: `LarkParser` (what ir.Module calls: parse_header, parse_block_label,
@@ -36,8 +36,7 @@ records). `commas` says what MLIR's parser says of commas in pretty forms.
 """
 from __future__ import annotations
 
-from .api import (LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type,
-                  parse_type_list)
+from .api import LarkParser, parse_alias_definition, parse_attribute, parse_location, parse_type, parse_type_list
 from .ctx import InternalParseError, SyntaxProblem
 
 __all__ = ["InternalParseError", "LarkParser", "SyntaxProblem", "parse_alias_definition", "parse_attribute",

@@ -82,7 +82,7 @@ class LarkParser:
         body in the same module (False: parse every one afresh, the reference the
         differential test compares with)."""
         self.fast = fast
-        """Try the regex fast path for plain lines before Lark (same results, ~10x faster)."""
+        """Try the regex fast path for plain lines before Lark (same results, much faster)."""
         self._last: tuple | None = None
 
     def parse_header(self, module, op) -> OpHeader:
@@ -151,8 +151,8 @@ class LarkParser:
         engine._parse_everything): yields each op it could not check, and the
         caller parses that one before the next is checked (its parse stores the
         layout the ops after it hit). The per-op method call, attribute reads and
-        the cache's lookups hoisted out of the loop: ~0.4 us an op, 0.04 s of a
-        9 MB module's every-header lint.
+        the cache's lookups are hoisted out of the loop (docs/performance.md,
+        "Throughput").
 
         Checking needs less than the layout key: a header parses cleanly or not
         whatever its SSA names' lengths (VALUE_ID is one token however long, and
@@ -161,9 +161,9 @@ class LarkParser:
         checked too. Such an op is matched on its skeleton (each name replaced
         by one \x01: one C-speed substitution, no per-name callback), taken only
         where the layout key masks nothing else (no string, no `#loc`), so the
-        two differ only in the names' lengths. The layout key, its callback run
-        per name, was 1.35 us of the ~10 us a 9 MB module's op costs; a skeleton
-        is 0.5 us (and 163 skeletons there stand for 571 layouts)."""
+        two differ only in the names' lengths. The layout key runs a callback per
+        name, a skeleton none, and fewer skeletons than layouts stand for a big
+        module's ops (docs/performance.md, "Throughput")."""
         if not self.cache:
             yield from ops
             return

@@ -27,10 +27,10 @@ from ....source.text import Span
 from ....ir.types import (ComplexType, FunctionType, FutureType, MemRefType, OpaqueType, QuantizedType, ShardType,
                           TensorType, TokenType, TupleType, Type)
 from .ctx import BARE_LOCATION, ParseCtx
-from .pieces import (ARROW, Angle, Axis, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64,
-                     INT_PARAM, INT_PARAMS, Marker, Pretty, QUANT, QUESTION, Range, STAR, Scan, UNKNOWN, Val,
-                     decl_group, hex_value, is_float_text, manual_axes, read_signature, scalar_type, shifted,
-                     split_top, tensor_simple, unquote)
+from .pieces import (ARROW, BANGS, CANON, COLON, COMMA, DIMS_ELEM, ENUM_BODY, EQ, I64, INT_PARAM, INT_PARAMS, QUANT,
+                     QUESTION, STAR, UNKNOWN, Angle, Axis, Marker, Pretty, Range, Scan, Val, decl_group, hex_value,
+                     is_float_text, manual_axes, read_signature, scalar_type, shifted, split_top, tensor_simple,
+                     unquote)
 from .aliases import ALIASES
 from .handlers import HANDLERS, default_handler
 
@@ -38,7 +38,7 @@ from .handlers import HANDLERS, default_handler
 def set_dictionaries(h: OpHeader, props, attrs) -> None:
     """A generic op's `<{properties}>` and `{attributes}` into its header: one
     attribute table, the property names remembered (the grammar's callback and
-    the fast path, checker/parse/fast.py, both build headers this way)."""
+    the fast path, fast.py, both build headers this way)."""
     merged: dict[str, Attribute] = {}
     if props is not None:
         merged.update(props.entries)

@@ -67,7 +67,7 @@ def _suspect(body: str, at: int, literals: list[tuple[int, int]]) -> bool:
 
 def _dense_problems(body: str, out: list) -> list[tuple[int, int]]:
     """Each `dense<...>` literal's (start, end) in `body`; one problem for each
-    whose element list MLIR rejects (dense_check.py) appended to `out`. Literals
+    whose element list MLIR rejects (dense_literals.py) appended to `out`. Literals
     inside strings are not literals. (Found with str.find and searched in place,
     no copy: testdata files carry 100 KB literals.)"""
     spans = []

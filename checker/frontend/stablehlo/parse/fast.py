@@ -1,7 +1,8 @@
 """The fast path: what JAX and stablehlo-opt print is a few dozen token kinds;
 a regex tokenizer and a small recursive descent produce exactly the items and
 values the grammar's callbacks would, through the same callbacks and the same
-interpreter (~10x faster than Lark); anything unusual bails out to Lark.
+interpreter (much faster than Lark: docs/parser.md); anything unusual bails out
+to Lark.
 Entry points: `fast_parse` (op headers), `fast_block_label`, `fast_loc`."""
 from __future__ import annotations
 
@@ -10,14 +11,13 @@ import re
 from lark import Token
 
 from ....ir.attributes import (DenseElementsAttr, DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
-                          UnitAttr)
+                               UnitAttr)
 from ....ir.core import CallSiteLoc, FileLineColLoc, FusedLoc, LocAlias, NameLoc, OpHeader
 from ....ir.types import FunctionType, TensorType, TokenType
 from .builder import Builder, set_dictionaries
 from .ctx import ParseCtx
 from .runner import shared_builder, lark_parser
-from .pieces import (ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type,
-                     tensor_simple)
+from .pieces import ARROW, Angle, COLON, COMMA, EQ, Pretty, Range, UNKNOWN, Val, scalar_type, tensor_simple
 
 
 # ----------------------------------------------------------------------------- fast path

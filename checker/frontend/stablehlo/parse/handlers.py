@@ -9,9 +9,9 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ....ir.attributes import (ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
-                          DialectAttr, DictAttr, EnumAttr, FloatAttr, IntegerAttr, OpaqueAttr, StringAttr,
-                          SymbolRefAttr, TypeAttr)
+from ....ir.attributes import (ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr, DialectAttr,
+                               DictAttr, EnumAttr, FloatAttr, IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
+                               TypeAttr)
 from ....source.text import Span
 from ....ir.types import FunctionType, TensorType, TupleType, Type
 from .pieces import I32, I64, Range, SAME_TYPE_DIALECTS, Scan, assign_types, manual_axes

@@ -272,9 +272,9 @@ _new_tuple = tuple.__new__
 def _shifted_rec(value, delta: int):
     """_shifted's copy. The common shapes (a Span, a plain list or tuple, an
     attribute of a class seen before) are read by exact type, with spans and
-    plain leaves taken in place rather than through a call each: a 9 MB
-    module's `sdy.manual_computation` header (3,100 cached shardings moved) spent
-    half of its 60 ms here. Anything else is _shifted_any's, as before."""
+    plain leaves taken in place rather than through a call each (a big module's
+    `sdy.manual_computation` header moves thousands of cached shardings).
+    Anything else is _shifted_any's, as before."""
     t = type(value)
     if t is Span:
         return _new_tuple(Span, (value[0] + delta, value[1] + delta))
