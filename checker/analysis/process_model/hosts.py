@@ -64,23 +64,23 @@ MAX_LANES = 8
 LANE_WAITS = 256
 """Devices of a lane whose waits are listed (a lane of 16k devices: the first ones)."""
 
-HANG = ("measured (corpus/hosts/extra_collective, 2 processes over gloo): the job never ends and nothing is "
+HANG = ("on XLA:CPU over gloo (measured; docs/hosts.md): the job never ends and nothing is "
         "printed; XLA:CPU's gloo collectives wait 30 minutes")
-NEW_GROUP = ("measured (corpus/hosts/extra_collective_new_group): a collective over a group no earlier collective "
+NEW_GROUP = ("on XLA:CPU over gloo (measured; docs/hosts.md): a collective over a group no earlier collective "
              "used fails after 30 s instead, when gloo sets up its communicator: \"Gloo context initialization "
              "failed: DEADLINE_EXCEEDED: GetKeyValue() timed out\"")
-MIXTURE = ("measured (corpus/hosts/different_reduction, _scalar, _4p): gloo's ring reduces each chunk of the buffer "
+MIXTURE = ("on XLA:CPU over gloo (measured; docs/hosts.md): gloo's ring reduces each chunk of the buffer "
            "with one process's function, so every host ends with the same chunk-wise mixture ([sum, sum, max, max] "
            "for 4 elements on 2 hosts), which neither program asks for; the job completes")
-ABORT = ("measured (corpus/hosts/different_shape, _reversed): the process that receives more bytes than it expects "
+ABORT = ("on XLA:CPU over gloo (measured; docs/hosts.md): the process that receives more bytes than it expects "
          "aborts (\"Received data size doesn't match expected size. Is there a distributed collective mismatch\"), "
          "and its peers fail or are terminated by the coordination service")
-CROSSED = ("measured (corpus/hosts/opposite_order_forced_same_size, opposite_order_combinable_outputs): the "
+CROSSED = ("on XLA:CPU over gloo (measured; docs/hosts.md): the "
            "collectives exchange their data and the job completes: host 0's a = psum(x) received host 1's 3x "
            "(a = x0 + 3 x1), and the hosts' results disagree")
 NOT_MEASURED = "what the runtimes do then was not measured"
 GPU = "on GPUs (NCCL): not run here (no GPU)"
-SCHEDULE = ("measured (corpus/hosts/opposite_order_*): XLA put the collectives in the same order on both hosts "
+SCHEDULE = ("on XLA:CPU over gloo (measured; docs/hosts.md): XLA put the collectives in the same order on both hosts "
             "wherever the hosts' outputs were laid out alike (the combiner follows the data flow, not the trace), "
             "and crossed them where not: silently for equal sizes, with an abort for different sizes. The compiled "
             "HLO of each host (`compiled.as_text()`) decides: give it to `shlo-lint hosts` or `check_hosts`")
@@ -738,7 +738,7 @@ def _local(hosts: list[HostProgram], m: Merged) -> list[HostFinding]:
                        f"{_named(hosts, hs)} also runs {op.label} at {_at(hosts, op)}, among its own devices "
                        f"({_ids(devs)})")
                 f = HostFinding(CODES["local"], "info", msg, hs[0], op)
-                f.notes.append(HostNote(None, None, "measured (corpus/hosts/local_axis_only): a collective whose "
+                f.notes.append(HostNote(None, None, "on XLA:CPU over gloo (measured; docs/hosts.md): a collective whose "
                                                     "groups stay inside one host completes, and every host's "
                                                     "results are its own program's"))
                 return [f]
