@@ -30,11 +30,11 @@ from shlo_lint.checker.analysis.semantics import BlockFlow, known_trip_count
 from shlo_lint.checker.analysis.tracer.structure import collective_kind, collective_op
 from shlo_lint.checker.analysis.xla_backend import (ASYNC_KINDS, COMBINERS, CPU, DISABLE_ASYNC_NAMES, GPU, Backend,
                                                     backend_of)
-from shlo_lint.checker.ir.catalog import ASYNC_BODY, info
+from shlo_lint.checker.ir.catalog import ASYNC_BODY, DONE, START, info, names
 from shlo_lint.checker.ir.core import Operation
 from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.lint.registry import rule
-from shlo_lint.checker.source.diagnostics import Diagnostic
+from shlo_lint.checker.source.diagnostics import Diagnostic, Location
 
 from .support.combining import THRESHOLD_BYTES, THRESHOLD_COUNT, block_combining, key_words
 from .support.overlap_work import flow, hides
@@ -44,12 +44,14 @@ SHOW = 3
 LHS_FLAG = "--xla_gpu_enable_latency_hiding_scheduler=true"
 
 _COMBINED = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "hlo.all-reduce-start",
-             "hlo.all-gather-start", "hlo.async-start")
+             "hlo.all-gather-start", "hlo.reduce-scatter-start", "hlo.async-start")
 _SYNC = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
          "stablehlo.collective_permute", "stablehlo.collective_broadcast", "hlo.all-to-all", "hlo.collective-permute",
          "hlo.ragged-all-to-all")
-_STARTS = ("hlo.all-reduce-start", "hlo.all-gather-start", "hlo.collective-permute-start", "hlo.async-start")
-_DONES = ("hlo.all-reduce-done", "hlo.all-gather-done", "hlo.collective-permute-done", "hlo.async-done")
+_STARTS = tuple(sorted(n for n in names(role=START, prefix="hlo.") if n.endswith("-start")))
+"""XLA's async starts: `all-reduce-start`, ..., `async-start` and the sugared `reduce-scatter-start`, ..."""
+_DONES = tuple(sorted(n for n in names(role=DONE, prefix="hlo.") if n.endswith("-done")))
+_UPDATES = frozenset(n for n in names(forwards=True, prefix="hlo.") if n.endswith("-update"))
 
 
 # ----------------------------------------------------------------------------- shared
@@ -94,15 +96,9 @@ def _in_async_body(op: Operation) -> bool:
 
 
 def _evidence_note(ctx: Context, d: Diagnostic, backend: Backend) -> Diagnostic:
-    where = f" (line {ctx.source.line_col(backend.span.start)[0]})" if backend.span is not None else ""
-    return d.note(ctx.loc(ctx.module.root) if backend.span is None else _loc_at(ctx, backend),
-                  f"compiled for {backend.label}: {backend.evidence}{where} says so")
-
-
-def _loc_at(ctx: Context, backend: Backend):
-    from shlo_lint.checker.source.diagnostics import Location
-
-    return Location(ctx.source.path, backend.span)
+    """Where the module says which backend compiled it (the note points there)."""
+    at = Location(ctx.source.path, backend.span) if backend.span is not None else ctx.loc(ctx.module.root)
+    return d.note(at, f"compiled for {backend.label}, as this says: {backend.evidence}")
 
 
 def _loop_words(op: Operation) -> str:
@@ -168,8 +164,7 @@ def _members_notes(ctx: Context, d: Diagnostic, f: BlockFlow, members: list[int]
 @rule("SHLO641", "collectives-left-uncombined", category="performance", severity="info", on=_COMBINED,
       front_ends=("hlo",))
 def collectives_left_uncombined(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """Collectives of one combine key that the compiled module runs apart, when a
-    combiner, a flag or the program could merge them.
+    """Collectives of one combine key that a compiled module runs apart, though a combiner could merge them.
 
     ## What it does
     Runs XLA's combiner algorithm (the one SHLO631-633 run on StableHLO: XLA's
@@ -233,16 +228,18 @@ def collectives_left_uncombined(op: Operation, ctx: Context) -> Iterator[Diagnos
     if combiner is None:
         comb = block_combining(ctx, block, threshold_bytes=int(ctx.option("combine-threshold-bytes", THRESHOLD_BYTES)),
                                threshold_count=int(ctx.option("combine-threshold-count", THRESHOLD_COUNT)),
-                               starts=True, units=True)
+                               starts=True, units=True, kinds=(kind,))
         yield from _no_combiner(op, ctx, f, comb, index, kind, backend)
         return
+    if combiner.flag is None:
+        # XLA:CPU's all-reduce combiner has no byte limit and no flag: what it left apart
+        # depends on something (or is past its 256 ops), and nothing a user sets changes it.
+        return
     comb = block_combining(ctx, block, keying=combiner.keying, threshold_bytes=combiner.threshold_bytes,
-                           threshold_count=combiner.threshold_count, starts=True, units=True)
+                           threshold_count=combiner.threshold_count, starts=True, units=True, kinds=(kind,))
     for g in comb.groups:
         if g.members[0] == index and g.key[0] == kind:
             yield _merged_by_default(op, ctx, f, comb, g, backend, combiner)
-    if combiner.threshold_bytes is None:
-        return
     for key in {s.key for s in comb.splits if s.reason == "bytes" and s.key[0] == kind}:
         for run in _runs(comb, key):
             if run[0] != index or len(run) < 2:
@@ -337,7 +334,7 @@ def _start_of(ctx: Context, done: Operation) -> Operation | None:
             return None
         if d.name in _STARTS:
             return d
-        if d.name != "hlo.async-update":
+        if d.name not in _UPDATES:
             return None
         v = d.operands[0] if d.operands else None
         seen += 1
@@ -357,17 +354,35 @@ def _ancestors(f: BlockFlow, i: int, lo: int) -> set[int]:
     return out
 
 
+def _busy(ctx: Context, f: BlockFlow) -> set[int]:
+    """Positions of the ops that already run while some async collective of the
+    block is in flight (between its start and its done): moving them would only
+    expose that one."""
+    cache = ctx.cache.setdefault("xla_comm.busy", {})
+    got = cache.get(id(f))
+    if got is None:
+        got = cache[id(f)] = set()
+        for k, o in enumerate(f.ops):
+            if o.name in _DONES:
+                start = _start_of(ctx, o)
+                if start is not None and start.parent is o.parent:
+                    got.update(range(f.index(start) + 1, k))
+    return got
+
+
 def _could_overlap(ctx: Context, f: BlockFlow, s: int, d: int) -> tuple[list[Operation], list[Operation]]:
     """Work near the pair that an in-flight collective could hide: ops before the
     start (within `overlap-window`) that the start does not need, and ops after
-    the done (within it) that do not need the done's results."""
+    the done (within it) that do not need the done's results; neither already
+    hiding another collective."""
     window = max(0, int(ctx.option("overlap-window", 200)))
     lo = max(0, s - window)
     needed = _ancestors(f, s, lo)
-    before = [f.ops[k] for k in range(lo, s) if k not in needed and hides(ctx, f, k)]
+    busy = _busy(ctx, f)
+    before = [f.ops[k] for k in range(lo, s) if k not in needed and k not in busy and hides(ctx, f, k)]
     end = min(len(f.ops), d + 1 + window)
     dependent = set(f.depends([d], d + 1, end))
-    after = [f.ops[k] for k in range(d + 1, end) if k not in dependent and hides(ctx, f, k)]
+    after = [f.ops[k] for k in range(d + 1, end) if k not in dependent and k not in busy and hides(ctx, f, k)]
     return before, after
 
 
@@ -384,8 +399,7 @@ def _is_sync(op: Operation) -> bool:
 @rule("SHLO642", "async-collective-exposed", category="performance", severity="info", on=_DONES,
       front_ends=("hlo",))
 def async_collective_exposed(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """An async collective with no independent work scheduled between its start and
-    its done, while work nearby could run there.
+    """An async collective with nothing overlapping it between start and done, though independent work is near.
 
     ## What it does
     On a compiled module (where each computation's order is the order XLA issues
@@ -462,8 +476,7 @@ def async_collective_exposed(op: Operation, ctx: Context) -> Iterator[Diagnostic
 @rule("SHLO643", "collective-not-async", category="performance", severity="info", on=_SYNC + _STARTS,
       front_ends=("hlo",))
 def collective_not_async(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
-    """A collective that runs synchronously on a backend that has its async form,
-    with independent work around it that it could overlap.
+    """A collective runs synchronously on a backend that has its async form, with independent work around it.
 
     ## What it does
     On a scheduled module compiled for a backend whose async collectives the

@@ -84,27 +84,29 @@ def _sum_bytes(types: Iterable[Type]) -> int | None:
 
 def collective_results(op: Operation) -> list[Type]:
     """A communication op's own results, without the handles an async or
-    point-to-point form adds: futures unwrapped, an HLO start's operand half and
-    its `u32[]` context leaves dropped, tokens dropped; for an async start, the
-    results of the collective it runs. (XLA's combiners size an op by these.)"""
+    point-to-point form adds: futures unwrapped, tokens dropped; an HLO start's
+    operand half and context leaves dropped (`all-gather-start`'s `(operands,
+    results)`, `collective-permute-start`'s `(operand, result, u32[], u32[])`,
+    `reduce-scatter-start`'s `((operands), result, s32[])`: element 1 of its
+    shape); for an async start with a body, the results of the collective it
+    runs. (XLA's combiners size an op by these.)"""
     view = collective_op(op)
     if view is not op and isinstance(view, Operation):
         op = view
-    types = list(op.result_types)
+    name = op.name
+    if name.startswith("hlo.") and name.endswith("-start") and name != "hlo.all-reduce-start":
+        ins = getattr(op, "instruction", None)
+        shape = ins.shape if ins is not None else None
+        if shape is not None and shape.is_tuple and len(shape.tuple_shapes) >= 2:
+            first = len(shape.tuple_shapes[0].leaves())
+            return list(op.result_types)[first:first + len(shape.tuple_shapes[1].leaves())]
     out: list[Type] = []
-    for t in types:
+    for t in op.result_types:
         if isinstance(t, FutureType):
             out.extend(t.types)
         elif not isinstance(t, TokenType):
             out.append(t)
-    name = op.name
-    if name == "hlo.collective-permute-start":
-        # (operands, results, u32[] context...): drop the scalar context leaves
-        while len(out) > 2 and _scalar_int(out[-1]):
-            out.pop()
-    if name in ("hlo.all-gather-start", "hlo.collective-permute-start"):
-        out = out[len(out) // 2:]  # (operands, results): the results
-    elif name == "hlo.send" and len(out) > 1 and _scalar_int(out[-1]):
+    if name == "hlo.send" and len(out) > 1 and _scalar_int(out[-1]):
         out.pop()  # (payload, u32[] context, token[]): the context is no payload
     return out
 

@@ -16,7 +16,10 @@ A compiled module does not name its platform. What it holds says it:
   calls its host callbacks `xla_ffi_python_cpu_callback` and oneDNN's `__onednn$`,
   marks small calls `xla_cpu_small_call`;
 * an `--xla_dump_to` file says it in its name (`...cpu_after_optimizations.txt`,
-  `...gpu_after_optimizations.txt`).
+  `...gpu_after_optimizations.txt`);
+* failing all of these, a scheduled module whose collectives are all synchronous is
+  XLA:CPU's: XLA:GPU leaves none synchronous (one it runs synchronously is still a
+  start/done pair, marked `"is_sync":true`).
 
 `backend_of` returns the first such evidence (a few substring searches of the
 text); a module holding both kinds, or neither, is "unknown", and the hints that
@@ -64,6 +67,13 @@ _CPU_MARKS = (
     ("__onednn$", "a oneDNN call (XLA:CPU)"),
     ("xla_cpu_small_call", "an XLA:CPU call attribute (`xla_cpu_small_call`)"),
 )
+
+
+_SYNC_COLLECTIVES = tuple((f" {opcode}(", "") for opcode in (
+    "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "collective-broadcast",
+    "ragged-all-to-all"))
+"""Synchronous collectives as a scheduled module writes them: on XLA:GPU there are none (every
+collective became a start/done pair, a synchronous one marked `is_sync`)."""
 
 
 @dataclass(frozen=True)
@@ -139,8 +149,14 @@ def backend_of(module: Module) -> Backend:
         return Backend(GPU, "the file name (`gpu_after_optimizations`)")
     if "cpu_after_optimizations" in path and gpu is None:
         return Backend(CPU, "the file name (`cpu_after_optimizations`)")
-    if (gpu is None) == (cpu is None):
+    if gpu is not None and cpu is not None:
         return Backend(None)
+    if gpu is None and cpu is None:
+        sync = _first(text, _SYNC_COLLECTIVES) if module.schedule_fixed else None
+        if sync is None:
+            return Backend(None)
+        return Backend(CPU, f"a synchronous {text[sync[0] + 1:text.index('(', sync[0])]} in a scheduled module "
+                            "(XLA:GPU makes every collective an async pair; XLA:CPU none)", Span(sync[0] + 1, sync[0] + 2))
     name, (at, words) = (GPU, gpu) if gpu is not None else (CPU, cpu)  # type: ignore[misc]
     return Backend(name, words, Span(at, at + 1))
 

@@ -180,6 +180,17 @@ def _hlo_ops() -> list[OpInfo]:
         out += [OpInfo(start, k, START, pair=(done,), future="hlo",
                        regions=COMPUTATION if k == "all_reduce" else None),
                 OpInfo(done, k, DONE, pair=(start,), future="hlo")]
+    # The same pair as XLA prints the generic one when it wraps a collective: the
+    # wrapped opcode's name with -start / -update / -done, its attributes on the
+    # start (`%rs = ((f32[8]), f32[2], s32[]) reduce-scatter-start(%a), channel_id=4,
+    # replica_groups=..., dimensions={0}, to_apply=%sum`, jaxlib's printer).
+    for opcode, k in (("reduce-scatter", "reduce_scatter"), ("all-to-all", "all_to_all"),
+                      ("collective-broadcast", "collective_broadcast"), ("ragged-all-to-all", "ragged_all_to_all")):
+        start, done = f"hlo.{opcode}-start", f"hlo.{opcode}-done"
+        out += [OpInfo(start, k, START, pair=(done,), future="hlo",
+                       regions=COMPUTATION if k == "reduce_scatter" else None),
+                OpInfo(f"hlo.{opcode}-update", forwards=True),
+                OpInfo(done, k, DONE, pair=(start,), future="hlo")]
     out += [
         # the generic async pair wraps a computation whose root is the collective
         OpInfo("hlo.async-start", role=START, body_kind=True, pair=("hlo.async-done",), future="hlo",

@@ -1,7 +1,8 @@
 """What counts as work an in-flight collective could hide, one notion for the placement
 hints on StableHLO (SHLO601-603, rules/overlap.py) and the hints on compiled HLO
 (SHLO642, SHLO643, rules/xla_comm.py): not a constant or anything XLA folds into one,
-not a start, update or done of any form, not a process-id read, not a handle
+not a start, update or done of any form, not a collective or send / recv (no
+local computation), not a process-id read, not a handle
 (tuple, get-tuple-element, bitcast), not a computation on scalars only (the
 `partition_id → convert` of an `axis_index`, a branch predicate). Seed 004:
 "Local computation should be executed while collectives are running in the
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from shlo_lint.checker.analysis.pairing import DONE_OPS, START_OPS
 from shlo_lint.checker.analysis.semantics import BlockFlow
-from shlo_lint.checker.ir.catalog import DONE, START, TERMINATORS, names
+from shlo_lint.checker.ir.catalog import COMMUNICATING, DONE, START, TERMINATORS, names
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.ir.types import TensorType, TokenType
 from shlo_lint.checker.lint.context import Context
@@ -28,13 +29,15 @@ def flow(ctx: Context, block: Block) -> BlockFlow:
     return f
 
 
-ASYNC_OPS = START_OPS | DONE_OPS | names(role=START) | names(role=DONE) | {"hlo.async-update"}
+ASYNC_OPS = START_OPS | DONE_OPS | names(role=START) | names(role=DONE) \
+    | frozenset(n for n in names(forwards=True, prefix="hlo.") if n.endswith("-update"))
 """Every start, update and done, of every form (StableHLO's, tessera's, XLA's HLO)."""
 
 
 def _work(op: Operation) -> bool:
-    """Compute that could overlap a collective (not free, not another start/done)."""
-    return op.name not in FREE and op.name not in ASYNC_OPS
+    """Compute that could overlap a collective (not free, not another start/done,
+    not communication itself: a collective is no local computation)."""
+    return op.name not in FREE and op.name not in ASYNC_OPS and op.name not in COMMUNICATING
 
 
 ID_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id", "stablehlo.create_token",

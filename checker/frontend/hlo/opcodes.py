@@ -73,6 +73,7 @@ REGION_ATTRS: dict[str, tuple[str, ...]] = {
     "all-reduce": ("to_apply",),
     "all-reduce-start": ("to_apply",),
     "reduce-scatter": ("to_apply",),
+    "reduce-scatter-start": ("to_apply",),
 }
 """Opcodes whose called computations become the op's regions, attribute by attribute, in
 region order (`conditional`'s come from `branch_computations` or `true_computation`,
