@@ -97,8 +97,9 @@ def _in_async_body(op: Operation) -> bool:
 
 def _evidence_note(ctx: Context, d: Diagnostic, backend: Backend) -> Diagnostic:
     """Where the module says which backend compiled it (the note points there)."""
-    at = Location(ctx.source.path, backend.span) if backend.span is not None else ctx.loc(ctx.module.root)
-    return d.note(at, f"compiled for {backend.label}, as this says: {backend.evidence}")
+    if backend.span is None:
+        return d.note(ctx.loc(ctx.module.root), f"compiled for {backend.label}, as {backend.evidence} says")
+    return d.note(Location(ctx.source.path, backend.span), f"compiled for {backend.label}: this is {backend.evidence}")
 
 
 def _loop_words(op: Operation) -> str:
