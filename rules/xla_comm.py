@@ -136,11 +136,12 @@ def _dependence_notes(ctx: Context, d: Diagnostic, f: BlockFlow, comb: Combining
         if s.key != key or s.reason != "dependence" or not (s.last == hi or s.next == lo):
             continue
         nxt = f.ops[s.next]
-        if s.path:
-            chain = " → ".join(f"%{_name(f.ops[k])}" for k in s.path)
+        path = s.path(f)
+        if path:
+            chain = " → ".join(f"%{_name(f.ops[k])}" for k in path)
             d = d.note(ctx.loc(nxt), f"the {_label(nxt)} at line {_line(ctx, nxt)} is not combinable with it: it "
-                                     f"depends on the {_label(f.ops[s.path[0]])} at line "
-                                     f"{_line(ctx, f.ops[s.path[0]])} ({chain})")
+                                     f"depends on the {_label(f.ops[path[0]])} at line "
+                                     f"{_line(ctx, f.ops[path[0]])} ({chain})")
         else:
             d = d.note(ctx.loc(nxt), f"the {_label(nxt)} at line {_line(ctx, nxt)} is not combinable with it: it may "
                                      "depend on it (the search for a path was cut at `combine-scan-limit` ops)")

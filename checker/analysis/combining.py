@@ -96,12 +96,21 @@ class Split:
     next: int
     """The op that opened the next group."""
     reason: str
-    """"dependence" (`next` depends on a member), "bytes" (the total would pass the
-    threshold) or "count" (the group is full)."""
+    """"dependence" (`next` depends on a member, or the search ran past its budget),
+    "bytes" (the total would pass the threshold) or "count" (the group is full)."""
     total: int = 0
     """"bytes": the group's bytes with `next` added."""
-    path: list[int] = field(default_factory=list)
-    """"dependence": block indices from the member it depends on to `next`."""
+    members: tuple[int, ...] = ()
+    """The closed group's members (block indices)."""
+    found: bool = False
+    """"dependence": a def-use path was found (False: the search ran past its budget)."""
+
+    def path(self, f: BlockFlow) -> list[int]:
+        """"dependence": block indices from the member `next` depends on to `next`
+        (searched when asked: only a message needs it)."""
+        if self.reason != "dependence" or not self.found or not self.members:
+            return []
+        return dependence_path(f, set(self.members), self.members[0], self.next)
 
 
 @dataclass
@@ -246,12 +255,12 @@ def combine(f: BlockFlow, cands: list[Candidate], threshold_bytes: int | None, t
             split: Split | None = None
             if members:
                 if threshold_bytes is not None and total + c.bytes > threshold_bytes:
-                    split = Split(key, members[-1], c.index, "bytes", total=total + c.bytes)
+                    split = Split(key, members[-1], c.index, "bytes", total=total + c.bytes, members=tuple(members))
                 else:
                     got = f.reaches(inside, members[0], c.index, known, budget)
                     if got is not False:
-                        split = Split(key, members[-1], c.index, "dependence",
-                                      path=dependence_path(f, inside, members[0], c.index) if got else [])
+                        split = Split(key, members[-1], c.index, "dependence", members=tuple(members),
+                                      found=bool(got))
             if split is not None:
                 out.splits.append(split)
                 close()
@@ -264,7 +273,7 @@ def combine(f: BlockFlow, cands: list[Candidate], threshold_bytes: int | None, t
                 total = 0
                 following = [d for d in group_cands if d.index > c.index]
                 if following:
-                    out.splits.append(Split(key, c.index, following[0].index, "count"))
+                    out.splits.append(Split(key, c.index, following[0].index, "count", members=tuple(members)))
         close()
     out.groups.sort(key=lambda g: g.members[0])
     out.splits.sort(key=lambda s: s.next)
