@@ -28,6 +28,7 @@ from .support.p2p_order import Cycle, stream_cycles, transfers
 
 HLO_ONLY = ("hlo",)
 VALIDATION_ATTR = "_xla_send_recv_validation"
+PERMUTES = frozenset(catalog.ops_of("collective_permute"))
 
 
 def _blocks(module: Module) -> Iterator[Block]:
@@ -117,10 +118,18 @@ def collectives_in_flight_on_two_streams(module: Module, ctx: Context) -> Iterat
     reported: set[frozenset[int]] = set()
     calls = catalog.names(regions=catalog.CALL)
     for block in _blocks(module):
-        live = flights(block)
-        if not live:
+        pending = flights(block)  # sorted by their beginning
+        if not pending:
             continue
+        live: list[Flight] = []
+        nxt = 0
         for i, op in enumerate(block.operations):
+            while nxt < len(pending) and pending[nxt].begin < i:
+                live.append(pending[nxt])
+                nxt += 1
+            live = [f for f in live if f.end > i]
+            if not live:
+                continue
             issued: list[tuple[Operation, Operation | None]] = []
             if communicates(op):
                 issued.append((op, None))
@@ -264,23 +273,32 @@ def send_recv_validation_vs_trip_count(module: Module, ctx: Context) -> Iterator
     for block in _blocks(module):
         annotated = []
         for op in block.operations:
+            if op.name not in starts and op.name not in PERMUTES:
+                continue
             fa = frontend_attributes(op)
             if fa is None or VALIDATION_ATTR not in fa or is_host_transfer(op):
                 continue
-            if is_p2p_half(op) and op.name in starts or catalog.base_kind(op.name) == "collective_permute":
+            if is_p2p_half(op) and op.name in starts or op.name in PERMUTES:
                 annotated.append((op, fa))
-        if not annotated:
-            continue
         halves = [op for op in block.operations if op.name in starts and is_p2p_half(op) and not is_host_transfer(op)]
+        if not annotated and not halves:
+            continue
         sends = [op for op in halves if catalog.info(op.name).kind == "send"]
+        recvs = [op for op in halves if catalog.info(op.name).kind != "send"]
+        by_channel: dict = {}
+        for op in recvs:
+            by_channel.setdefault(channel_id(op), []).append(op)
+        pairs = {id(op): tuple(_pairs(op)) for op in halves}
         twins = {}  # a recv written exactly as its send: its findings are the send's
-        for r in halves:
-            if r in sends:
+        for x in sends:
+            fx = frontend_attributes(x)
+            written = fx.get(VALIDATION_ATTR) if fx is not None else None
+            if written is None:
                 continue
-            for x in sends:
-                fx, fr = frontend_attributes(x), frontend_attributes(r)
-                if channel_id(x) == channel_id(r) and _pairs(x) == _pairs(r) and fx is not None and fr is not None \
-                        and fx.get(VALIDATION_ATTR) is not None and fx.get(VALIDATION_ATTR) == fr.get(VALIDATION_ATTR):
+            for r in by_channel.get(channel_id(x), ()):
+                fr = frontend_attributes(r)
+                if id(r) not in twins and pairs[id(x)] == pairs[id(r)] and fr is not None \
+                        and fr.get(VALIDATION_ATTR) == written:
                     twins[id(r)] = x
                     twins.setdefault(id(x), r)
                     break
@@ -289,7 +307,7 @@ def send_recv_validation_vs_trip_count(module: Module, ctx: Context) -> Iterator
             if twin is not None and catalog.info(op.name).kind != "send":
                 continue
             yield from _validation_alone(ctx, op, fa, twin)
-        yield from _validation_peers(ctx, sends, [op for op in halves if op not in sends])
+        yield from _validation_peers(ctx, sends, by_channel, pairs)
 
 
 def _pairs(op: Operation) -> list[tuple[int, int]]:
@@ -380,19 +398,20 @@ def _words(e: tuple) -> str:
     return f"in executions {e[0]}..{e[1]}" if e[0] != e[1] else f"in execution {e[0]}"
 
 
-def _validation_peers(ctx: Context, sends: list[Operation], recvs: list[Operation]) -> Iterator[Diagnostic]:
-    """Sends against the recvs of the same channel in the same computation, pair by pair."""
+def _validation_peers(ctx: Context, sends: list[Operation], recvs: dict, pairs: dict) -> Iterator[Diagnostic]:
+    """Sends against the recvs of their channel in the same computation, pair by pair."""
     for s in sends:
-        s_pairs = _pairs(s)
-        for r in recvs:
-            if channel_id(r) != channel_id(s):
-                continue
-            r_pairs = _pairs(r)
+        s_pairs = list(pairs[id(s)])
+        sfa = frontend_attributes(s)
+        for r in recvs.get(channel_id(s), ()):
+            rfa = frontend_attributes(r)
+            if (sfa is None or VALIDATION_ATTR not in sfa) and (rfa is None or VALIDATION_ATTR not in rfa):
+                continue  # neither skips anything
+            r_pairs = list(pairs[id(r)])
             common = [p for p in s_pairs if p in r_pairs]
             if not common:
                 continue
             n = executions(s).count
-            sfa, rfa = frontend_attributes(s), frontend_attributes(r)
             differ = []
             for p in common:
                 es, er = _effective(sfa, s_pairs.index(p), n), _effective(rfa, r_pairs.index(p), n)

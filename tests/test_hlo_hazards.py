@@ -253,6 +253,27 @@ def test_16384_devices_with_iota_groups_are_checked_from_their_structure():
     assert time.perf_counter() - t0 < 30
 
 
+def test_thousands_of_chains_beside_async_collectives_are_checked_quickly():
+    """Every chain of a 2,000-channel module against every other was quadratic (SHLO521's
+    send/recv comparison took a minute at 3,000); each is compared with its channel's now."""
+    lines = []
+    for k in range(2000):
+        c = 5000 + k
+        pairs = fa("{{0,2},{2,4}}", _xla_send_recv_validation="{{0,0},{0,0}}")
+        lines += [f"%g{k} = (f32[4]{{0}}, f32[32]{{0}}) all-gather-start(%x), channel_id={k + 1}, "
+                  f"replica_groups=[1,8]<=[8], dimensions={{0}}, use_global_device_ids=true",
+                  f"%r{k} = (f32[4]{{0}}, u32[], token[]) recv(%tok), channel_id={c}, {pairs}",
+                  f"%s{k} = (f32[4]{{0}}, u32[], token[]) send(%x, %tok), channel_id={c}, {pairs}",
+                  f"%gd{k} = f32[32]{{0}} all-gather-done(%g{k})",
+                  f"%rd{k} = (f32[4]{{0}}, token[]) recv-done(%r{k}), channel_id={c}",
+                  f"%sd{k} = token[] send-done(%s{k}), channel_id={c}"]
+    text = module(*lines)
+    t0 = time.perf_counter()
+    got = found(text)
+    assert len(got) == 2000 and {d.code for d in got} == {"SHLO520"}  # each chain inside its all-gather
+    assert time.perf_counter() - t0 < 15  # (quadratic: about 25 s here)
+
+
 # =========================================================================== SHLO521
 def test_the_executions_of_an_instruction_are_its_loops_trip_counts():
     from shlo_lint.rules.support.hlo_loops import executions
