@@ -462,10 +462,11 @@ def send_recv_stream_cycle(module: Module, ctx: Context) -> Iterator[Diagnostic]
     ```
 
     ## Use instead
-    Break the cycle as XLA does: send the back edge (`{{3,0}}`) as its own
-    send/recv on the other stream (`_xla_send_recv_pipeline="1"`), or keep the
-    cyclic permute a `collective-permute`, which runs all its pairs as one
-    grouped operation. Put a send and its recv on the same stream.
+    Split the cycle as XLA does: the back edge (`{{3,0}}`) as one send/recv on
+    P2P stream 0 (`_xla_send_recv_pipeline="0"`), the forward edges as another
+    on stream 1 (`"1"`); or keep the cyclic permute a `collective-permute`,
+    which runs all its pairs as one grouped operation. Put a send and its recv
+    on the same stream.
     """
     if not module.schedule_fixed:
         return
@@ -502,8 +503,9 @@ def _cycle(ctx: Context, c: Cycle) -> Diagnostic:
     d = _python(d, where, label(where))
     d = d.note(ctx.loc(where), "a stream runs its sends and recvs one at a time, each waiting for its peer: every "
                                "device of the cycle waits for one that waits in turn")
-    return d.with_help("send the cycle's back edge as its own send/recv on the other stream "
-                       "(_xla_send_recv_pipeline=\"1\"), or keep the cyclic permute one collective-permute")
+    return d.with_help("split the cycle as XLA does, its back edge and its forward edges on the two P2P streams "
+                       "(_xla_send_recv_pipeline \"0\" and \"1\"), or keep the cyclic permute one "
+                       "collective-permute")
 
 
 def _role(t, device: int) -> str:
