@@ -275,6 +275,29 @@ def test_thousands_of_chains_beside_async_collectives_are_checked_quickly():
     assert time.perf_counter() - t0 < 15  # (quadratic: about 25 s here)
 
 
+@pytest.mark.parametrize("groups,n", [("[2,4]<=[4,2]T(1,0)", 8), ("[2048,8]<=[8,2048]T(1,0)", 16384),
+                                      ("[4,2]<=[2,2,2]T(2,0,1)", 8), ("mesh[x=2,y=4] {x}", 8),
+                                      ("mesh[a=2,b=2], device_ids=([2,2]T(1,0)) {a}", 4)])
+def test_an_iota_spelling_gives_each_device_its_group_without_listing_the_groups(groups, n):
+    """device_sets.py reads iota and mesh-axes groups with numpy alone: the same group of
+    every device as the groups listed one by one."""
+    import numpy as np
+
+    from shlo_lint.checker.analysis.semantics import process_groups, replica_groups, strategy
+    from shlo_lint.rules.support import device_sets
+
+    text = module(f"%r = f32[4]{{0}} all-reduce(%x), channel_id=1, replica_groups={groups}, "
+                  f"use_global_device_ids=true, to_apply=%sum", partitions=n)
+    m = read_module(SourceFile("t.hlo", text))
+    op = next(o for o in m.root.walk() if o.name == "stablehlo.all_reduce")
+    grid = grid_of(m)
+    got = device_sets.devices(op, grid, {}).labels
+    listed = np.full(grid.size, -1)
+    for k, g in enumerate(process_groups(grid, strategy(op), replica_groups(op))):
+        listed[[grid.flat(r, p) for r, p in g]] = k
+    assert (got == listed).all()
+
+
 # =========================================================================== SHLO521
 def test_the_executions_of_an_instruction_are_its_loops_trip_counts():
     from shlo_lint.rules.support.hlo_loops import executions

@@ -7,16 +7,17 @@ other, the devices both hold, a permute's groups being its source-target pairs).
 
 Ids are flattened over the module's grid (checker/analysis/semantics.py's strategies).
 A grouped collective is a label per device (its group's index), made once per spelling of
-its groups and strategy (a 16,384-device module's iota groups: one expansion each, then
-numpy); pairs stay pairs.
+its groups and strategy: from an iota (or mesh-axes) spelling by numpy alone, with no list
+of groups (a 16,384-device module), else from the groups listed once; pairs stay pairs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, Grid, process_groups, replica_groups,
-                                                  source_target_pairs, strategy)
+from shlo_lint.checker.analysis.semantics import (CROSS_PARTITION, CROSS_REPLICA, FLATTENED_IDS, Grid, process_groups,
+                                                  replica_groups, source_target_pairs, strategy)
 from shlo_lint.checker.analysis.tracer.structure import collective_op
+from shlo_lint.checker.frontend.hlo import IotaGroups, MeshAxesGroups
 from shlo_lint.checker.ir import catalog
 from shlo_lint.checker.ir.attributes import ReplicaGroupsAttr
 from shlo_lint.checker.ir.core import Operation
@@ -31,8 +32,6 @@ class Devices:
 
     labels: object = None  # numpy array
     pairs: tuple[tuple[int, int], ...] | None = None
-    groups_of: object = None
-    """Group index → its devices (for messages)."""
 
 
 def devices(op: Operation, grid: Grid, cache: dict) -> Devices | None:
@@ -60,6 +59,10 @@ def devices(op: Operation, grid: Grid, cache: dict) -> Devices | None:
     got = cache.get(key) if spelled is not None else None
     if got is not None:
         return got
+    labels = _iota_labels(a, strat, grid) if isinstance(a, ReplicaGroupsAttr) else None
+    if labels is not None:
+        got = cache[key] = Devices(labels=labels)
+        return got
     rows = replica_groups(inner)
     if rows is None and a is not None:
         return None
@@ -68,17 +71,35 @@ def devices(op: Operation, grid: Grid, cache: dict) -> Devices | None:
     except (AssertionError, ValueError, IndexError):
         return None
     labels = np.full(grid.size, -1, dtype=np.int64)
-    members = []
     for gi, g in enumerate(groups):
         ids = [grid.flat(r, p) for r, p in g]
         if any(not 0 <= x < grid.size for x in ids):
             return None
         labels[ids] = gi
-        members.append(tuple(ids))
-    got = Devices(labels=labels, groups_of=tuple(members))
+    got = Devices(labels=labels)
     if spelled is not None:
         cache[key] = got
     return got
+
+
+def _iota_labels(a: ReplicaGroupsAttr, strat: str, grid: Grid):
+    """The group index of every device, straight from an iota spelling (mesh axes through
+    their iota form) with numpy: iota(N) reshaped and transposed, group k the k-th run of S
+    values. Only where the groups' ids are the flattened ids (use_global_device_ids, or one
+    replica / one partition); else None (the general path lists the groups once)."""
+    from shlo_lint.checker.analysis.lazy_numpy import np
+
+    g = a.groups
+    iota = g.as_iota() if isinstance(g, MeshAxesGroups) else g
+    if not isinstance(iota, IotaGroups) or iota.num_devices != grid.size:
+        return None
+    if not (strat == FLATTENED_IDS or strat == CROSS_PARTITION and grid.num_replicas == 1
+            or strat == CROSS_REPLICA and grid.num_partitions == 1):
+        return None
+    values = np.arange(grid.size, dtype=np.int64).reshape(iota.reshape_dims).transpose(iota.transpose_perm).reshape(-1)
+    labels = np.empty(grid.size, dtype=np.int64)
+    labels[values] = np.arange(grid.size, dtype=np.int64) // iota.group_size
+    return labels
 
 
 def shared_pair(a: Devices, b: Devices) -> tuple[int, int] | None:
