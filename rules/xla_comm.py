@@ -447,6 +447,8 @@ def async_collective_exposed(op: Operation, ctx: Context) -> Iterator[Diagnostic
         return
     f = flow(ctx, block)
     s, d = f.index(start), f.index(op)
+    if any(f.ops[k].name in _DONES and _start_of(ctx, f.ops[k]) is start for k in range(s + 1, d)):
+        return  # a second completion (SHLO402's): the first one speaks for the pair
     if any(hides(ctx, f, k) for k in range(s + 1, d)):
         return
     before, after = _could_overlap(ctx, f, s, d)

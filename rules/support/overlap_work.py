@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from shlo_lint.checker.analysis.pairing import DONE_OPS, START_OPS
 from shlo_lint.checker.analysis.semantics import BlockFlow
-from shlo_lint.checker.ir.catalog import COMMUNICATING, DONE, START, TERMINATORS, names
+from shlo_lint.checker.ir.catalog import COMMUNICATING, DONE, START, TERMINATORS, future_ends, names
 from shlo_lint.checker.ir.core import Block, Operation
 from shlo_lint.checker.ir.types import TensorType, TokenType
 from shlo_lint.checker.lint.context import Context
@@ -29,9 +29,10 @@ def flow(ctx: Context, block: Block) -> BlockFlow:
     return f
 
 
-ASYNC_OPS = START_OPS | DONE_OPS | names(role=START) | names(role=DONE) \
+ASYNC_OPS = START_OPS | DONE_OPS | names(role=START) | names(role=DONE) | future_ends(START) | future_ends(DONE) \
     | frozenset(n for n in names(forwards=True, prefix="hlo.") if n.endswith("-update"))
-"""Every start, update and done, of every form (StableHLO's, tessera's, XLA's HLO)."""
+"""Every start, update and done, of every form (StableHLO's, tessera's, XLA's HLO,
+its send / recv halves included)."""
 
 
 def _work(op: Operation) -> bool:
