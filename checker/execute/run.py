@@ -331,8 +331,8 @@ class HloEngineRun:
 
 
 def run_hlo_engine(path: str, text: str, options: RunOptions) -> HloEngineRun:
-    """XLA on HLO text (xla/hlo_local.py)."""
-    from .xla.hlo_local import run_hlo
+    """XLA on HLO text (xla/hlo/engine.py)."""
+    from .xla.hlo.engine import run_hlo
     from .xla.local import XlaOptions
 
     run = run_hlo(path, text, options.inputs, XlaOptions(options.device, options.xla_timeout_s,
