@@ -16,7 +16,8 @@ from shlo_lint.checker.execute.values import Inputs
 from shlo_lint.checker.execute.xla.hlo import rewrite as rw
 from shlo_lint.checker.execute.xla.hlo.blocked import abort_notes, call_stack
 from shlo_lint.checker.execute.xla.hlo.communication import order_kept
-from shlo_lint.checker.execute.xla.hlo.engine import callback_notes, hlo_inputs
+from shlo_lint.checker.execute.device_inputs import device_inputs
+from shlo_lint.checker.execute.xla.hlo.engine import callback_notes, worker_arrays
 from shlo_lint.checker.execute.xla.hlo.reading import (HloModuleError, callers_of, entry_parameters, position,
                                                        read_module)
 from shlo_lint.checker.frontend.hlo import looks_like_hlo, read_hlo
@@ -268,16 +269,18 @@ def test_the_order_check_sees_two_collectives_swapped():
 
 # ----------------------------------------------------------------------------- inputs
 def test_a_sharded_parameter_gets_the_shards_of_one_global_value_and_a_replicated_one_the_same_value():
-    text = (HLO / "async_all_gather_in_cond.hlo").read_text()
-    params = entry_parameters(read_module(text))
+    module = read_module((HLO / "async_all_gather_in_cond.hlo").read_text())
+    params = entry_parameters(module)
     assert [p.sharding for p in params] == ["{devices=[8,1]<=[8]}", "{replicated}"]
-    arrays = hlo_inputs(params, Inputs("random", 3), Grid(1, 8), "per_device", notes := [])
+    arrays = device_inputs(module, Inputs("random", 3), Grid(1, 8), notes := [])
     assert notes == []
-    shards = [arrays[f"arg0_{d}"] for d in range(8)]
+    shards = [arrays[f"arg0_0_{d}"] for d in range(8)]
     whole = Inputs("random", 3).make([_global(params[0], 8)], None)[0]
     assert np.array_equal(np.concatenate(shards), whole)
-    flags = {arrays[f"arg1_{d}"].tobytes() for d in range(8)}
+    flags = {arrays[f"arg1_0_{d}"].tobytes() for d in range(8)}
     assert len(flags) == 1  # a replicated flag is one value, as in the jitted program
+    # the XLA worker takes them by flattened device id
+    assert np.array_equal(worker_arrays(arrays, Grid(1, 8))["arg0_5"], arrays["arg0_0_5"])
 
 
 def _global(p, n):
@@ -289,8 +292,7 @@ def _global(p, n):
 
 def test_an_unscheduled_module_takes_global_arrays():
     text = (HLO / "dumps" / "psum" / "module_0000.jit__lambda.before_optimizations.txt").read_text()
-    params = entry_parameters(read_module(text))
-    arrays = hlo_inputs(params, Inputs("zeros"), Grid(1, 8), "global", [])
+    arrays = device_inputs(read_module(text), Inputs("zeros"), Grid(1, 8), [])
     assert list(arrays) == ["arg0"] and arrays["arg0"].shape == (16, 4)
 
 
@@ -319,14 +321,11 @@ def test_abort_lines_name_the_candidate_instructions():
     assert "%all-gather.0 (line 19)" in notes[1]
 
 
-# ----------------------------------------------------------------------------- `shlo-lint run` on HLO without XLA
-@pytest.mark.parametrize("engine, what", [("interp", "reference interpreter does not run XLA's HLO text"),
-                                          ("both", "reference interpreter does not run XLA's HLO text"),
-                                          ("xla-distributed", "distributed XLA engine does not run HLO text")])
-def test_an_engine_that_cannot_run_hlo_says_so_with_exit_2(engine, what):
-    proc = run_cli("run", "--engine", engine, str(HLO / "psum.hlo"))
+# ----------------------------------------------------------------------------- `shlo-lint run` on HLO: what is refused
+def test_the_distributed_engine_says_it_does_not_run_hlo_with_exit_2():
+    proc = run_cli("run", "--engine", "xla-distributed", str(HLO / "psum.hlo"))
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "unsupported" in proc.stdout and what in proc.stdout
+    assert "unsupported" in proc.stdout and "distributed XLA engine does not run HLO text" in proc.stdout
 
 
 def test_short_form_hlo_is_an_error_at_its_line(tmp_path):

@@ -11,6 +11,8 @@ import re
 
 from ....analysis.semantics import Grid
 from ....frontend.hlo import Computation, HloText, Instruction
+from ....frontend.hlo.opcodes import ir_name
+from ....ir import catalog
 from ..markers import blocked_from_progress, read_progress
 from .reading import callers_of, position
 
@@ -33,16 +35,18 @@ def progress(tmp: str, path: str, module: HloText, grid: Grid):
     if not records or labels is None:
         return [], {}, notes
     index = {ins.name: ins for ins in module.instructions()}
-    ops = []
+    ops, kinds = [], []
     for label in labels:
         ins = index.get(label)
         if ins is not None:
             line, column = position(ins)
             ops.append((ins.opcode, line, column, None, f"%{ins.name}"))
+            kinds.append(catalog.base_kind(ir_name(ins)))  # what the interpreter's report says of the same op
         else:
             ops.append((label, 0, 0, None))
+            kinds.append(label)
     blocked, states = blocked_from_progress(records, ops, [o[0] for o in ops], grid.processes(), path,
-                                            "XLA rendezvous")
+                                            "XLA rendezvous", kinds)
     callers = callers_of(module)
     by_line = {position(ins)[0]: ins for ins in index.values()}
     for b in blocked:

@@ -5,13 +5,11 @@ compiles it with hlo/compiler.py), and report as local.py does: completed /
 aborted / unsupported / timeout / error, with the blocked devices at their HLO
 instruction (blocked.py).
 
-Inputs: the entry's parameters, zeros / seeded random / an .npz as for
-StableHLO. A scheduled module is per device: a parameter whose `sharding=` is
-readable gets one global value (seeded as a global StableHLO argument) split as
-the sharding says, so a replicated flag is the same on every device, as in the
-jitted program; any other parameter gets its own value per device. An
-unscheduled module takes global arrays, sharded by the executable's parameter
-shardings.
+Inputs: the entry's parameters, as the interpreter gets them too
+(execute/device_inputs.py): zeros / seeded random / an .npz as for StableHLO; a
+scheduled module's devices get the shards of one global value where a
+parameter's sharding says so; an unscheduled module takes global arrays, which
+the worker shards by the executable's parameter shardings.
 """
 from __future__ import annotations
 
@@ -23,18 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....analysis.semantics import Grid
-from ....analysis.sharding import ShardingError, hlo_tiling
 from ....frontend.hlo import HloText
-from ....frontend.hlo.ir_types import element_type
-from ....ir.types import OpaqueType, TensorType
-from ...values import ExecutionError, Inputs, TOKEN
+from ...device_inputs import device_inputs
+from ...values import ExecutionError, Inputs
 from ..arrays import save_arrays
 from ..local import CPU_DEVICES_PER_PROCESS, XlaOptions, XlaResult, classify, jax_available, launch_worker, outputs_of
 from .blocked import abort_notes, progress
-from .reading import EntryParameter, HloModuleError, entry_parameters, position, read_module
+from .reading import HloModuleError, position, read_module
 from .rewrite import host_callbacks
 
-__all__ = ["HloRun", "run_hlo", "callback_notes", "hlo_inputs"]
+__all__ = ["HloRun", "run_hlo", "callback_notes"]
 
 
 @dataclass
@@ -60,7 +56,6 @@ def run_hlo(path: str, text: str, inputs: Inputs, options: XlaOptions | None = N
 
     try:
         module = read_module(text, path)
-        params = entry_parameters(module)
     except HloModuleError as e:
         return error(f"{path}:{e.line}:{e.column}: {e.message}")
     mode = "per_device" if module.is_scheduled else "global"
@@ -80,13 +75,13 @@ def run_hlo(path: str, text: str, inputs: Inputs, options: XlaOptions | None = N
                                 f"{CPU_DEVICES_PER_PROCESS} devices in one process", 0.0, device), grid, mode)
     notes: list[str] = callback_notes(module)
     try:
-        arrays = hlo_inputs(params, inputs, grid, mode, notes)
+        arrays = worker_arrays(device_inputs(module, inputs, grid, notes), grid)
     except (ExecutionError, HloModuleError) as e:
         where = f"{path}:{e.line}:{e.column}: " if isinstance(e, HloModuleError) else ""
         return error(where + e.message, grid, mode)
     platform = "cpu" if options.device == "cpu" else "gpu"
     spec = {"format": "hlo", "num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
-            "num_args": len(params), "markers": True}
+            "num_args": len({k.split("_")[0] for k in arrays}), "markers": True}
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-hlo-") as tmp:
         save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
         with open(os.path.join(tmp, "module.hlo"), "w", encoding="utf-8") as f:
@@ -115,48 +110,11 @@ def callback_notes(module: HloText) -> list[str]:
     return notes
 
 
-# ----------------------------------------------------------------------------- inputs
-def hlo_inputs(params: list[EntryParameter], inputs: Inputs, grid: Grid, mode: str, notes: list) -> dict:
-    """Worker inputs: `arg{i}` (global) or `arg{i}_{flat}` (per device)."""
-    local = [_tensor(p) for p in params]
-    if mode == "global":
-        return {f"arg{i}": np.asarray(a) for i, a in enumerate(_no_tokens(inputs.make(local, None)))}
-    P = grid.num_partitions
-    tilings: dict[int, object] = {}
-    for i, p in enumerate(params):
-        if p.sharding is None or P == 1:
-            continue
-        try:
-            tiling = hlo_tiling(p.sharding, len(p.dims), P)
-        except ShardingError as e:
-            notes.append(f"parameter {p.number} (%{p.instruction.name}): {e}; every device gets its own values")
-            continue
-        if tiling != "manual":
-            tilings[i] = tiling
-    global_types = [TensorType(tuple(tilings[i].global_shape(p.dims)), t.element) if i in tilings else t
-                    for i, (p, t) in enumerate(zip(params, local))]
-    shared = _no_tokens(inputs.make(global_types, None)) if tilings else []
+def worker_arrays(arrays: dict, grid: Grid) -> dict:
+    """device_inputs' arrays under the worker's keys: `arg{i}` (global) or
+    `arg{i}_{flat}` (one device, by its flattened id)."""
     out = {}
-    for replica, partition in grid.processes():
-        flat = grid.flat(replica, partition)
-        own = _no_tokens(inputs.make(local, (replica, partition), flat)) if len(tilings) < len(params) else []
-        for i in range(len(params)):
-            # a sharding's device ids are partition ids: every replica holds the same shards
-            value = tilings[i].shard(shared[i], partition) if i in tilings else own[i]
-            out[f"arg{i}_{flat}"] = np.ascontiguousarray(value)
+    for key, value in arrays.items():
+        name, *device = key.split("_")
+        out[f"{name}_{grid.flat(int(device[0]), int(device[1]))}" if device else name] = value
     return out
-
-
-def _tensor(p: EntryParameter) -> TensorType:
-    element = element_type(p.element)
-    if isinstance(element, OpaqueType):
-        line, column = position(p.instruction)
-        raise HloModuleError(f"entry parameter %{p.instruction.name} has element type {p.element}, which is not run",
-                             line, column)
-    return TensorType(p.dims, element)
-
-
-def _no_tokens(values: list) -> list:
-    if any(v is TOKEN for v in values):
-        raise ExecutionError("token arguments to the entry are not run by the XLA engine")
-    return values
