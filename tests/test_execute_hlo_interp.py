@@ -301,3 +301,28 @@ def test_both_engines_skip_their_cross_check_when_the_interpreter_cannot_run(tmp
     name = sorted(SHARDY_DUMPS)[0]
     (report,) = run_paths(str(HLO / name), RunOptions(engine="both", xla_timeout_s=60))
     assert report.cross_check["status"] == "skipped" and report.exit_code() == 2
+
+
+DEADLOCKS = sorted(name for name, facts in VERDICTS.items() if facts["verdict"] == "aborted")
+
+
+@pytest.mark.parametrize("name", DEADLOCKS)
+def test_confirm_replays_each_deadlock_finding_on_hlo_naming_the_instructions(name):
+    """`shlo-lint --confirm` on compiled modules: the interpreter runs the lowered module
+    with the counterexample's processes first; the note says which devices blocked at
+    which instruction, and that it is where the finding said."""
+    from shlo_lint.checker.execute.replay import confirm
+    from shlo_lint.checker.execute.run import load
+    from shlo_lint import lint_text
+
+    path = HLO / name
+    module = load(str(path))
+    diags = [d for d in lint_text(path.read_text(), str(path)) if d.category == "deadlock"]
+    assert diags
+    text = path.read_text().split("\n")
+    for d in confirm(diags, module):
+        note = d.notes[-1].message
+        assert note.startswith("confirmed by execution (interp): "), note
+        for op, ins, line in re.findall(r"at ([\w-]+) %([\w.\-]+), line (\d+)", note):
+            assert f"%{ins} = " in text[int(line) - 1] and f" {op}(" in text[int(line) - 1], note
+        assert re.search(r"at [\w-]+ %[\w.\-]+, line \d+", note), note

@@ -205,3 +205,17 @@ def test_both_engines_block_the_same_devices_at_the_same_instructions():
     assert {b.kind for b in xla.blocked} == {"all_gather", "all_reduce"}
     assert report.cross_check["status"] == "match" and "the same 4 processes" in report.cross_check["reason"]
     assert report.exit_code() == 1
+
+
+def test_confirm_with_xla_replays_an_hlo_finding_on_the_text_itself():
+    """`--confirm --confirm-engine both` on a compiled module: the interpreter and XLA:CPU
+    (compiling the text) each confirm the finding, naming the devices and the instruction."""
+    path = HLO / "schedule" / "crossed_independent_by_use_swapped.buggy_deadlock.hlo"
+    proc = run_cli("--confirm", "--confirm-engine", "both", "-f", "json", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (d,) = [d for d in json.loads(proc.stdout)["diagnostics"] if d["code"] == "SHLO500"]
+    notes = [n["message"] for n in d["related"]]
+    for engine in ("interp", "xla"):
+        (note,) = [n for n in notes if n.startswith(f"confirmed by execution ({engine}): ")]
+        assert "(0, 0), (0, 1) at all-gather %all-gather.0, line 19; (0, 2), (0, 3) at all-reduce %all-reduce.2, " \
+               "line 39" in note, note
