@@ -232,10 +232,12 @@ def main() -> int:
     ap.add_argument("--collectives", type=int, default=200, help="part 2's collectives in the branch (default 200)")
     ap.add_argument("--only", choices=("read", "devices"), default=None, help="run one part")
     args = ap.parse_args()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (this machine may be shared)")
     if args.only != "devices":
         read_ratios(args)
     if args.only != "read":
         devices_verdicts(args.devices, args.collectives)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
