@@ -176,7 +176,8 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
             first, then = items[0][0], items[1][0]
             diag = diag.note(ctx.loc(first.op), f"process {_proc(proc)} issues this {_issue(first)} first, then the "
                                                 f"{_issue(then)} at line {_line(ctx, then.op)}")
-    branch = _branch_note(ctx, primary)
+    counted = _executions_note(ctx, primary)
+    branch = counted or _branch_note(ctx, primary)
     if branch is not None:
         diag = diag.note(*branch)
     where = primary.step.where() if primary.step is not None else ""
@@ -187,6 +188,49 @@ def _notes(ctx: Context, diag: Diagnostic, d: Deadlock, primary: Blocked) -> Dia
             diag = diag.note(ctx.loc(w.need), f"process {_proc(w.process)} would have to reach this "
                                               f"{op_label(w.need)}")
     return diag
+
+
+def _same_trips(ctx: Context, primary: Blocked) -> bool:
+    """The loops around the blocked op run the same number of times on every
+    process (so what differs is how often the op runs inside them)."""
+    v = ctx.cache.get(VERDICT_KEY)
+    if not isinstance(v, Verdict) or v.trace is None or primary.step is None:
+        return False
+    for op, _label in primary.step.context:
+        if op.name in _LOOPS and id(op) in v.trace.loops:
+            if len(set(v.trace.loops[id(op)][1].tolist())) > 1:
+                return False
+    return True
+
+
+def _executions_note(ctx: Context, primary: Blocked):
+    """Where an op inside a loop that every process runs alike is run a
+    different number of times (a branch on the loop counter and the process
+    id): how often each process runs it, since the k-th execution on each meets
+    the k-th on its peers (corpus/meets/fori_pipeline_guarded_uneven)."""
+    v = ctx.cache.get(VERDICT_KEY)
+    if not isinstance(v, Verdict) or v.trace is None or primary.step is None or not _same_trips(ctx, primary):
+        return None
+    loops = [op for op, _l in primary.step.context if op.name in _LOOPS]
+    if not loops:
+        return None
+    tr = v.trace
+    P = tr.grid.num_partitions
+    by: dict[int, list[tuple[int, int]]] = {}
+    for cls in tr.classes:
+        k = sum(1 for i in cls.steps if tr.steps[i].op is primary.op)
+        by.setdefault(k, []).extend(divmod(int(p), P) for p in cls.processes.tolist())
+    if len(by) < 2:
+        return None
+    parts = [f"{_procs(sorted(ps), 3)} {_times(k)}" for k, ps in sorted(by.items())]
+    return ctx.loc(primary.op), (f"every process runs the while at line {_line(ctx, loops[-1])} alike, but this "
+                                 f"{op_label(primary.op)} runs " + "; ".join(parts[:4]) +
+                                 ("; …" if len(parts) > 4 else "") + ": XLA meets each process's first execution "
+                                 "with its peers' first, its second with their second, whatever the iteration")
+
+
+def _times(k: int) -> str:
+    return {0: "never", 1: "once", 2: "twice"}.get(k, f"{k} times")
 
 
 def _branch_note(ctx: Context, primary: Blocked):
@@ -216,7 +260,7 @@ def _branch_note(ctx: Context, primary: Blocked):
     return None
 
 
-def _help(d: Deadlock, primary: Blocked) -> str:
+def _help(ctx: Context, d: Deadlock, primary: Blocked) -> str:
     kind = catalog.base_kind(primary.op.name)
     facts = catalog.info(primary.op.name)
     in_branch = primary.step is not None and any(op.name in _BRANCHES for op, _ in primary.step.context)
@@ -236,6 +280,9 @@ def _help(d: Deadlock, primary: Blocked) -> str:
         return "every process of a group must reach its collectives in the same order (here the order " \
                "depends on the process id)"
     in_loop = primary.step is not None and any(op.name in _LOOPS for op, _ in primary.step.context)
+    if in_loop and d.kind == "missing-peer" and _same_trips(ctx, primary):
+        return "XLA meets each process's first execution of a collective with its peers' first, its second with " \
+               "their second, whatever the iteration: every member of the group must run it the same number of times"
     if in_loop and d.kind == "missing-peer":
         return "the loop runs a different number of iterations on different processes: give every member " \
                "of the group the same trip count (or move the collective out of the loop)"
@@ -358,11 +405,14 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         primary = primary or d.blocked[0]
         n = len(d.blocked)
         msg = _cycle_text(d, primary, n) if kind == "cycle" else _missing_text(d, primary)
+        if v.replicas > 1:  # decided on replica 0 of identical replicas: say how many it stands for
+            msg = msg.removesuffix(f" ({n} processes blocked)") + (
+                f" ({n} in each of {v.replicas:,} replicas)")
         if v.matching == "spec":
             msg += " [spec matching]"
         if warn:
             msg = "schedule-dependent " + msg
-        diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(d, primary))
+        diag = (ctx.warning if warn else ctx.error)(primary.op, msg, help=_help(ctx, d, primary))
         if kind == "cycle" and len(d.chain) > 1:
             diag = diag.note(ctx.loc(primary.op), _chain_note(d))
         diag = _replicas_note(ctx, _notes(ctx, diag, d, primary), v, primary.op)
@@ -485,7 +535,7 @@ def deadlock_peer_never_arrives(op: Operation, ctx: Context) -> Iterator[Diagnos
 
 
 @rule("SHLO502", "collective-matched-only-by-xla", category="deadlock", severity="warning", on=MODULE_OPS,
-      reuse=VERDICT_REUSE, front_ends=("stablehlo",))
+      reuse=VERDICT_REUSE, front_ends=("stablehlo",), superseded_by=("SHLO506",))
 def collective_matched_only_by_xla(op: Operation, ctx: Context) -> Iterator[Diagnostic]:
     """Collectives at different ops complete only because XLA matches them by kind and channel.
 

@@ -11,6 +11,7 @@ from shlo_lint.checker.source.diagnostics import Diagnostic, Fix, Note, Severity
 from shlo_lint.checker.cli.files import lint_paths
 from shlo_lint.checker.lint.engine import FileResult, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
+from shlo_lint.hosts_api import assert_same_on_hosts, check_hosts
 
 
 def parse(text: str, path: str = "<string>"):
@@ -22,5 +23,5 @@ def parse(text: str, path: str = "<string>"):
     return read_module(SourceFile(path, text))
 
 
-__all__ = ["Config", "ConfigError", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean", "check_lowered",
-           "lint_paths", "lint_text", "parse"]
+__all__ = ["Config", "ConfigError", "Diagnostic", "FileResult", "Fix", "Note", "Severity", "assert_clean",
+           "assert_same_on_hosts", "check_hosts", "check_lowered", "lint_paths", "lint_text", "parse"]

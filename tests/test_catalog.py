@@ -23,11 +23,12 @@ def test_every_op_names_a_known_kind_role_and_region():
 
 def test_starts_and_dones_pair_both_ways():
     for name, o in OPS.items():
-        if o.role in (START, DONE):
+        if o.async_side in (START, DONE):
             assert o.future in ("stablehlo", "tessera", "hlo"), name
+        assert o.future_side is None or o.role not in (START, DONE), name  # a role says it already
         for other in o.pair:
             partner = OPS[other]
-            assert {o.role, partner.role} == {START, DONE}, (name, other)
+            assert {o.async_side, partner.async_side} == {START, DONE}, (name, other)
             assert partner.future == o.future, (name, other)
             assert None in (o.kind, partner.kind) or partner.kind == o.kind, (name, other)  # an await takes any
             assert name in partner.pair or partner.role == DONE and partner.future == "tessera", (name, other)
@@ -84,6 +85,14 @@ def test_hlo_opcodes_that_are_no_stablehlo_op():
     assert OPS["hlo.async-start"].body_kind and OPS["hlo.async-done"].role == DONE
     assert (OPS["hlo.send"].role, OPS["hlo.recv-done"].role) == (SEND, RECV)
     assert OPS["hlo.recv"].role is None and OPS["hlo.send-done"].role is None
+    # ... and each half is an async pair of its own: the futures the pairing analysis follows
+    assert catalog.future_ends(START, "hlo") == {"hlo.all-reduce-start", "hlo.all-gather-start",
+                                                 "hlo.collective-permute-start", "hlo.async-start", "hlo.send",
+                                                 "hlo.recv"}
+    assert catalog.future_ends(DONE, "hlo") == {"hlo.all-reduce-done", "hlo.all-gather-done",
+                                                "hlo.collective-permute-done", "hlo.async-done", "hlo.send-done",
+                                                "hlo.recv-done"}
+    assert catalog.future_ends(START, "stablehlo") == catalog.names(role=START, future="stablehlo")
     assert catalog.names(regions=catalog.CALL) >= {"hlo.call", "hlo.fusion", "func.call"}
     assert catalog.FORWARDING >= {"hlo.tuple", "hlo.get-tuple-element", "hlo.copy", "hlo.async-update"}
     assert catalog.kind("hlo.ragged-all-to-all").custom_call  # StableHLO writes it as a custom_call

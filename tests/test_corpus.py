@@ -9,7 +9,10 @@ a valid program without one must produce no diagnostic at all.
 corpus/real/ (JAX exports) must raise no error, except `*.buggy_*` files, which
 must raise at least one. corpus/deadlock/ cases (same sidecars) are whole
 programs with expected deadlock verdicts; elsewhere deadlock findings are only
-compared when the sidecar lists one (SHLO5xx).
+compared when the sidecar lists one (SHLO5xx). corpus/hlo/gpu/ holds HLO modules
+written by hand in XLA:GPU's forms, each a whole module with the same sidecars
+beside its `.hlo` (every finding compared; a `buggy_*` one must have one, a module
+without one must be clean).
 """
 from __future__ import annotations
 
@@ -85,6 +88,20 @@ def test_expected_diagnostics(path: Path):
     got = {(d.code, line_of(d)) for d in diags}
     want = {(c, ln) for c, ln, _ in expected}
     assert got == want, show(path, diags)
+    for code, ln, text in expected:
+        if text:
+            msgs = [d.message for d in diags if d.code == code and line_of(d) == ln]
+            assert any(text in m for m in msgs), (text, msgs)
+
+
+@pytest.mark.parametrize("path", sorted((CORPUS / "hlo" / "gpu").glob("*.hlo")), ids=lambda p: p.name)
+def test_expected_diagnostics_on_hlo(path: Path):
+    expected = read_expect(path.with_suffix(".expect"))
+    if ".buggy_" in path.name:
+        assert expected, f"{path} has no .expect sidecar"
+    diags, line_of = _lint(path)
+    got = {(d.code, line_of(d)) for d in diags}
+    assert got == {(c, ln) for c, ln, _ in expected}, show(path, diags)
     for code, ln, text in expected:
         if text:
             msgs = [d.message for d in diags if d.code == code and line_of(d) == ln]

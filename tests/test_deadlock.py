@@ -54,6 +54,11 @@ EXPECTED = {
     "branch_whole_group.mlir": ("deadlock-free", None, 0),
     "collectives_different_order.mlir": ("deadlock", "cycle", 4),
     "same_channel_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "meets_psum_pmax.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO506: they reduce differently)
+    "meets_same_reduction.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
+    "meets_other_operand.mlir": ("deadlock-free", None, 0),  # on XLA (SHLO502, SHLO507: one sum over both)
+    "meets_pipeline_stages.mlir": ("deadlock-free", None, 0),  # the k-th meets the k-th (SHLO508)
+    "meets_pipeline_every_step.mlir": ("deadlock-free", None, 0),
     "different_channel_both_branches.mlir": ("deadlock", "missing-peer", 4),
     "permute_both_branches.mlir": ("deadlock-free", None, 0),  # on XLA; a warning (SHLO502)
     "no_channel_both_branches.mlir": ("deadlock-free", None, 0),  # channel-less ops share XLA's key: SHLO502
@@ -350,9 +355,10 @@ def test_issue_order_deadlocks_abort_on_xla_cpu(name):
 @pytest.mark.parametrize("name", sorted(n for n, (s, _k, _b) in EXPECTED.items()
                                         if s == "deadlock-free" and "both_branches" in n))
 def test_completes_on_xla_claims_hold_on_xla_cpu(name):
-    """Every SHLO502 ("completes on XLA only because ...") must be true on XLA:CPU."""
+    """Every SHLO502 ("completes on XLA only because ...") must be true on XLA:CPU; so
+    must SHLO506 / SHLO507, which say the same with what the meeting ops compute."""
     codes = [d.code for d in lint_text((CORPUS / "deadlock" / name).read_text(), "t.mlir")]
-    assert "SHLO502" in codes
+    assert {"SHLO502", "SHLO506", "SHLO507"} & set(codes)
     r = _xla_outcome(CORPUS / "deadlock" / name)
     assert r.outcome == "completed", (r.outcome, r.message)
 

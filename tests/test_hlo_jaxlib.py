@@ -43,3 +43,25 @@ def test_jaxlib_reads_what_we_read(path, jaxlib_reading):
     for name, comp in ours.computations.items():
         mine = {i.name: list(i.operand_names) for i in comp.instructions}
         assert mine == {n: ops for n, ops in theirs[name]}, name
+
+
+def test_jaxlib_reads_the_hand_written_gpu_corpus_as_we_do():
+    """corpus/hlo/gpu/ is written by hand in XLA:GPU's forms: XLA's parser must take every
+    module there (the hazards they carry are XLA:GPU's runtime's, not the parser's)."""
+    from shlo_lint.checker.frontend.hlo import read_hlo
+
+    from conftest import CORPUS
+
+    paths = sorted((CORPUS / "hlo" / "gpu").glob("*.hlo"))
+    assert len(paths) >= 10
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *map(str, paths)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    theirs_all = json.loads(proc.stdout)
+    for path in paths:
+        ours = read_hlo(path.read_text(encoding="utf-8"), str(path))
+        assert not ours.parse_all(), path.name
+        theirs = theirs_all[str(path)]
+        for name, comp in ours.computations.items():
+            assert {i.name: list(i.operand_names) for i in comp.instructions} == \
+                {n: ops for n, ops in theirs[name]}, (path.name, name)

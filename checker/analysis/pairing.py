@@ -2,9 +2,22 @@
 
 A *future* is what an async start returns: `stablehlo.async_start` (seed 004,
 and seed 002's `async<T>` form), seed 004's per-collective `*_start` ops, and
-seed 003's `tessera.collective.*` ops. A *completion* is a done or await
-(`async_done`, `*_done`, `tessera.await`) taking it as an operand. Every future
-must be completed exactly once on every path through the program.
+seed 003's `tessera.collective.*` ops; in XLA's HLO, the ops the catalog gives
+future flavor "hlo" (`all-reduce-start`, ..., `async-start`, and the halves of
+point-to-point: `send`, `recv`). A *completion* is a done or await
+(`async_done`, `*_done`, `tessera.await`; HLO's `*-done`, `async-done`,
+`send-done`, `recv-done`) taking it as an operand. Every future must be
+completed exactly once on every path through the program.
+
+HLO differs in three ways the walk follows: a start's result is a tuple, lowered
+to its leaves (`%ags#0`, `%ags#1`), which together are one future (a done reading
+all of them completes it once); the generic form passes it through
+`async-update`, and the catalog's forwarding ops (`get-tuple-element`, `tuple`,
+`copy`, `bitcast`) hand it on; and a computation sees no value of another, so
+uses are found from each instruction's operand names, not from the text, and a
+region never mentions an outer future (a `while` or a `conditional` that takes
+one as operand is where pairing stops following it, as for a StableHLO while
+carry: XLA's pipelined send/recv carries its futures through the loop).
 
 The analysis follows each future from the op that starts it, through
 
@@ -49,6 +62,14 @@ TESSERA_AWAITS = catalog.names(role=catalog.DONE, future="tessera")
 DONE_OPS = frozenset(n for n in catalog.names(role=catalog.DONE, future="stablehlo")
                      if catalog.info(n).seed_004 or n == ASYNC_DONE) | TESSERA_AWAITS
 
+HLO_STARTS = catalog.future_ends(catalog.START, "hlo")
+HLO_DONES = catalog.future_ends(catalog.DONE, "hlo")
+"""XLA's HLO: the starts and dones of its async pairs (send and recv included)."""
+FUTURE_STARTS = START_OPS | HLO_STARTS
+FUTURE_DONES = DONE_OPS | HLO_DONES
+"""Every op the analysis pairs (START_OPS / DONE_OPS are StableHLO's and seed 003's,
+which the overlap rules read)."""
+
 CALLS = catalog.names(regions=catalog.CALL)
 FUNC_RETURNS = catalog.names(terminator=catalog.FUNCTION_RETURN)
 REGION_TERMINATORS = catalog.names(terminator=catalog.REGION_RETURN)
@@ -56,29 +77,36 @@ BRANCH_OPS = catalog.names(regions=catalog.BRANCHES)
 LOOP_OPS = catalog.names(regions=catalog.LOOP)
 FORWARDING = CALLS | FUNC_RETURNS | REGION_TERMINATORS
 """Ops a future may pass through (besides its done): the edges pairing follows."""
+FORWARDS_HLO = catalog.FORWARDING
+"""HLO ops whose results are their operands (`async-update`, `get-tuple-element`, `tuple`, ...):
+a future read by one is handed on to its results."""
 
-_HINTS = ("_start", "tessera.")
+_HINTS = ("_start", "tessera.", "-start(", " send(", " recv(")
 
 
 def may_have_futures(text: str) -> bool:
     """False when the text cannot contain a future (the fast path for big modules):
-    every future comes from a start op (`async_start`, `*_start`, `tessera.collective.*`)."""
+    every future comes from a start op (`async_start`, `*_start`, `tessera.collective.*`;
+    HLO's `*-start(`, `send(`, `recv(`)."""
     return any(h in text for h in _HINTS)
 
 
 def is_start(op: Operation) -> bool:
-    return op.name in START_OPS
+    return op.name in FUTURE_STARTS
 
 
 def is_done(op: Operation) -> bool:
-    return op.name in DONE_OPS
+    return op.name in FUTURE_DONES
 
 
 def produces_future(op: Operation, index: int) -> bool:
     """Whether result `index` of a start op is a future to pair. `async_start` and
     tessera collectives whose written type is not a future are the type rules'
     (SHLO304, SHLO333) and are not paired; seed 004's `*_start` ops may return the
-    indeterminate tensor instead (its "tensors instead of futures" alternative)."""
+    indeterminate tensor instead (its "tensors instead of futures" alternative). An HLO
+    start's leaves are one future: it is rooted at its first result."""
+    if op.name in HLO_STARTS:
+        return index == 0
     if op.name not in START_OPS:
         return False
     if op.name != ASYNC_START and op.name not in TESSERA_STARTS:
@@ -89,8 +117,8 @@ def produces_future(op: Operation, index: int) -> bool:
 
 
 def future_flavor(op: Operation) -> str:
-    """"tessera" for seed 003's futures, "stablehlo" otherwise."""
-    return "tessera" if op.name in TESSERA_STARTS else "stablehlo"
+    """"tessera" for seed 003's futures, "hlo" for XLA's HLO ones, "stablehlo" otherwise."""
+    return "tessera" if op.name in TESSERA_STARTS else "hlo" if op.name in HLO_STARTS else "stablehlo"
 
 
 # ----------------------------------------------------------------------------- paths
@@ -200,6 +228,20 @@ class Root:
     def value(self) -> Value:
         return self.anchor.results[self.index]
 
+    @property
+    def name(self) -> str:
+        """The future as messages name it: the value, or an HLO start's instruction
+        (`%ags`, whose leaves `%ags#0`, `%ags#1` are the one future)."""
+        name = self.value.name
+        return name.split("#", 1)[0] if self.start.name in HLO_STARTS else name
+
+    def leaves(self) -> dict[str, Value]:
+        """The values that are this future where it is tracked from: the anchor's result,
+        or every leaf of an HLO start's tuple."""
+        if self.anchor is self.start and self.start.name in HLO_STARTS:
+            return {v.name: v for v in self.anchor.results}
+        return {self.value.name: self.value}
+
 
 class _State:
     __slots__ = ("yields", "untracked", "root")
@@ -227,6 +269,9 @@ class FutureAnalysis:
         self._busy: set = set()
         self._fresh: dict[str, dict[int, list[tuple[Root, Outcomes]]]] = {}
         self._occ: dict[str, list[int]] = {}
+        self.hlo = getattr(module, "front_end", "stablehlo") == "hlo"
+        """XLA's HLO: uses are read from the instructions' operand names (see the module docstring)."""
+        self._uses: dict[int, dict[str, list[int]]] = {}
         self._run()
 
     # -- helpers ----------------------------------------------------------------------
@@ -248,7 +293,7 @@ class FutureAnalysis:
         calls: list[tuple[Operation, Operation]] = []
         for func in self.funcs.values():
             for op in func.walk():
-                if op.name in START_OPS:
+                if op.name in FUTURE_STARTS:
                     starts.append((func, op))
                 elif op.name in CALLS:
                     calls.append((func, op))
@@ -256,7 +301,8 @@ class FutureAnalysis:
             for i in range(op.num_results):
                 if produces_future(op, i):
                     self.roots.append(Root(func, op, i, op, tessera=op.name in TESSERA_STARTS))
-        self._index(_bases({r.value.name: r.value for r in self.roots}))
+        if not self.hlo:
+            self._index(_bases({r.value.name: r.value for r in self.roots}))
         self._start_roots = list(self.roots)
         for func, call in calls:
             name = callee(call)
@@ -278,7 +324,7 @@ class FutureAnalysis:
                 return {(1, frozenset()): Witness()}
             self._busy.add(id(root))
             state = _State(root)
-            outs = compose(root.initial, self._after(root.anchor, {root.value.name: root.value}, state))
+            outs = compose(root.initial, self._after(root.anchor, root.leaves(), state))
             if state.untracked:
                 outs = {(1, frozenset()): Witness()}
             root.outcomes = outs
@@ -367,11 +413,45 @@ class FutureAnalysis:
         for m in pattern.finditer(self.module.source.text):
             self._occ[m.group(0)].append(m.start())
 
+    def _mentions(self, flow: BlockFlow, i: int) -> list[str]:
+        """The names op `i` of the block reads (its operands, as the text writes them)."""
+        if not self.hlo:
+            return flow.header_mentions(i)
+        op = flow.ops[i]
+        ins = getattr(op, "instruction", None)
+        if ins is not None:
+            return [f"%{n}" for n in ins.operand_names if n is not None]
+        if op.name in FUNC_RETURNS or op.name in REGION_TERMINATORS:  # returns the ROOT's leaves
+            return [name.split("#", 1)[0] for name, _span in op.header.operands]
+        return []
+
+    def _block_uses(self, flow: BlockFlow) -> dict[str, list[int]]:
+        """HLO: name → the positions of the block's ops that read it, in order."""
+        got = self._uses.get(id(flow))
+        if got is None:
+            got = self._uses[id(flow)] = {}
+            for k in range(len(flow.ops)):
+                for name in self._mentions(flow, k):
+                    lst = got.setdefault(name, [])
+                    if not lst or lst[-1] != k:
+                        lst.append(k)
+        return got
+
     def _next_op(self, flow: BlockFlow, bases: frozenset[str], i: int) -> int | None:
         """The first op at position >= i of the block that mentions one of `bases`."""
         ops = flow.ops
         if i >= len(ops):
             return None
+        if self.hlo:
+            uses = self._block_uses(flow)
+            best = None
+            for b in bases:
+                lst = uses.get(b)
+                if lst:
+                    j = bisect_left(lst, i)
+                    if j < len(lst) and (best is None or lst[j] < best):
+                        best = lst[j]
+            return best
         self._index(bases)
         pos, end = ops[i].span.start, ops[-1].span.end
         while True:
@@ -407,7 +487,7 @@ class FutureAnalysis:
         op = flow.ops[i]
         effects: list[Outcomes] = []
         bases = _bases(aliases)
-        if not bases.isdisjoint(flow.header_mentions(i)):
+        if not bases.isdisjoint(self._mentions(flow, i)):
             operands = op.operands
             for pos, (name, _span) in enumerate(op.header.operands):
                 if name.split("#")[0] not in bases or pos >= len(operands):
@@ -418,7 +498,9 @@ class FutureAnalysis:
                 eff = self._use(op, pos, v, aliases, state, flow)
                 if eff is not None:
                     effects.append(eff)
-        if op.regions:
+                if op.name in HLO_DONES:
+                    break  # the leaves of one HLO future: one completion
+        if op.regions and not self.hlo:
             nested = self._regions(op, aliases, state)
             if nested is not None:
                 effects.append(nested)
@@ -432,8 +514,16 @@ class FutureAnalysis:
     def _use(self, op: Operation, pos: int, v: Value, aliases: dict[str, Value], state: _State,
              flow: BlockFlow) -> Outcomes | None:
         name = op.name
-        if name in DONE_OPS:
+        if name in FUTURE_DONES:
             return {(1, frozenset()): Witness((), (Completion(op),))}
+        if self.hlo and name in FORWARDS_HLO:
+            if pos < op.num_results:  # the same leaf, passed on (async-update, a tuple's element)
+                r = op.results[pos]
+                aliases[r.name] = r
+            return None
+        if self.hlo and name in BRANCH_OPS:
+            state.untracked = True  # into a conditional's computations: not followed (as a while carry)
+            return None
         if name in CALLS:
             fname = callee(op)
             if fname is None or fname not in self.funcs:
@@ -462,7 +552,8 @@ class FutureAnalysis:
         root = state.root
         start = root.start if root is not None else None
         tessera = (root.tessera if root is not None else False) or _is_tessera_type(v)
-        self.misuses.setdefault((id(op), v.name), Misuse(op, v.name, start, tessera))
+        shown = v.name.split("#", 1)[0] if self.hlo else v.name
+        self.misuses.setdefault((id(op), v.name), Misuse(op, shown, start, tessera))
         if tessera:
             return {(1, frozenset()): Witness((), (Completion(op, implicit=True),))}
         # A future-typed result of the misusing op (a future through an
@@ -551,7 +642,7 @@ def done_takes_misused(m: Misuse) -> bool:
         for inner in op.walk():
             names = {v.name for v in inner.operands if v is not None}
             if names & derived:
-                if inner.name in DONE_OPS:
+                if inner.name in FUTURE_DONES:
                     return True
                 derived.update(r.name for r in inner.results)
     return False
@@ -566,6 +657,7 @@ def analysis(ctx) -> FutureAnalysis | None:
     return ctx.cache[key]
 
 
-__all__ = ["ASYNC_DONE", "ASYNC_START", "BRANCH_OPS", "Completion", "DONE_OPS", "FORWARDING", "FutureAnalysis",
-           "LOOP_OPS", "LoopCompletion", "Misuse", "Root", "START_OPS", "STABLEHLO_STARTS", "Step",
-           "TESSERA_AWAITS", "TESSERA_STARTS", "Witness", "analysis", "is_done", "is_start", "may_have_futures"]
+__all__ = ["ASYNC_DONE", "ASYNC_START", "BRANCH_OPS", "Completion", "DONE_OPS", "FORWARDING", "FORWARDS_HLO",
+           "FUTURE_DONES", "FUTURE_STARTS", "FutureAnalysis", "HLO_DONES", "HLO_STARTS", "LOOP_OPS", "LoopCompletion",
+           "Misuse", "Root", "START_OPS", "STABLEHLO_STARTS", "Step", "TESSERA_AWAITS", "TESSERA_STARTS", "Witness",
+           "analysis", "is_done", "is_start", "may_have_futures"]

@@ -27,9 +27,11 @@ from .settings import parse_options, project_config
 _FORMATS = tuple(FORMATS)
 
 
-_LAZY_COMMANDS = {"run": ("shlo_lint.checker.cli.run_command", "run_cmd")}
+_LAZY_COMMANDS = {"run": ("shlo_lint.checker.cli.run_command", "run_cmd"),
+                  "hosts": ("shlo_lint.checker.cli.hosts_command", "hosts_cmd")}
 """Subcommands imported only when named (or listed by --help): `run` pulls in the
-interpreter and numpy, which `shlo-lint FILE` must not pay for at start-up."""
+interpreter and numpy, `hosts` the process model, which `shlo-lint FILE` must
+not pay for at start-up."""
 
 
 class _DefaultToCheck(click.Group):

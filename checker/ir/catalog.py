@@ -25,9 +25,13 @@ send, ...), each with the facts that hold for every op of the kind:
   its body runs a collective (`body_kind`: the kind is read from its body);
 * `pair`: a start's done, a done's start (the names that may complete it);
 * `future`: the flavor of future a start returns or a done takes (`"stablehlo"`,
-  `"tessera"` or `"hlo"`), and `seed_004`: one of the six `*_start`/`*_done` forms seed
-  004 names (it has none for collective_reduce; rules and the pairing analysis
-  that follow the seed read only these);
+  `"tessera"` or `"hlo"`); `future_side`: START or DONE for an op that opens or
+  closes a future although its role is the communication it does (HLO's `send`
+  is a SEND whose `send-done` waits for it, `recv` posts the receive its
+  `recv-done`, a RECV, waits for; `async_side` answers for every op); and
+  `seed_004`: one of the six `*_start`/`*_done` forms seed 004 names (it has
+  none for collective_reduce; rules and the pairing analysis that follow the
+  seed read only these);
 * `regions`: what its regions (or the computations it calls) do: `BRANCHES`
   (one of them runs), `LOOP` (condition and body, repeated), `ONCE` (the one
   region runs in place), `CALL` (runs a function named by symbol),
@@ -118,11 +122,20 @@ class OpInfo:
     body_kind: bool = False
     pair: tuple[str, ...] = ()
     future: str | None = None
+    future_side: str | None = None
     seed_004: bool = False
     regions: str | None = None
     terminator: str | None = None
     forwards: bool = False
     branch_operands: bool = False
+
+    @property
+    def async_side(self) -> str | None:
+        """START (it opens a future) or DONE (it closes one): `future_side`, else a
+        START / DONE role; None for every other op."""
+        if self.future_side is not None:
+            return self.future_side
+        return self.role if self.role in (START, DONE) else None
 
 
 # --------------------------------------------------------------------------- kinds
@@ -193,11 +206,14 @@ def _hlo_ops() -> list[OpInfo]:
         OpInfo("hlo.ragged-all-to-all", "ragged_all_to_all", COLLECTIVE),
         # point-to-point: `send` hands its data over without waiting; `recv` only posts
         # the receive, `recv-done` waits for the data; `send-done` waits for the buffer
-        # (the process model's "a process finishes once its sends were received")
-        OpInfo("hlo.send", "send", SEND),
-        OpInfo("hlo.recv-done", "recv", RECV),
-        OpInfo("hlo.recv"),
-        OpInfo("hlo.send-done"),
+        # (the process model's "a process finishes once its sends were received").
+        # Each half is an async pair too (XLA:GPU runs send and recv on a P2P stream,
+        # and its dones wait for them: gpu_latency_hiding_scheduler.cc's
+        # GpuGetCanonicalAsyncOp): the futures the pairing analysis follows.
+        OpInfo("hlo.send", "send", SEND, pair=("hlo.send-done",), future="hlo", future_side=START),
+        OpInfo("hlo.recv-done", "recv", RECV, pair=("hlo.recv",), future="hlo", future_side=DONE),
+        OpInfo("hlo.recv", pair=("hlo.recv-done",), future="hlo", future_side=START),
+        OpInfo("hlo.send-done", pair=("hlo.send",), future="hlo", future_side=DONE),
         # calls: the callee is the `callee` symbol (`to_apply=` / `calls=`)
         OpInfo("hlo.call", regions=CALL),
         OpInfo("hlo.fusion", regions=CALL),
@@ -293,6 +309,12 @@ def names(*, role: str | None = None, regions: str | None = None, terminator: st
                      and (forwards is None or o.forwards == forwards))
 
 
+def future_ends(side: str, flavor: str | None = None) -> frozenset[str]:
+    """The op names that open (`side` START) or close (DONE) a future (of `flavor`,
+    when given): their `async_side`."""
+    return frozenset(o.name for o in OPS.values() if o.async_side == side and (flavor is None or o.future == flavor))
+
+
 def in_order(op_names) -> tuple[str, ...]:
     """`op_names` in the catalog's order (what a rule lists in `on=`, and its docs show)."""
     return tuple(n for n in OPS if n in op_names)
@@ -319,5 +341,5 @@ __all__ = [
     "CUSTOM_CALL_KINDS", "DONE", "FORWARDING", "FUNCTION", "FUNCTION_RETURN", "GLOBAL_IDS", "GLOBAL_IDS_KINDS", "GROUP",
     "GROUP_KINDS", "INDIRECT_CALL", "KINDS", "Kind", "LOOP", "MODULE", "ONCE", "OPS", "OpInfo", "PAIRS",
     "PERMUTE", "POINT_TO_POINT", "RECV", "REGION_RETURN", "ROLES", "SAME_IN_GROUP_KINDS", "SEED_004_KINDS",
-    "SEND", "START", "TERMINATORS", "base_kind", "in_order", "info", "kind", "names", "ops_of",
+    "SEND", "START", "TERMINATORS", "base_kind", "future_ends", "in_order", "info", "kind", "names", "ops_of",
 ]

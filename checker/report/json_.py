@@ -7,7 +7,8 @@ columns with exclusive ends, diagnostics sorted by path, line, column, code.
                       "related": [{"path", "line", "column", "end_line", "end_column", "message"}],
                       "fix": null | {"title", "applicability",
                                      "edits": [{"line", "column", "end_line", "end_column", "text"}]},
-                      "trace": null | [{"process": [r, p], "others": [[r, p], ...], "waits_for",
+                      "trace": null | [{"process": [r, p], "others": [[r, p], ...], "label" (a lane that
+                                        stands for a class: "1024 processes (0, p), ...", "host 1 (devices 4-7)"), "waits_for",
                                         "steps": [{"path", "line", "column", "message", "blocked"}]}],
                       "help": null | str, "url": null | str}],
      "summary": {"diagnostics", "errors", "warnings", "infos", "files_with_diagnostics",
@@ -51,7 +52,7 @@ def diagnostic_dict(d: Diagnostic, sources: dict[str, SourceFile],
                 steps.append({"path": sp.path, "line": sp.line, "column": sp.column,
                               "message": s.message, "blocked": bool(s.blocked)})
             trace.append({"process": list(t.process), "others": [list(o) for o in t.others],
-                          "waits_for": t.waits_for, "steps": steps})
+                          **({"label": t.label} if t.label else {}), "waits_for": t.waits_for, "steps": steps})
     spec = rules(d.code) if rules is not None else None
     return {
         "code": d.code,

@@ -208,7 +208,10 @@ def statistics_lines(diagnostics: list[Diagnostic]) -> list[str]:
 def _names_processes(d: Diagnostic) -> bool:
     texts = [d.message, *(n.message for n in d.notes)]
     texts += [t.waits_for for t in d.trace] + [s.message for t in d.trace for s in t.steps]
-    return bool(d.trace) or any(names_a_process(t) for t in texts)
+    # a trace whose lanes are labelled by what they stand for ("host 1 (devices
+    # 4-7)") names no process unless its words do
+    lanes = any(not t.label or t.label.split(" ", 2)[1:2] == ["processes"] for t in d.trace)
+    return lanes or any(names_a_process(t) for t in texts)
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, SourceFile],

@@ -34,10 +34,11 @@ def elided(attr) -> str:
 
 # --------------------------------------------------------------------------- naming
 def op_label(op: Operation) -> str:
-    """`stablehlo.all_gather_start` → `all_gather_start` (what messages start with);
+    """`stablehlo.all_gather_start` → `all_gather_start` (what messages start with), an
+    HLO opcode of its own as written (`hlo.all-gather-start` → `all-gather-start`);
     other dialects keep their full name (`tessera.collective.all_reduce`)."""
     name = op.name
-    for prefix in ("stablehlo.",):
+    for prefix in ("stablehlo.", "hlo."):
         if name.startswith(prefix):
             return name[len(prefix):]
     return name

@@ -11,6 +11,7 @@ from ..tracer.trace import Step, Trace
 from ..tracer.structure import Structure, collective_kind, op_label, structure
 from ..tracer.tracer import TraceLimit, trace
 from .explain import counterexamples, process_list
+from .meets import meetings
 from .model import MATCHING, UNRES, Model, Facts, line_of
 from .quotient import linear_classes
 from .replicas import replica_copies
@@ -106,7 +107,8 @@ def analyze(module: Module, grid: Grid, options: dict[str, Any] | None = None, *
     try:
         tr = trace(module, grid, struct, max_trips=opts["deadlock-max-trips"],
                    max_steps=opts["deadlock-max-steps"], deadline=deadline, skip=facts.silent,
-                   max_class_events=opts["deadlock-max-events"])
+                   max_class_events=opts["deadlock-max-events"],
+                   meet_key=facts.meet_key if matching == "xla" else None)
     except TraceLimit as e:
         return Verdict("unknown", matching, "none", str(e), stats=_stats(t0))
     except RecursionError:
@@ -134,8 +136,9 @@ def decide_trace(tr: Trace, facts: Facts, opts: dict[str, Any], *, t0: float, de
             if chosen is not None:
                 chosen.stats.update(_stats(t0), classes=len(tr.classes), steps=len(tr.steps))
                 return chosen
-            spec = _decide(tr, facts, "spec", opts, deadline)
-            if spec.status == "deadlock":
+            verdict.meetings = meetings(tr, facts)
+            spec = _decide(tr, facts, "spec", opts, deadline) if not tr.alternatives else None
+            if spec is not None and spec.status == "deadlock":
                 model = Model(tr, facts, "xla", max_events=opts["deadlock-max-events"], deadline=deadline,
                               processes=tr.grid.num_partitions if spec.replicas > 1 else None)
                 verdict.xla_only = _xla_matches(model)

@@ -113,6 +113,14 @@ class Facts:
         return (info.grouped and not info.problem and not info.invalid and info.group_of is not None
                 and len(info.groups) == self.n)
 
+    def meet_key(self, op: Operation) -> tuple | None:
+        """How XLA's runtime matches `op` (key_of under "xla") where it is a
+        rendezvous it can use, else None (the tracer's Tracer.meet_key)."""
+        info = self.info(op)
+        if info.problem or info.invalid or info.external or not rendezvous(info, "xla"):
+            return None
+        return key_of(info, "xla")
+
     def info(self, op: Operation) -> CommInfo:
         got = self.cache.get(id(op))
         if got is None:

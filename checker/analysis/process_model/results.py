@@ -163,6 +163,10 @@ class Verdict:
     each other (replicas.py), decided on replica 0: the processes the deadlocks,
     peers and XLA matches name are replica 0's, and replica r has the same with
     (0, p) read as (r, p)."""
+    meetings: list[Any] = field(default_factory=list)
+    """Under "xla", deadlock-free: the executions that meet although they are
+    different steps (meets.Meeting): other ops, or the same op at another
+    iteration (SHLO506-508)."""
 
     @property
     def schedule_dependent(self) -> bool:

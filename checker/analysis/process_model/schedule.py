@@ -15,16 +15,27 @@ between is plain computation that moves up with it), and
 that run only), which the model then decides like any trace. A module whose
 text is the schedule (a scheduled HLO module: ir.core.Module.schedule_fixed)
 is run in that order: its steps are never candidates.
+
+Two runs of one computation get one schedule wherever they are: blocks whose
+text is the same computation (value names and locations aside: the two branches
+of a `cond` whose functions are alike, the same step traced on two hosts) are
+*twins* (`computation_digest`), and a reorder applies to every twin at once.
+XLA's scheduler is deterministic, so it orders alike computations alike:
+measured in corpus/meets/cond_identical_branches_control (both branches issue
+the permute then the psum in the compiled HLO) and corpus/hosts, where the two
+hosts' schedules agreed wherever their computations did.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass
 
 from ...ir.core import Operation
 from ..semantics import control_predecessors
-from ..tracer.structure import CASE_OPS as BRANCH_OPS, comm_role
+from ..tracer.structure import CALL_OPS, CASE_OPS as BRANCH_OPS, call_target, comm_role, func_name
 from ..tracer.trace import ProcessClass, Step, Trace
+from .meets import normalized
 from .model import Facts, key_of
 
 ISSUES = ("collective", "start", "permute")
@@ -40,6 +51,12 @@ class Reorder:
 
     first: Step
     second: Step
+    twins: tuple[tuple[object, object], ...] = ()
+    """The same two ops of every twin computation (see the module docstring):
+    (first op, second op) pairs reordered with them."""
+
+    def pairs(self) -> tuple[tuple[object, object], ...]:
+        return ((self.first.op, self.second.op),) + self.twins
 
 
 def independent(first: Operation, second: Operation, positions: dict[int, dict[int, int]] | None = None) -> bool:
@@ -88,6 +105,7 @@ def candidates(tr: Trace, facts: Facts, limit: int = MAX_VARIANTS) -> list[Reord
             by_block.setdefault(st.block, []).append(st)
     out: list[Reorder] = []
     positions: dict[int, dict[int, int]] = {}
+    digests: dict[int, str] = {}
     for steps in by_block.values():
         if len(steps) < 2 or all(bool(s.mask.all()) for s in steps):
             continue  # every process runs this block: one schedule for all of them
@@ -104,21 +122,92 @@ def candidates(tr: Trace, facts: Facts, limit: int = MAX_VARIANTS) -> list[Reord
                 if ia.problem or ia.invalid or ia.external or key_of(ia, "xla") == key_of(ib, "xla"):
                     continue
                 if independent(a.op, b.op, positions):
-                    out.append(Reorder(a, b))
+                    out.append(Reorder(a, b, twins_of(tr, a.op, b.op, digests)))
                     if len(out) >= limit:
                         return out
     return out
 
 
+def twins_of(tr: Trace, first: Operation, second: Operation, digests: dict[int, str]) -> tuple:
+    """The (first, second) ops at the same places of every other block of the
+    trace that is the same computation as theirs (computation_digest)."""
+    block = first.parent
+    if block is None:
+        return ()
+    mine = _digest_of(block, digests)
+    ia, ib = block.operations.index(first), block.operations.index(second)
+    out = []
+    seen = {id(block)}
+    for st in tr.steps:
+        other = st.op.parent
+        if other is None or id(other) in seen or not isinstance(st.op, Operation):
+            continue
+        seen.add(id(other))
+        if len(other.operations) == len(block.operations) and _digest_of(other, digests) == mine:
+            out.append((other.operations[ia], other.operations[ib]))
+    return tuple(out)
+
+
+def _digest_of(block, digests: dict[int, str]) -> str:
+    got = digests.get(id(block))
+    if got is None:
+        got = digests[id(block)] = computation_digest(block)
+    return got
+
+
+def computation_digest(block, _funcs: dict[str, str] | None = None) -> str:
+    """A digest of the computation a block is: its ops' text with value names,
+    locations and HLO metadata left out, and the computations of the functions it
+    calls (XLA inlines them), so that two blocks with the same digest are
+    scheduled alike."""
+    ops = block.operations
+    if not ops:
+        return "empty"
+    module = ops[0].module
+    text = module.source.text
+    h = hashlib.blake2b(digest_size=8)
+    h.update(normalized(text[ops[0].span.start:ops[-1].span.end]).encode("utf-8", "surrogatepass"))
+    funcs = {} if _funcs is None else _funcs
+    for op in ops:
+        for inner in op.walk():
+            if inner.name in CALL_OPS:
+                name = call_target(inner)
+                if name is None:
+                    continue
+                got = funcs.get(name)
+                if got is None:
+                    funcs[name] = "recursive"
+                    func = _function(module, name)
+                    body = func.regions[0].blocks[0] if func is not None and func.regions and \
+                        func.regions[0].blocks else None
+                    got = funcs[name] = computation_digest(body, funcs) if body is not None else "missing"
+                h.update(f"{name}={got};".encode())
+    return h.hexdigest()
+
+
+def _function(module, name: str):
+    root = module.root
+    for region in root.regions if root is not None else ():
+        for block in region.blocks:
+            for op in block.operations:
+                if op.name == "func.func" and func_name(op)[0] == name:
+                    return op
+    return None
+
+
 def variant(tr: Trace, r: Reorder) -> Trace:
     """The trace with `r.second` issued just before `r.first` in every run of
-    their block (one computation has one schedule: every iteration of a loop
-    around them, every process that runs them, gets the same order)."""
+    their block and of its twins (one computation has one schedule: every
+    iteration of a loop around them, every process that runs them, every block
+    that is the same computation, gets the same order)."""
     runs: dict[int, list] = {}
+    side = {}
+    for a, b in r.pairs():
+        side[id(a)], side[id(b)] = 0, 1
     for st in tr.steps:
-        if st.op is r.first.op or st.op is r.second.op:
+        k = side.get(id(st.op))
+        if k is not None:
             got = runs.setdefault(st.block, [None, None])
-            k = 0 if st.op is r.first.op else 1
             if got[k] is None:
                 got[k] = st.index
     hoist = {a: b for a, b in runs.values() if a is not None and b is not None and a < b}

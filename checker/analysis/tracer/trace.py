@@ -41,6 +41,8 @@ class Step:
     def where(self) -> str:
         """"iteration 3 of the while at line 12, branch 1 of the case at line 20"."""
         parts = []
+        if not self.context:
+            return ""
         src = self.op.module.source
         for op, label in reversed(self.context):
             line = src.line_col(op.span.start)[0]
@@ -60,6 +62,21 @@ class LoopSummary:
     """Iterations in all (the same for every process of `processes`)."""
     processes: np.ndarray
     """bool[N]: the processes that ran them."""
+
+
+@dataclass
+class Alternative:
+    """A collective in branch 0 of a `case` on per-device data whose every branch
+    issues the same collectives under XLA's matching (kind, channel, device
+    list, in the same order): the tracer follows branch 0 for every process,
+    and `others` are the ops the other branches run in its place, which meet
+    it where processes take different branches (process_model/meets.py)."""
+
+    case: Operation
+    step: Step
+    """Branch 0's step."""
+    others: tuple[tuple[int, Operation], ...]
+    """(branch, the op at the same position of that branch)."""
 
 
 @dataclass
@@ -97,6 +114,9 @@ class Trace:
     a communicator they guard (SHLO504)."""
     summaries: list[LoopSummary] = field(default_factory=list)
     """Loops whose identical iterations were counted, not followed."""
+    alternatives: list[Alternative] = field(default_factory=list)
+    """Collectives of branches on per-device data that XLA's matching meets
+    whichever branch each process takes (see Alternative)."""
 
     def branch_of(self, op: Operation) -> dict[int, list[int]] | None:
         """Branch → the flattened ids that took it (first execution of `op`)."""

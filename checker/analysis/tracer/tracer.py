@@ -52,7 +52,7 @@ from .process_values import (BINARY_FOLDS, COMPARE_UFUNCS, MISSING, NONCOMM_FUTU
                              uniform_value, wrap)
 from .structure import (CALL_OPS, CASE_OPS, INLINE_OPS, RETURN_OPS, WHILE_OPS, Structure, collective_kind,
                         collective_op, comm_role, op_label, structure)
-from .trace import LoopSummary, ProcessClass, Step, Trace
+from .trace import Alternative, LoopSummary, ProcessClass, Step, Trace
 
 SUMMARISE_AFTER = 64
 """Iterations of a loop followed one by one before identical ones are counted
@@ -143,7 +143,7 @@ class Tracer:
 
     def __init__(self, module: Module, grid: Grid, struct: Structure, *, max_trips: int = 4096,
                  max_steps: int = 200_000, deadline: float | None = None, skip=None,
-                 max_class_events: int = 1 << 62):
+                 max_class_events: int = 1 << 62, processes: np.ndarray | None = None, meet_key=None):
         assert grid.known
         self.module = module
         self.grid = grid
@@ -156,6 +156,15 @@ class Tracer:
         self.max_steps = max_steps
         self.deadline = deadline
         self.skip = skip
+        self.processes = processes
+        """bool[N]: the processes that run this program (None: every one). The others
+        execute nothing (one program of several, each run by some devices: hosts)."""
+        self.meet_key = meet_key
+        """meet_key(op) → how XLA's runtime matches the op (kind, channel, device
+        list), or None where it is no rendezvous: a branch on per-device data whose
+        branches issue the same keys in the same order is followed through branch 0
+        (Trace.alternatives). None: no such branch is followed."""
+        self.alternatives: list = []
         self.max_class_events = max_class_events
         """skip(op) → True for a collective that communicates with nobody (every
         group one process): it is not recorded (its future's done waits for nothing)."""
@@ -233,7 +242,7 @@ class Tracer:
     # -- running ----------------------------------------------------------------------
     def run(self, entry: str) -> Trace:
         func = self.struct.funcs[entry]
-        everyone = np.ones(self.n, dtype=bool)
+        everyone = np.ones(self.n, dtype=bool) if self.processes is None else self.processes.astype(bool)
         self.enter(func)
         if func.regions and func.regions[0].blocks:
             frame = Frame(func.regions[0], None)
@@ -257,7 +266,7 @@ class Tracer:
             class_of = np.zeros(n, dtype=np.int64)
             everyone = ProcessClass(np.arange(n, dtype=np.int64), [s.index for s in self.steps])
             return Trace(self.grid, entry, self.steps, class_of, [everyone] if n else [], self.unresolved,
-                         self.branches, self.loops, self.uniform, self.divergent, self.summaries)
+                         self.branches, self.loops, self.uniform, self.divergent, self.summaries, self.alternatives)
         packed = np.concatenate([np.packbits(np.stack(masks[k:k + 1024]), axis=0)
                                  for k in range(0, len(masks), 1024)])  # bytes × processes
         rows = np.ascontiguousarray(packed.T)
@@ -287,7 +296,7 @@ class Tracer:
             if (c & 1023) == 1023:
                 self._check_budget()
         return Trace(self.grid, entry, self.steps, class_of, classes, self.unresolved, self.branches, self.loops,
-                     self.uniform, self.divergent, self.summaries)
+                     self.uniform, self.divergent, self.summaries, self.alternatives)
 
     def _exec_region(self, region: Region, frame: Frame, mask: np.ndarray) -> None:
         if len(region.blocks) != 1:
@@ -371,6 +380,9 @@ class Tracer:
         idx = self._branch_index(op, frame)
         results: list[list] = []
         if isinstance(idx, Uni):
+            if self.meet_key is not None and U.check_guard(idx, self._guarded_comm(op), mask, op, "branch index") \
+                    is not None and self._case_alike(op, frame, mask, idx):
+                return
             if not self._uniform_guard(op, idx, mask, "branch index"):
                 self._bind_results(op, frame, [Unknown("a branch on per-device data", op)] * op.num_results)
             elif len(op.regions) > 1 and any(comm_role(c) in ("send", "recv") for c, _g in self._guarded_comm(op)):
@@ -444,6 +456,77 @@ class Tracer:
             self._bind(region.blocks[0], inner, [self.value(v, frame, depth + 1) if v is not None
                                                  else Unknown("undefined value") for v in operands])
         return inner
+
+    def _case_alike(self, op: Operation, frame: Frame, mask: np.ndarray, idx: Uni) -> bool:
+        """A branch on per-device data whose every branch issues the same collectives
+        (the same meet_key, in order; none under further control flow, no send or
+        recv): XLA's runtime meets them whichever branch each process takes, so no
+        communicator can split. Branch 0 is followed for every process; the other
+        branches' ops are recorded as its alternatives. False (nothing done) when
+        the branches differ."""
+        if len(op.regions) < 2:
+            return False
+        flat = [self._flat_comm(region) for region in op.regions]
+        if any(f is None for f in flat) or not flat[0]:
+            return False
+        keys = [[self.meet_key(c) for c in f] for f in flat]
+        if any(k is None for ks in keys for k in ks) or any(ks != keys[0] for ks in keys[1:]):
+            return False
+        live = self._live(mask)
+        if live is None:
+            return True
+        self._decided(UniformDecision(op, "branch index", idx))
+        first = len(self.steps)
+        saved = self.context
+        self.context = saved + ((op, "branch 0 (the branch index is per-device data; every branch issues the same "
+                                     "collectives)"),)
+        inner = Frame(op.regions[0], frame)
+        try:
+            self._exec_region(op.regions[0], inner, live)
+        finally:
+            self.context = saved
+        issued = [s for s in self.steps[first:] if s.role != "done" and s.role != "unresolved"]
+        if len(issued) == len(flat[0]):
+            for k, st in enumerate(issued):
+                self.alternatives.append(Alternative(op, st, tuple((b, flat[b][k]) for b in range(1, len(flat)))))
+        self._bind_results(op, frame, [Unknown("a branch on per-device data", op)] * op.num_results)
+        return True
+
+    def _flat_comm(self, region: Region) -> list[Operation] | None:
+        """The communication ops a region issues, in order, through calls and
+        inline regions (silent ones and dones left out); None when one sits under
+        further control flow or is a send/recv."""
+        out: list[Operation] = []
+        seen_funcs: set[str] = set()
+
+        def walk(ops) -> bool:
+            for child in ops:
+                role = comm_role(child)
+                if role is not None:
+                    if role in ("send", "recv"):
+                        return False
+                    if role != "done" and not (self.skip is not None and self.skip(child)):
+                        out.append(child)
+                    continue
+                if child.name in CALL_OPS:
+                    name = self.struct.callees.get(id(child))
+                    func = self.struct.funcs.get(name) if name else None
+                    if func is not None and name not in seen_funcs and name in self.struct.comm_funcs:
+                        seen_funcs.add(name)
+                        if not walk([o for r in func.regions for b in r.blocks for o in b.operations]):
+                            return False
+                        seen_funcs.discard(name)
+                    continue
+                if child.name in INLINE_OPS:
+                    if not walk([o for r in child.regions for b in r.blocks for o in b.operations]):
+                        return False
+                    continue
+                if child.regions and any(comm_role(o) is not None or o.name in CALL_OPS
+                                         for r in child.regions for o in _ops_in(r)):
+                    return False
+            return True
+
+        return out if walk([o for b in region.blocks for o in b.operations]) else None
 
     def _decided(self, d: UniformDecision) -> None:
         """Record a uniform decision once per op (a loop body runs it many times)."""
@@ -1240,14 +1323,23 @@ class Tracer:
         return [Unknown(f"a while at line {line_of(op)} whose carried values do not settle", op)] * op.num_results
 
 
+def _ops_in(region: Region):
+    """Every op nested in a region."""
+    for block in region.blocks:
+        for op in block.operations:
+            yield from op.walk()
+
+
 def trace(module: Module, grid: Grid, struct: Structure | None = None, *, entry: str | None = None,
           max_trips: int = 4096, max_steps: int = 200_000, deadline: float | None = None, skip=None,
-          max_class_events: int = 1 << 62) -> Trace:
+          max_class_events: int = 1 << 62, processes: np.ndarray | None = None, meet_key=None) -> Trace:
     """Trace one entry function (default: the first of `structure(module).entries`).
-    Raises TraceLimit when the budget or the deadline runs out."""
+    `processes` (bool[N]): the processes that run it (default all); `meet_key`:
+    see Tracer.meet_key. Raises TraceLimit when the budget or the deadline runs out."""
     struct = struct or structure(module)
     name = entry or (struct.entries[0] if struct.entries else None)
     if name is None or name not in struct.funcs:
         raise KeyError("no entry function")
     return Tracer(module, grid, struct, max_trips=max_trips, max_steps=max_steps, deadline=deadline,
-                  skip=skip, max_class_events=max_class_events).run(name)
+                  skip=skip, max_class_events=max_class_events, processes=processes,
+                  meet_key=meet_key).run(name)

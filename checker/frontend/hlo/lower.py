@@ -201,6 +201,7 @@ class _Lowering:
         self.module.per_device = hlo.is_scheduled
         self.regions: set[str] = set()
         self._params: dict[str, list] = {}
+        self._bodies: frozenset[str] | None = None
         self.locations = Locations(hlo.tables)
 
     # ------------------------------------------------------------------ structure
@@ -389,7 +390,7 @@ class _Lowering:
         result_types = list(leaf_types(ins.shape_text)) if op.result_names else []
         send_recv = None
         if ins.opcode == "recv-done" and ins.operands and ins.operands[0].name is not None:
-            recv = comp.instruction(ins.operands[0].name)
+            recv = self._recv_of(comp.instruction(ins.operands[0].name), comp)
             fa = recv.attr("frontend_attributes") if recv is not None else None
             send_recv = fa if isinstance(fa, FrontendAttributes) else None
         calls_lowered = ins.opcode in _REGION_OPCODES or callee_of(ins) is not None
@@ -409,6 +410,47 @@ class _Lowering:
             region_args.append(self.parameters(self._computation_at(region)))
         return OpHeader(op.name, ins.opcode_span, operands=self._operands(ins, comp), result_types=result_types,
                         attributes=attrs, region_args=region_args, loc=self._locations(ins.metadata))
+
+    def _recv_of(self, ins: Instruction | None, comp: Computation, index: int | None = None,
+                 depth: int = 0) -> Instruction | None:
+        """The `recv` a recv-done's operand `ins` is (element `index` of, for a tuple): the
+        recv itself, or, in XLA's pipelined loops (service/p2p_schedule_preparation.h),
+        one carried through a while: `get-tuple-element` of a while body's parameter is
+        element k of the body's ROOT tuple (the previous iteration's recv, a clone of the
+        one started before the loop), of a while's result the same element of its body's
+        ROOT (the last iteration's)."""
+        if ins is None or depth > 32:
+            return None
+        if ins.opcode == "recv" and index is None:
+            return ins
+        if ins.opcode == "get-tuple-element" and index is None and ins.operands and ins.operands[0].name:
+            k = ins.attr("index")
+            if not isinstance(k, int):
+                return None
+            return self._recv_of(comp.instruction(ins.operands[0].name), comp, k, depth + 1)
+        if ins.opcode == "tuple" and index is not None and index < len(ins.operands) and ins.operands[index].name:
+            return self._recv_of(comp.instruction(ins.operands[index].name), comp, None, depth + 1)
+        if ins.opcode == "parameter" and index is not None and comp.name in self._while_bodies():
+            root = comp.root
+            if root is not None and root.opcode == "tuple":
+                return self._recv_of(root, comp, index, depth + 1)
+        if ins.opcode == "while" and index is not None:
+            ref = ins.attr("body")
+            body = self.hlo.computation(ref.name) if isinstance(ref, NameRef) else None
+            if body is not None and body.root is not None:
+                return self._recv_of(body.root, body, index, depth + 1)
+        return None
+
+    def _while_bodies(self) -> frozenset[str]:
+        """The names of the computations a while runs as its body."""
+        if self._bodies is None:
+            out = set()
+            for c in self.hlo.computations.values():
+                for i in c.instructions:
+                    if i.opcode == "while" and isinstance(i.attr("body"), NameRef):
+                        out.add(i.attr("body").name)
+            self._bodies = frozenset(out)
+        return self._bodies
 
     def _locations(self, metadata):
         return self.locations.location(metadata)

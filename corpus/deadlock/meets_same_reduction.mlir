@@ -1,0 +1,26 @@
+// Passes SHLO506 and SHLO507: the same psum of the same value in both branches
+// (SHLO502 still says that it completes only because XLA meets different ops).
+module @meets_same_reduction attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %c = stablehlo.constant dense<2> : tensor<ui32>
+    %0 = stablehlo.partition_id : tensor<ui32>
+    %1 = stablehlo.remainder %0, %c : tensor<ui32>
+    %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
+    %3 = "stablehlo.case"(%2) ({
+      %s = "stablehlo.all_reduce"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %t = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+      }) : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %s : tensor<4xf32>
+    }, {
+      %s = "stablehlo.all_reduce"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %t = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+      }) : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %s : tensor<4xf32>
+    }) : (tensor<i32>) -> tensor<4xf32>
+    return %3 : tensor<4xf32>
+  }
+}

@@ -1,0 +1,22 @@
+module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["hosts"=2, "local"=4]> {stablehlo.mesh = {axes = [{name = "hosts", size = 2 : i64}, {name = "local", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"hosts", "local"}, {}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"hosts", "local"}, {}]>] out_shardings=[<@mesh, [{"hosts", "local"}, {}]>] manual_axes={"hosts", "local"} (%arg1: tensor<1x4xf32>) {
+      %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %1 = stablehlo.reduce(%arg1 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<1x4xf32>, tensor<f32>) -> tensor<1xf32>
+      %2 = stablehlo.broadcast_in_dim %1, dims = [0] : (tensor<1xf32>) -> tensor<1x1xf32>
+      %3 = "stablehlo.all_reduce"(%2) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>, use_global_device_ids}> ({
+      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+        %8 = stablehlo.maximum %arg2, %arg3 : tensor<f32>
+        stablehlo.return %8 : tensor<f32>
+      }) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+      %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<1x4xf32>
+      %5 = stablehlo.multiply %4, %arg1 : tensor<1x4xf32>
+      %6 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<1x4xf32>
+      %7 = stablehlo.add %6, %5 : tensor<1x4xf32>
+      sdy.return %7 : tensor<1x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}

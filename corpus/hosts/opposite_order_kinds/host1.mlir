@@ -1,0 +1,20 @@
+module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["hosts"=2, "local"=4]> {stablehlo.mesh = {axes = [{name = "hosts", size = 2 : i64}, {name = "local", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"hosts", "local"}, {}]>}) -> (tensor<8x12xf32> {jax.result_info = "result"}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"hosts", "local"}, {}]>] out_shardings=[<@mesh, [{"hosts", "local"}, {}]>] manual_axes={"hosts", "local"} (%arg1: tensor<1x4xf32>) {
+      %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+      %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<1x4xf32>
+      %2 = stablehlo.multiply %1, %arg1 : tensor<1x4xf32>
+      %3 = "stablehlo.all_gather"(%2) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>, use_global_device_ids}> : (tensor<1x4xf32>) -> tensor<2x4xf32>
+      %4 = "stablehlo.all_reduce"(%arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>, use_global_device_ids}> ({
+      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+        %7 = stablehlo.add %arg2, %arg3 : tensor<f32>
+        stablehlo.return %7 : tensor<f32>
+      }) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+      %5 = stablehlo.reshape %3 : (tensor<2x4xf32>) -> tensor<1x8xf32>
+      %6 = stablehlo.concatenate %4, %5, dim = 1 : (tensor<1x4xf32>, tensor<1x8xf32>) -> tensor<1x12xf32>
+      sdy.return %6 : tensor<1x12xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x12xf32>
+    return %0 : tensor<8x12xf32>
+  }
+}
