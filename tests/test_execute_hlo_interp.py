@@ -326,3 +326,32 @@ def test_confirm_replays_each_deadlock_finding_on_hlo_naming_the_instructions(na
         for op, ins, line in re.findall(r"at ([\w-]+) %([\w.\-]+), line (\d+)", note):
             assert f"%{ins} = " in text[int(line) - 1] and f" {op}(" in text[int(line) - 1], note
         assert re.search(r"at [\w-]+ %[\w.\-]+, line \d+", note), note
+
+
+GPU = sorted((HLO / "gpu").glob("*.hlo"))
+
+
+@pytest.mark.parametrize("path", GPU, ids=lambda p: p.name)
+def test_the_hand_written_gpu_modules_run_as_their_names_say(path):
+    """corpus/hlo/gpu/: pipelined send/recv, async pairs on P2P streams (XLA:CPU runs none
+    of them). A deadlock deadlocks, a future completed twice is an error, the schedule
+    hazards (how XLA:GPU's streams may overlap, not a hang of the program) complete."""
+    r = interp(path).primary
+    if ".buggy_deadlock" in path.name:
+        assert r.outcome == "deadlock" and all(b.op == "recv-done" for b in r.blocked), (r.outcome, r.message)
+    elif ".buggy_future" in path.name:
+        assert r.outcome == "error" and "was already completed" in r.message
+    else:
+        assert r.outcome == "completed", r.message
+
+
+def test_confirm_replays_a_send_recv_cycle_xla_cpu_cannot_run():
+    from shlo_lint import lint_text
+    from shlo_lint.checker.execute.replay import confirm
+    from shlo_lint.checker.execute.run import load
+
+    path = HLO / "gpu" / "p2p_ring_recv_done_first.buggy_deadlock.hlo"
+    (d,) = [d for d in lint_text(path.read_text(), str(path)) if d.code == "SHLO500"]
+    (d,) = confirm([d], load(str(path)))
+    assert d.notes[-1].message == ("confirmed by execution (interp): processes (0, 0), (0, 1), (0, 2), (0, 3) "
+                                   "blocked as predicted (at recv-done %recv-done, line 11)")
