@@ -124,8 +124,9 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
         what = f"this {kind}" if wait is None else f"the {kind} at line {line} (started asynchronously)"
         if label:
             what += f" ({label})"
-        if wait is not None:
+        if wait is not None:  # reported at the async_start, as the interpreter reports it
             name, line, col = wait
+            kind_of = base_kind(name)
         blocked.append(Blocked(proc, name, path, line, col,
                                f"the participants of {what} that never arrived ({engine}{with_})", [], kind_of))
         states[proc] = "blocked"
