@@ -1,8 +1,11 @@
 #!/usr/bin/env python
-"""How fast shlo-lint reads a big compiled HLO module, next to jaxlib's own parser (a benchmark,
-not a test).
+"""How fast shlo-lint reads a big compiled HLO module, next to jaxlib's own parser, and how fast
+it decides a 16,384-device one (a benchmark, not a test).
 
-    python bench/hlo_read.py [--mb 32] [--repeat 3] [--keep]
+    python bench/hlo_read.py [--mb 32] [--repeat 3] [--keep] [--devices 16384] [--collectives 200]
+                             [--only read|devices]
+
+Part 1, reading (`--only read`):
 
 1. Compiles a small sharded transformer training step (2 layers, a 2x4 mesh, 8 XLA:CPU
    devices) and takes `compile().as_text()`: the scheduled module XLA runs, with its
@@ -21,6 +24,15 @@ not a test).
    the deadlock analysis), against the same baselines.
 
 The module is written to bench/out/ (git-ignored), kept with --keep.
+
+Part 2, a 16,384-device module (`--only devices`): generated (devices_module), scheduled, with
+--collectives all-reduces, all-gathers and reduce-scatters over iota groups (contiguous halves
+`[2,8192]<=[16384]` and blocks of 128 `[128,128]<=[16384]`) inside a conditional on
+`partition-id() < limit`, after a strided all-reduce every device runs
+(`[128,128]<=[128,128]T(1,0)`). Clean when the limit is 8,192 (every group on one side of it);
+deadlocking when it is 4,160 (the first half-group split: 4,160 devices wait in the branch for
+the 4,032 that skip it). Prints the verdict and the seconds `shlo-lint` takes on each, every
+rule included (wall and CPU).
 """
 from __future__ import annotations
 
@@ -129,6 +141,74 @@ def lint(text: str, path: str) -> None:
     assert not result.diagnostics, [d.message for d in result.diagnostics[:3]]
 
 
+def devices_module(devices: int, collectives: int, limit: int) -> str:
+    """The scheduled module of part 2 (see the docstring): `collectives` collectives over iota
+    groups in a branch taken by the devices whose partition id is below `limit`."""
+    n = devices
+    spellings = [(f"[2,{n // 2}]<=[{n}]", n // 2), (f"[{n // 128},128]<=[{n}]", 128)]
+    lines, x = [], "%x0"
+    for k in range(collectives):
+        groups, size = spellings[k % 2]
+        if k % 3 == 0:
+            lines.append(f"  %c{k} = f32[128]{{0}} all-reduce({x}), channel_id={k + 1}, replica_groups={groups}, "
+                         f"use_global_device_ids=true, to_apply=%sum")
+        elif k % 3 == 1:
+            lines.append(f"  %g{k} = f32[{128 * size}]{{0}} all-gather({x}), channel_id={k + 1}, "
+                         f"replica_groups={groups}, dimensions={{0}}, use_global_device_ids=true")
+            lines.append(f"  %c{k} = f32[128]{{0}} slice(%g{k}), slice={{[0:128]}}")
+        else:
+            lines.append(f"  %w{k} = f32[{128 * size}]{{0}} pad({x}, %zero), padding=0_{128 * size - 128}")
+            lines.append(f"  %c{k} = f32[128]{{0}} reduce-scatter(%w{k}), channel_id={k + 1}, replica_groups={groups}, "
+                         f"use_global_device_ids=true, dimensions={{0}}, to_apply=%sum")
+        x = f"%c{k}"
+    body = "\n".join(lines)
+    return f"""HloModule devices_{n}, is_scheduled=true, num_partitions={n}
+
+%sum (a: f32[], b: f32[]) -> f32[] {{
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}}
+
+%branch (x0: f32[128]) -> f32[128] {{
+  %x0 = f32[128]{{0}} parameter(0)
+  %zero = f32[] constant(0)
+{body}
+  ROOT %out = f32[128]{{0}} copy({x})
+}}
+
+%skip (y: f32[128]) -> f32[128] {{
+  %y = f32[128]{{0}} parameter(0)
+  ROOT %neg = f32[128]{{0}} negate(%y)
+}}
+
+ENTRY %main (p: f32[128]) -> f32[128] {{
+  %p = f32[128]{{0}} parameter(0)
+  %strided = f32[128]{{0}} all-reduce(%p), channel_id={collectives + 1}, replica_groups=[128,{n // 128}]<=[{n // 128},128]T(1,0), use_global_device_ids=true, to_apply=%sum
+  %pid = u32[] partition-id()
+  %limit = u32[] constant({limit})
+  %low = pred[] compare(%pid, %limit), direction=LT
+  ROOT %r = f32[128]{{0}} conditional(%low, %strided, %strided), true_computation=%branch, false_computation=%skip
+}}
+"""
+
+
+def devices_verdicts(devices: int, collectives: int) -> None:
+    """Part 2: the verdict and the time on the clean and the deadlocking module."""
+    from shlo_lint import lint_text
+
+    print(f"\n{devices:,}-device modules, {collectives} collectives over iota groups in a branch on the partition id:")
+    for name, limit in (("clean", devices // 2), ("deadlocking", devices // 4 + 64)):
+        text = devices_module(devices, collectives, limit)
+        gc.collect()
+        w0, c0 = time.perf_counter(), time.process_time()
+        diags = lint_text(text, f"{name}.hlo")
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        verdict = "; ".join(f"{d.code} {d.message}" for d in diags[:2]) or "clean (no finding)"
+        print(f"  {name:<12} partition-id < {limit:<6,} {len(text) / 1e3:6.0f} kB  {wall:5.2f} s wall "
+              f"{cpu:5.2f} s CPU  {verdict}")
+
+
 def best_of(readers: dict, repeat: int) -> dict[str, tuple[float, float]]:
     """Each reader's best (wall, CPU) seconds over `repeat` rounds, the readers taking turns in
     each round. The ratios use CPU time: on a shared machine other processes' load lengthens
@@ -148,8 +228,21 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=32.0, help="size of the module to build (default 32)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each reader; the best counts (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep bench/out/big_step.hlo")
+    ap.add_argument("--devices", type=int, default=16384, help="part 2's grid (default 16384)")
+    ap.add_argument("--collectives", type=int, default=200, help="part 2's collectives in the branch (default 200)")
+    ap.add_argument("--only", choices=("read", "devices"), default=None, help="run one part")
     args = ap.parse_args()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (this machine may be shared)")
+    if args.only != "devices":
+        read_ratios(args)
+    if args.only != "read":
+        devices_verdicts(args.devices, args.collectives)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
 
+
+def read_ratios(args) -> None:
+    """Part 1 (see the docstring)."""
     t0 = time.perf_counter()
     step = compiled_step()
     text = replicate(step, args.mb)
@@ -193,7 +286,6 @@ def main() -> int:
         print(f"  {label:<30} {wall:7.2f} {cpu:7.2f} {size / cpu:6.1f}{ratio}")
     if not args.keep:
         path.unlink()
-    return 0
 
 
 if __name__ == "__main__":

@@ -259,39 +259,49 @@ DUMP_PROGRAMS = ["psum", "fori_pipeline", "auto_tp_mlp", "auto_fsdp_step"]
 
 # --------------------------------------------------------------------------
 # Reading and running HLO text: the product's XLA engine does both
-# (checker/execute/xla/: hlo_text.py reads a module, hlo_rewrite.py and
-# hlo_compile.py compile it with jaxlib 0.10.2, each rewrite saying which
+# (checker/execute/xla/hlo/: the front end's syntax model reads a module,
+# rewrite.py and compiler.py compile it with jaxlib 0.10.2, each rewrite saying which
 # measured failure it fixes; docs/execution.md, "HLO text"). Here only the facts
 # VERDICTS.json records about a module.
 # --------------------------------------------------------------------------
 
 # (imported here, below the builders, which keep their line numbers)
-from shlo_lint.checker.execute.xla.hlo_compile import compile_hlo, order_kept  # noqa: E402
-from shlo_lint.checker.execute.xla.hlo_text import (COLLECTIVE_OPCODES, attr_items, communicating,  # noqa: E402
-                                                    communicating_instrs, computations, read_header)
-from shlo_lint.checker.execute.xla.worker import mark_manual, mark_manual_signatures  # noqa: E402
+from shlo_lint.checker.execute.xla.hlo.communication import (communicating_instructions, halves,  # noqa: E402
+                                                             talking_computations)
+from shlo_lint.checker.execute.xla.hlo.compiler import compile_hlo, order_of_compiled  # noqa: E402
+from shlo_lint.checker.execute.xla.manual import mark_manual, mark_manual_signatures  # noqa: E402
+from shlo_lint.checker.frontend.hlo import read_hlo  # noqa: E402
 
 
 def comm_sequences(text: str) -> list[list[str]]:
     """Per computation (text order), the opcodes of its communicating instructions
     (collectives, and the while/conditional/call that run some) in text order."""
-    comps = computations(text)
-    comm = communicating(comps)
-    return [seq for seq in ([i.opcode for i in communicating_instrs(c, comm)] for c in comps.values()) if seq]
+    module = read_hlo(text)
+    talking = talking_computations(module)
+    return [seq for seq in ([i.opcode for i, _ in communicating_instructions(c, talking)]
+                            for c in module.computations.values()) if seq]
+
+
+def collectives(text: str) -> list:
+    """Every instruction that communicates (a collective or a half of an
+    asynchronous one), computation by computation, in text order."""
+    out = []
+    for comp in read_hlo(text).computations.values():
+        talks = halves(comp)
+        out += [i for i in comp.instructions if i.name in talks]
+    return out
 
 
 def header_of(text: str) -> dict:
-    h = read_header(text)
+    h = read_hlo(text)
     return {"module": h.name, "is_scheduled": h.is_scheduled, "replica_count": h.replica_count,
             "num_partitions": h.num_partitions}
 
 
 def collective_counts(text: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for comp in computations(text).values():
-        for ins in comp.instrs:
-            if ins.opcode in COLLECTIVE_OPCODES:
-                counts[ins.opcode] = counts.get(ins.opcode, 0) + 1
+    for ins in collectives(text):
+        counts[ins.opcode] = counts.get(ins.opcode, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -308,7 +318,7 @@ def np_dtype(name: str):
 def compile_hlo_text(text: str, devices: list):
     """The executable of HLO text on `devices` (replica_count x num_partitions of
     them, in that order), as `shlo-lint run` compiles it (no progress markers)."""
-    h = read_header(text)
+    h = read_hlo(text)
     return compile_hlo(text, {"num_replicas": h.replica_count, "num_partitions": h.num_partitions,
                               "platform": "cpu"}, devices)[0]
 
@@ -410,7 +420,7 @@ def compile_program(builder, options, mode: str):
 
 def attr_map(ins) -> dict[str, str]:
     """The instruction's attributes (after its operands): key -> value text."""
-    return {k: v.strip() for k, v in attr_items(ins.attrs) if k}
+    return {a.name: ins.module.snippet(a.value_span).strip() for a in ins.body.attributes}
 
 
 _GROUP_KEYS = ("replica_groups", "source_target_pairs", "dimensions", "channel_id", "use_global_device_ids")
@@ -420,11 +430,11 @@ def comm_signature(text: str) -> list:
     """What a module communicates, names aside: per computation, each collective's
     opcode, result shape and group attributes, in order."""
     sig = []
-    for comp in computations(text).values():
-        instrs = comp.instrs
-        seq = [(i.opcode, re.sub(r"\{[\d,]*\}", "", i.shape),
+    for comp in read_hlo(text).computations.values():
+        talks = halves(comp)
+        seq = [(i.opcode, re.sub(r"\{[\d,]*\}", "", i.shape_text),
                 tuple((k, v) for k, v in attr_map(i).items() if k in _GROUP_KEYS))
-               for i in instrs if i.opcode in COLLECTIVE_OPCODES]
+               for i in comp.instructions if i.name in talks]
         if seq:
             sig.append(seq)
     return sorted(sig)
@@ -714,7 +724,7 @@ def worker_text(file: Path, work: Path, inputs: Path | None) -> None:
         return _result(work, status="compile_error", message=refusal(e))
     compiled = exe.hlo_modules()[0].to_string()
     if head["is_scheduled"]:  # an unscheduled module's collectives are the partitioner's to add
-        _compiled(work, order_preserved=order_kept(text, compiled) is None,
+        _compiled(work, order_preserved=order_of_compiled(text, compiled) is None,
                   collectives_preserved=collective_counts(compiled) == collective_counts(text))
     rng = np.random.default_rng(zlib.crc32(file.name.encode()))
     if head["is_scheduled"]:
@@ -840,13 +850,15 @@ def entries_on_disk(out: Path, only) -> list[Entry]:
 def forms(text: str) -> dict:
     """The HLO forms a reader must handle, as this module prints them."""
     found: dict = {}
-    for comp in computations(text).values():
-        for ins in comp.instrs:
-            attrs = attr_map(ins)
+    module = read_hlo(text)
+    for comp in module.computations.values():
+        talks = halves(comp)
+        for ins in comp.instructions:
+            attrs = attr_map(ins) if ins.opcode == "while" or ins.name in talks else {}
             if ins.opcode == "while":
                 m = re.search(r'"known_trip_count":\{"n":"(\d+)"\}', attrs.get("backend_config", ""))
                 found.setdefault("while_known_trip_count", []).append(int(m.group(1)) if m else None)
-            if ins.opcode not in COLLECTIVE_OPCODES:
+            if ins.name not in talks:
                 continue
             groups = attrs.get("replica_groups")
             if groups is not None:
@@ -854,7 +866,7 @@ def forms(text: str) -> dict:
                     "empty" if groups == "{}" else "explicit"
                 found.setdefault("replica_groups", {}).setdefault(kind, 0)
                 found["replica_groups"][kind] += 1
-            if ins.shape.startswith("(") and ins.opcode in ("all-reduce", "all-gather", "reduce-scatter",
+            if ins.shape_text.startswith("(") and ins.opcode in ("all-reduce", "all-gather", "reduce-scatter",
                                                               "all-to-all"):
                 found["tuple_operand_" + ins.opcode] = found.get("tuple_operand_" + ins.opcode, 0) + 1
             if "async_collective_name" in attrs.get("frontend_attributes", ""):
@@ -881,7 +893,7 @@ def versus_stablehlo(hlo: str, source: Path) -> dict:
     if not source.exists():
         return {}
     shlo = stablehlo_collectives(source.read_text())
-    flat = [i.opcode for comp in computations(hlo).values() for i in comp.instrs if i.opcode in COLLECTIVE_OPCODES]
+    flat = [i.opcode for i in collectives(hlo)]
     count = {k: shlo.count(k) for k in sorted(set(shlo))}
     found = {"stablehlo_collectives": count}
     if count != collective_counts(hlo):

@@ -53,6 +53,8 @@ MAX_STEPS = 6
 
 
 def _issue(step: Step) -> str:
+    if step.op.module.front_end == "hlo":  # the opcode the line shows (`all-gather-start`)
+        return op_label(step.op)
     kind = collective_kind(step.op)
     return f"{kind} start" if step.role == "start" else kind
 
@@ -259,7 +261,8 @@ def _branch_note(ctx: Context, primary: Blocked):
 
 
 def _help(ctx: Context, d: Deadlock, primary: Blocked) -> str:
-    kind = op_label(primary.op)
+    kind = catalog.base_kind(primary.op.name)
+    facts = catalog.info(primary.op.name)
     in_branch = primary.step is not None and any(op.name in _BRANCHES for op, _ in primary.step.context)
     if d.orders:
         return "issue the collectives of a group in the same order on every process: XLA issues them (and async " \
@@ -269,10 +272,11 @@ def _help(ctx: Context, d: Deadlock, primary: Blocked) -> str:
     if d.kind == "cycle" and kind == "recv":
         return "send before receiving on at least one process of the ring (or use one collective_permute), " \
                "so the first recv has a send to take"
-    if d.kind == "cycle" and primary.what.startswith("async_done") or kind.endswith("_done"):
+    if d.kind == "cycle" and primary.what.startswith("async_done") or \
+            facts.role == catalog.DONE and facts.future in ("stablehlo", "hlo"):
         return "start every collective before waiting on any other one that its peers start later " \
                "(the same start/done order on every process)"
-    if d.kind == "cycle" and primary.what.split(" ")[0] in catalog.COLLECTIVE_KINDS:
+    if d.kind == "cycle" and facts.role in (catalog.COLLECTIVE, catalog.PERMUTE):
         return "every process of a group must reach its collectives in the same order (here the order " \
                "depends on the process id)"
     in_loop = primary.step is not None and any(op.name in _LOOPS for op, _ in primary.step.context)
@@ -318,10 +322,10 @@ MAX_CYCLE = 16
 
 def _short_what(b: Blocked) -> str:
     """The op a process is blocked at, with its peer for a send or recv: "recv from (0, 7)"."""
-    kind = op_label(b.op)
-    if kind in ("send", "recv") and b.what.startswith(kind):
+    label = op_label(b.op)
+    if catalog.base_kind(b.op.name) in ("send", "recv") and b.what.startswith(label):
         return b.what.split(" on channel ")[0]
-    return kind
+    return label
 
 
 def _cycle_text(d: Deadlock, primary: Blocked, n: int) -> str:
@@ -412,7 +416,8 @@ def _deadlock_diags(ctx: Context, v: Verdict, kind: str, warn: bool = False) -> 
         if kind == "cycle" and len(d.chain) > 1:
             diag = diag.note(ctx.loc(primary.op), _chain_note(d))
         diag = _replicas_note(ctx, _notes(ctx, diag, d, primary), v, primary.op)
-        if d.orders and v.schedule is None and v.completes_with is None and _scheduler_may_align(d):
+        if d.orders and v.schedule is None and v.completes_with is None and _scheduler_may_align(d) \
+                and not primary.op.module.schedule_fixed:  # a scheduled module's order is XLA's choice, made
             diag = diag.note(ctx.loc(primary.op), "neither of the first two collectives depends on the other, so "
                                                   "XLA's scheduler chooses their order in each branch: it hangs "
                                                   "whenever the orders stay crossed, as written")

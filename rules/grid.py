@@ -35,8 +35,9 @@ def grid_unknown(module: Module, ctx: Context) -> Iterator[Diagnostic]:
 
     ## What it does
     Reports, once per file, which checks could not run because neither the
-    module (`mhlo.num_partitions` / `mhlo.num_replicas`) nor the command line or
-    configuration says how many processes run the program. Only the checks that
+    module (`mhlo.num_partitions` / `mhlo.num_replicas`; in XLA's HLO text,
+    `num_partitions` / `replica_count` in the `HloModule` line) nor the command
+    line or configuration says how many processes run the program. Only the checks that
     need the grid are skipped (e.g. send C4, "every id is below N"); everything
     else, including negative ids, is still checked.
 
@@ -78,12 +79,17 @@ def grid_unknown(module: Module, ctx: Context) -> Iterator[Diagnostic]:
     if where is None:
         where = ctx.cache.get(GRID_SKIPPED_AT) or Span(0, 0)
     checks = ", ".join(sorted(skipped))
+    hlo = module.front_end == "hlo"
+    # an HLO module's grid is its header's (`HloModule m, replica_count=1, num_partitions=8`):
+    # `lower().as_text("hlo")` prints none, the compile options hold them
+    missing = "the HloModule line has no num_partitions / replica_count" if hlo else \
+        "no mhlo.num_partitions / mhlo.num_replicas"
     d = ctx.info(
         where,
-        f"process grid unknown (no mhlo.num_partitions / mhlo.num_replicas): "
-        f"{len(skipped)} check{'s' if len(skipped) != 1 else ''} skipped",
+        f"process grid unknown ({missing}): {len(skipped)} check{'s' if len(skipped) != 1 else ''} skipped",
         help="pass --num-partitions N --num-replicas M, or set num-partitions / num-replicas "
-             "under [tool.shlo-lint] in pyproject.toml",
+             "under [tool.shlo-lint] in pyproject.toml"
+             + ("; the compiled module (`compile().as_text()`) writes them in its HloModule line" if hlo else ""),
     )
     yield d.note(d.location, f"skipped: {checks}")
 

@@ -27,7 +27,7 @@ from typing import Iterator
 from shlo_lint.checker.analysis.combining import Combining, Group, Split
 from shlo_lint.checker.analysis.communication import group_size, payload_bytes
 from shlo_lint.checker.analysis.semantics import BlockFlow, known_trip_count
-from shlo_lint.checker.analysis.tracer.structure import collective_kind, collective_op
+from shlo_lint.checker.analysis.tracer.structure import collective_kind, collective_op, op_label
 from shlo_lint.checker.analysis.xla_backend import (ASYNC_KINDS, COMBINERS, CPU, DISABLE_ASYNC_NAMES, GPU, Backend,
                                                     backend_of)
 from shlo_lint.checker.ir.catalog import ASYNC_BODY, DONE, START, info, names
@@ -63,9 +63,8 @@ def _backend(ctx: Context) -> Backend:
 
 
 def _label(op: Operation) -> str:
-    """The op as its line spells it (`all-reduce-start`)."""
-    ins = getattr(op, "instruction", None)
-    return ins.opcode if ins is not None else op.name.rsplit(".", 1)[-1]
+    """The op as its line spells it (`all-reduce-start`): the tracer structure's `op_label`."""
+    return op_label(op)
 
 
 def _kind_label(kind: str) -> str:

@@ -8,17 +8,25 @@
     for d in shlo_lint.check_lowered(lowered):       # or look at the findings yourself
         print(f"{d.path}:{d.location.line}: {d.code} {d.message}")
 
+    compiled = jax.jit(step, in_shardings=..., out_shardings=...).lower(*args).compile()
+    shlo_lint.assert_clean(compiled)                 # what XLA will run: its HLO, after SPMD
+                                                     # partitioning, combining and scheduling
+
 `check_lowered` takes a `jax.stages.Lowered` (`jax.jit(f).lower(...)`), a
-`jax.export.Exported`, an MLIR `ir.Module`, or StableHLO text. The module is
-printed with its debug locations and linted like a file; each finding whose op
-carries a `loc()` with a file:line is then *moved* to that Python line (the
-primary location: `d.path` is your .py file, `d.location.line`/`.column` 1-based),
-and its notes too ("matching send is here" points at the `psend` line). A note
-keeps the place in the lowered module. The words follow: a line of the lowered
-module a message names ("the case at line 19") becomes the Python line of its op
-("the case at step.py:42"), and a deadlock's trace steps sit at Python lines.
+`jax.export.Exported`, an MLIR `ir.Module`, StableHLO text, a
+`jax.stages.Compiled` (`.compile()`: its `as_text()`, the HLO module XLA
+compiled, with the collectives the partitioner inserted and the order the
+scheduler fixed) or HLO text. The module is printed with its debug locations
+(StableHLO's `loc()`; HLO's `metadata` and stack-frame tables) and linted like a
+file; each finding whose op carries a file:line is then *moved* to that Python
+line (the primary location: `d.path` is your .py file, `d.location.line`/`.column`
+1-based), and its notes too ("matching send is here" points at the `psend`
+line). A note keeps the place in the lowered (or compiled) module. The words
+follow: a line of the module a message names ("the case at line 19") becomes the
+Python line of its op ("the case at step.py:42"), and a deadlock's trace steps sit
+at Python lines.
 Findings with no Python line stay at the module text (`d.path` is `<lowered
-NAME>`; `findings.text` is that text).
+NAME>`, `<compiled NAME>` for HLO; `findings.text` is that text).
 
 Settings come from the nearest pyproject.toml's `[tool.shlo-lint]` (from the current
 directory, as the CLI does), then the keyword arguments (`select`, `ignore`,
@@ -32,6 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from shlo_lint.checker.frontend.hlo import looks_like_hlo
 from shlo_lint.checker.lint.config import Config, find_pyproject, load_config
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Note, Severity
 from shlo_lint.checker.lint.engine import lint_source
@@ -39,9 +48,10 @@ from shlo_lint.checker.lint.selection import check_selectors
 from shlo_lint.checker.ir.core import FileLineColLoc, Module, Operation
 from shlo_lint.checker.source.text import SourceFile, Span
 
-__all__ = ["Findings", "LintFailure", "assert_clean", "check_lowered", "mlir_text"]
+__all__ = ["Findings", "LintFailure", "assert_clean", "check_lowered", "mlir_text", "module_text"]
 
 _MODULE_NAME = re.compile(r"^\s*module\s+@([\w.$-]+)", re.MULTILINE)
+_HLO_MODULE_NAME = re.compile(r"HloModule\s+%?([\w.$-]+)")
 
 
 class LintFailure(AssertionError):
@@ -81,10 +91,14 @@ def check_lowered(lowered: Any, *, config: Config | None = None, path: str | Non
 
     `settings` are Config fields (select=("SHLO1",), ignore=(...), num_partitions=8, ...)
     applied over the pyproject.toml settings, or over `config` when given."""
-    text = mlir_text(lowered)
+    text = module_text(lowered)
     if path is None:
-        m = _MODULE_NAME.search(text)
-        path = f"<lowered {m.group(1) if m else 'module'}>"
+        if looks_like_hlo(text):
+            m = _HLO_MODULE_NAME.search(text)
+            path = f"<compiled {m.group(1) if m else 'module'}>"
+        else:
+            m = _MODULE_NAME.search(text)
+            path = f"<lowered {m.group(1) if m else 'module'}>"
     if config is None:
         found = find_pyproject(Path.cwd())
         config = load_config(found) if found else Config()
@@ -109,6 +123,22 @@ def assert_clean(lowered: Any, *, fail_on: str = "warning", **kwargs: Any) -> Fi
     return findings
 
 
+def module_text(obj: Any) -> str:
+    """The text check_lowered lints: for a `jax.stages.Compiled`, the HLO module XLA
+    compiled (`as_text()`: scheduled, with its `metadata` and stack-frame tables);
+    for anything else, mlir_text's StableHLO. A text (StableHLO or HLO) as it is."""
+    if isinstance(obj, str):
+        return obj
+    if callable(getattr(obj, "compiler_ir", None)):  # jax.stages.Lowered (it has as_text too)
+        return mlir_text(obj)
+    if callable(getattr(obj, "runtime_executable", None)) and callable(getattr(obj, "as_text", None)):
+        text = obj.as_text()  # jax.stages.Compiled
+        if isinstance(text, str) and looks_like_hlo(text):
+            return text
+        raise TypeError(f"check_lowered: {type(obj).__name__}.as_text() did not give an HLO module")
+    return mlir_text(obj)
+
+
 def mlir_text(obj: Any) -> str:
     """StableHLO text with debug locations (`loc(...)`) of what JAX produced."""
     if isinstance(obj, str):
@@ -122,8 +152,8 @@ def mlir_text(obj: Any) -> str:
     operation = getattr(obj, "operation", None)
     if operation is not None and hasattr(operation, "get_asm"):  # an MLIR ir.Module
         return operation.get_asm(enable_debug_info=True)
-    raise TypeError(f"check_lowered: expected jax.jit(f).lower(...), a jax.export.Exported, an MLIR module "
-                    f"or StableHLO text, got {type(obj).__name__}")
+    raise TypeError(f"check_lowered: expected jax.jit(f).lower(...), its .compile(), a jax.export.Exported, an "
+                    f"MLIR module, StableHLO or HLO text, got {type(obj).__name__}")
 
 
 # ----------------------------------------------------------------------------- locating
@@ -221,8 +251,16 @@ def _at_python(d: Diagnostic, where: _OpFinder, path: str) -> Diagnostic:
         if loc.path == path and loc.span is not None and (other := where.frame(loc.span.start)) is not None:
             loc = _python_location(other[1])
         notes.append(Note(loc, n.message))
-    notes.append(Note(d.location, f"in the lowered module: {op.name}"))
+    notes.append(Note(d.location, f"in the {'compiled' if op.module.front_end == 'hlo' else 'lowered'} module: "
+                                  f"{_written(op)}"))
     return replace(d, location=primary, notes=tuple(notes))
+
+
+def _written(op: Operation) -> str:
+    """The op as the module text writes it: `stablehlo.recv`, or an HLO instruction's
+    opcode and name (`all-reduce %psum.6`)."""
+    ins = getattr(op, "instruction", None)
+    return f"{ins.opcode} %{ins.name}" if ins is not None else op.name
 
 
 _SOURCES: dict[str, tuple[int, SourceFile]] = {}

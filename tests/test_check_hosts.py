@@ -34,7 +34,7 @@ def test_identical_programs_pass():
 @pytest.mark.parametrize("case, code, words", [
     ("extra_collective", "SHLO510", "hosts deadlock: process 1 waits in all_reduce at hosts_job.py:"),
     ("different_reduction", "SHLO511", "hosts compute differently: process 0's all_reduce (add) at hosts_job.py:"),
-    ("different_reduction_compiled", "SHLO511", "meets process 1's all_reduce (maximum) at hosts_job.py:"),
+    ("different_reduction_compiled", "SHLO511", "meets process 1's all-reduce (maximum) at hosts_job.py:"),
 ])
 def test_differences_are_flagged_on_every_process(case, code, words):
     got = job(case)

@@ -259,7 +259,7 @@ def test_unknown_custom_call_is_refused_before_running():
     %0 = stablehlo.custom_call @my_kernel(%x) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>""")
     res = run_text(text)
-    assert res.outcome == "error"
+    assert res.outcome == "unsupported"
     assert res.message.startswith("refused: custom_call @my_kernel at prog.mlir:4:")
     assert res.steps == 0
 
@@ -269,7 +269,7 @@ def test_unimplemented_op_is_located_not_a_traceback():
     %0 = "mydialect.frobnicate"(%x) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>""")
     res = run_text(text)
-    assert res.outcome == "error" and res.message == "cannot execute: op mydialect.frobnicate at prog.mlir:4:10"
+    assert res.outcome == "unsupported" and res.message == "cannot execute: op mydialect.frobnicate at prog.mlir:4:10"
 
 
 def test_unknown_grid_and_dynamic_shapes_are_errors():

@@ -181,3 +181,41 @@ def test_broken_hlo_text_is_an_error_at_its_line(tmp_path):
     xla = report.reports["xla"]
     assert xla.outcome == "error" and report.exit_code() == 2
     assert xla.message.startswith(f"{path}:29:53: XLA's HLO parser: ") and "param.9" in xla.message
+
+
+@pytest.mark.parametrize("name", ["auto_fsdp_step.hlo",          # bitcasts over layouts, tuple all-to-all, dots
+                                  "auto_embedding_gather.hlo",   # a gather
+                                  "psum_tuple.hlo",              # combined all-reduce, bf16
+                                  "cond_collectives.hlo"])       # branches that take operands
+def test_both_engines_compute_the_same_outputs(name):
+    report = run_path(str(HLO / name), RunOptions(**{**FAST, "engine": "both"}))
+    assert report.reports["interp"].outcome == report.reports["xla"].outcome == "completed"
+    assert report.cross_check["status"] == "match", report.cross_check
+    assert report.exit_code() == 0
+
+
+def test_both_engines_block_the_same_devices_at_the_same_instructions():
+    """The interpreter names the op as its IR does and XLA as the instruction: the
+    cross-check compares what the catalog says each is, and the line."""
+    report = run_path(str(HLO / "schedule" / "crossed_independent_by_use_swapped.buggy_deadlock.hlo"),
+                      RunOptions(**{**FAST, "engine": "both"}))
+    interp, xla = report.reports["interp"], report.reports["xla"]
+    assert (interp.outcome, xla.outcome) == ("deadlock", "aborted")
+    assert {b.process: (b.kind, b.line) for b in interp.blocked} == {b.process: (b.kind, b.line) for b in xla.blocked}
+    assert {b.kind for b in xla.blocked} == {"all_gather", "all_reduce"}
+    assert report.cross_check["status"] == "match" and "the same 4 processes" in report.cross_check["reason"]
+    assert report.exit_code() == 1
+
+
+def test_confirm_with_xla_replays_an_hlo_finding_on_the_text_itself():
+    """`--confirm --confirm-engine both` on a compiled module: the interpreter and XLA:CPU
+    (compiling the text) each confirm the finding, naming the devices and the instruction."""
+    path = HLO / "schedule" / "crossed_independent_by_use_swapped.buggy_deadlock.hlo"
+    proc = run_cli("--confirm", "--confirm-engine", "both", "-f", "json", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (d,) = [d for d in json.loads(proc.stdout)["diagnostics"] if d["code"] == "SHLO500"]
+    notes = [n["message"] for n in d["related"]]
+    for engine in ("interp", "xla"):
+        (note,) = [n for n in notes if n.startswith(f"confirmed by execution ({engine}): ")]
+        assert "(0, 0), (0, 1) at all-gather %all-gather.0, line 19; (0, 2), (0, 3) at all-reduce %all-reduce.2, " \
+               "line 39" in note, note

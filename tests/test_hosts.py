@@ -130,8 +130,9 @@ def test_words_name_hosts_ops_and_python_lines():
     assert "nothing is printed" in f.notes[0].text and "not run here" in f.notes[1].text
 
     (f,) = run("different_reduction", ".hlo").verdict.findings
-    assert f.message.startswith("hosts compute differently: host 0's all_reduce (add) at hosts_generate.py:129 "
-                                "meets host 1's all_reduce (maximum) at hosts_generate.py:134")
+    # compiled HLO: its ops are named by their opcode
+    assert f.message.startswith("hosts compute differently: host 0's all-reduce (add) at hosts_generate.py:129 "
+                                "meets host 1's all-reduce (maximum) at hosts_generate.py:134")
     assert any("chunk-wise mixture" in n.text for n in f.notes)
 
     (f,) = run("different_shape", ".mlir").verdict.findings

@@ -143,8 +143,75 @@ def test_bad_settings_are_refused_not_ignored(mesh):
 
 
 def test_other_objects_are_refused_with_a_clear_message():
-    with pytest.raises(TypeError, match="expected jax.jit"):
+    with pytest.raises(TypeError, match=r"expected jax.jit\(f\).lower\(...\), its .compile\(\)"):
         shlo_lint.check_lowered(42)
+
+
+# ----------------------------------------------------------------------------- compiled modules
+def cond_psum_cpu(mesh):
+    """The same deadlock, compiled by XLA:CPU for the 8 devices: what XLA will run."""
+    def body(x):
+        return lax.cond(lax.axis_index("x") == 0,  # <- compiled cond
+                        lambda: lax.pcast(lax.psum(x, "x"), "x", to="varying"), lambda: x)  # <- compiled psum
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    return jax.jit(f).lower(jax.ShapeDtypeStruct((32,), jnp.float32)).compile()
+
+
+def test_a_compiled_module_is_checked_at_the_python_lines(mesh):
+    """`check_lowered(compiled)` lints `compiled.as_text()` (HLO, scheduled): the finding
+    is at the `lax.psum` of this file, in HLO's words, and keeps its place in the
+    compiled module as a note."""
+    compiled = cond_psum_cpu(mesh)
+    assert isinstance(compiled, jax.stages.Compiled)
+    findings = shlo_lint.check_lowered(compiled)
+    (d,) = [d for d in findings if d.code == "SHLO501"]
+    psum_line = _line_of("# <- compiled psum")[0]
+    psum_col = HERE.read_text().splitlines()[psum_line - 1].index("lax.psum") + 1
+    assert (d.path, d.location.line, d.location.column) == (str(HERE), psum_line, psum_col)
+    assert "hangs at this all-reduce" in d.message
+    cond = f"{HERE.name}:{_line_of('# <- compiled cond')[0]}"
+    notes = [n.message for n in d.notes]
+    assert f"blocked in branch 1 of the conditional at {cond}" in notes
+    assert any(n.location.line == _line_of("# <- compiled cond")[0] and n.message.startswith("this conditional sends")
+               for n in d.notes)
+    compiled_at = d.notes[-1]
+    assert compiled_at.location.path == findings.path == "<compiled jit_body>"
+    assert re.fullmatch(r"in the compiled module: all-reduce %[\w.\-]+", compiled_at.message)
+    assert findings.text == compiled.as_text() and findings.text.startswith("HloModule jit_body")
+    steps = [s for t in d.trace for s in t.steps if s.blocked]
+    assert steps and all((s.location.path, s.location.line) == (str(HERE), psum_line) for s in steps)
+
+
+def test_assert_clean_on_a_compiled_module_reports_the_python_line(mesh):
+    with pytest.raises(LintFailure) as info:
+        shlo_lint.assert_clean(cond_psum_cpu(mesh))
+    report = str(info.value)
+    line = _line_of("# <- compiled psum")[0]
+    assert report.startswith("shlo-lint checked <compiled jit_body>:")
+    assert f"{HERE}:{line}:" in report and "error[SHLO501] deadlock: process (0, 0) hangs at this all-reduce" in report
+
+
+def test_an_auto_sharded_jit_is_checked_on_what_the_partitioner_made(mesh):
+    """A tensor-parallel MLP with shardings: its StableHLO has no collective at all, its
+    compiled module the all-reduce the partitioner inserted, and it is clean."""
+    from jax.sharding import NamedSharding
+
+    mesh2 = Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ("d", "m"))
+    w1 = jax.ShapeDtypeStruct((16, 32), jnp.float32, sharding=NamedSharding(mesh2, P(None, "m")))
+    w2 = jax.ShapeDtypeStruct((32, 16), jnp.float32, sharding=NamedSharding(mesh2, P("m", None)))
+    x = jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=NamedSharding(mesh2, P("d", None)))
+
+    def mlp(x, w1, w2):
+        return jnp.tanh(x @ w1) @ w2
+
+    lowered = jax.jit(mlp, out_shardings=NamedSharding(mesh2, P("d", None))).lower(x, w1, w2)
+    compiled = lowered.compile()
+    assert "all_reduce" not in mlir_text(lowered) and " all-reduce(" in compiled.as_text()
+    assert shlo_lint.assert_clean(compiled) == []
+    # settings apply as for a lowering: the deadlock rules alone, and the grid the HloModule line names
+    assert shlo_lint.check_lowered(compiled, select=("SHLO5",)) == []
+    assert "num_partitions=8" in compiled.as_text().split("\n", 1)[0]
 
 
 USER_TEST = '''
@@ -175,6 +242,17 @@ def test_pipeline_step_is_clean():
 
 def test_fixed_pipeline_step_is_clean():
     shlo_lint.assert_clean(lowered(4))
+
+
+def test_compiled_step_is_clean():
+    mesh = Mesh(np.array(jax.devices()[:8]), ("x",))
+
+    def body(x):
+        return lax.cond(lax.axis_index("x") == 0,
+                        lambda: lax.pcast(lax.psum(x, "x"), "x", to="varying"), lambda: x)
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    shlo_lint.assert_clean(jax.jit(f).lower(jax.ShapeDtypeStruct((32,), jnp.float32)).compile())
 '''
 
 
@@ -186,7 +264,10 @@ def test_pytest_run_fails_at_the_python_line(tmp_path):
                            str(user)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
-    assert "1 failed, 1 passed" in out
+    assert "2 failed, 1 passed" in out
     line = next(n for n, t in enumerate(user.read_text().splitlines(), 1) if "lax.precv" in t)
     assert f"test_model.py:{line}:13: error[SHLO120] recv: payload type (tensor<8xf32>)" in out
     assert "LintFailure" in out
+    # the compiled module (8 CPU devices from XLA_FLAGS, set before jax is imported)
+    line, text = next((n, t) for n, t in enumerate(user.read_text().splitlines(), 1) if "lax.psum" in t)
+    assert f"test_model.py:{line}:{text.index('lax.psum') + 1}: error[SHLO501] deadlock" in out

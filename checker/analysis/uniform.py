@@ -436,7 +436,9 @@ def check_guard(u: Uni, guarded: list[tuple[Operation, list[np.ndarray] | None]]
         return None
     for comm, groups in guarded:
         if groups is None:
-            return f"the process groups of the {comm.name.rsplit('.', 1)[-1]} it guards could not be read"
+            from .tracer.structure import op_label
+
+            return f"the process groups of the {op_label(comm)} it guards could not be read"
         g = split_group(u.classes, groups, mask)
         if g is not None:
             return Divergence(op, what, splitting_origins(u, g), comm, g)

@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import catalog
 from ..ir.catalog import COLLECTIVE_KINDS as CATALOG_COLLECTIVES, KINDS
 from ..ir.core import Operation
-from ..analysis.semantics import channel_id, flag, process_groups, replica_groups, source_target_pairs, strategy
+from ..ir.types import TokenType
+from ..analysis.semantics import (channel_id, flag, int_list, process_groups, replica_groups, source_target_pairs,
+                                  strategy)
 from ..analysis.process_model.model import xla_participants
 from .issue_order import issue, waits_at_start
 from .mesh_groups import mesh_axes_groups
@@ -83,12 +86,28 @@ def parse_external_channels(value) -> frozenset[int]:
 
 
 def result_tensor_types(op: Operation) -> list:
-    """The op's result tensor types, futures unwrapped (`*_start` ops return future<T>)."""
+    """The types of the values the op's communication produces: its results, futures
+    unwrapped (`*_start` ops return future<T>); for HLO's `*-start` ops, whose
+    result tuple also holds the operands (and a permute's context words), the
+    outputs their done returns (hlo_outputs)."""
+    types = op.result_types
+    if catalog.info(op.name).future == "hlo":
+        types = types[hlo_outputs(op)]
     out = []
-    for i, t in enumerate(op.result_types):
+    for i, t in enumerate(types):
         for tt in (getattr(t, "types", None) or (t,)):
             out.append(tensor_type(tt, f"result {i} of {op.name}"))
     return out
+
+
+def hlo_outputs(op: Operation) -> slice:
+    """Which leaves of an HLO `*-start`'s result are the outputs its done returns:
+    all of an all-reduce-start's; the n after the n operands of an all-gather-start
+    `(operands, outputs)` and a collective-permute-start `(operand, output, u32[],
+    u32[])` (xla/hlo/ir/hlo_instructions.h: HloAllGatherInstruction,
+    HloCollectivePermuteInstruction)."""
+    n = len([v for v in op.operands if v is not None])
+    return slice(0, None) if catalog.info(op.name).kind == "all_reduce" else slice(n, 2 * n)
 
 
 from .comm_state import HostQueueWait, Message, MessageWait, Pid, Rendezvous, RendezvousWait, axis_id_of, peer_on_axis
@@ -249,6 +268,19 @@ class CommunicationFunctions(OpFunctions):
             gathered = [xp.concatenate([arr[m][i] for m in members], axis=dim) for i in range(n)]
             for m in members:
                 res[m] = [self.cast(rv.ops[m], g, i) for i, g in enumerate(gathered)]
+        elif kind == "all_to_all" and op.attr("split_dimension") is None:
+            # HLO's all-to-all without StableHLO's form (`hlo.all-to-all`): with `dimensions={d}`
+            # each operand is split along d and the pieces concatenated along d; without, its
+            # operands are the pieces (one per member) and result j is member j's piece for it
+            dims = op.attr("dimensions")
+            d = int_list(dims)[0] if dims is not None and int_list(dims) else None
+            for k, m in enumerate(members):
+                if d is None:
+                    res[m] = [self.cast(rv.ops[m], arr[s][k], j) for j, s in enumerate(members)]
+                else:
+                    res[m] = [self.cast(rv.ops[m], xp.concatenate(
+                        [xp.split(arr[s][i], len(members), axis=d)[k] for s in members], axis=d), i)
+                        for i in range(n)]
         elif kind == "all_to_all":
             split, concat = int_attr(op, "split_dimension"), int_attr(op, "concat_dimension")
             count = int_attr(op, "split_count", len(members))
@@ -362,10 +394,9 @@ class CommunicationFunctions(OpFunctions):
         return Future(op, wait=wait, get=get)
 
     # -- synchronous collectives ----------------------------------------------------
-    @impl(*(f"stablehlo.{k}" for k in COLLECTIVE_KINDS), blocking=True)
+    @impl(*(f"stablehlo.{k}" for k in COLLECTIVE_KINDS), "hlo.all-to-all", blocking=True)
     def collective(self, frame, op, args):
-        kind = op.name.rsplit(".", 1)[1]
-        fut = self.start_future(frame, op, kind, args)
+        fut = self.start_future(frame, op, catalog.info(op.name).kind, args)
         return (yield from self.finish(fut, op))
 
     def start_future(self, frame: Frame, op: Operation, kind: str, operands: list) -> Future:
@@ -388,7 +419,7 @@ class CommunicationFunctions(OpFunctions):
         return list(fut.values or [])
 
     # -- async ------------------------------------------------------------------------
-    @impl("stablehlo.async_start", blocking=True)
+    @impl("stablehlo.async_start", "hlo.async-start", blocking=True)
     def async_start(self, frame, op, args):
         region = op.regions[0] if op.regions else None
         if region is None or not region.blocks:
@@ -406,28 +437,36 @@ class CommunicationFunctions(OpFunctions):
             if ret and list(self.interp.operands(ret[0])) != coll.results:
                 raise ExecutionError("cannot execute: async_start whose body returns something other than its "
                                      "collective's results", op)
-            fut = self.start_future(frame, coll, coll.name.rsplit(".", 1)[1], operands)
+            fut = self.start_future(frame, coll, catalog.info(coll.name).kind, operands)
             if isinstance(fut.wait, RendezvousWait):
                 fut.wait.started = True
             fut.op = op
             if waits_at_start(self.interp.matching):  # XLA: the start is the issue point (issue_order.py)
                 yield from issue(fut, op)
-            return [fut]
+            return [fut] * len(op.results)  # HLO's start: every leaf of its result stands for the future
         # a body without communication (slices, seed 002's any-function form): run it now
         values = yield from self.interp.run_region(frame, region, args)
         frame.proc.op = op
-        return [Future(op, values=list(values))]
+        return [Future(op, values=list(values))] * len(op.results)
 
-    @impl(*(f"stablehlo.{k}_start" for k in COLLECTIVE_KINDS), blocking=True)
+    @impl(*(f"stablehlo.{k}_start" for k in COLLECTIVE_KINDS),
+          *(catalog.names(role=catalog.START, future="hlo") - catalog.names(regions=catalog.ASYNC_BODY)), blocking=True)
     def start(self, frame, op, args):
-        fut = self.start_future(frame, op, op.name.rsplit(".", 1)[1][: -len("_start")], args)
+        fut = self.start_future(frame, op, catalog.info(op.name).kind, args)
         if waits_at_start(self.interp.matching):  # XLA: the start is the issue point (issue_order.py)
             yield from issue(fut, op)
-        return [fut]
+        return [fut] * len(op.results)  # HLO's `*-start`: every leaf of its result stands for the future
 
-    @impl("stablehlo.async_done", *(f"stablehlo.{k}_done" for k in COLLECTIVE_KINDS), blocking=True)
+    @impl("hlo.async-update")
+    def async_update(self, frame, op, args):
+        return list(args)  # the same futures (the catalog's `forwards`)
+
+    @impl("stablehlo.async_done", *(f"stablehlo.{k}_done" for k in COLLECTIVE_KINDS),
+          *catalog.names(role=catalog.DONE, future="hlo"), blocking=True)
     def done(self, frame, op, args):
         out = []
+        if catalog.info(op.name).future == "hlo":  # it takes every leaf of its start's result: one future
+            args = [a for i, a in enumerate(args) if a is not TOKEN and not any(a is b for b in args[:i])]
         for fut in args:
             if not isinstance(fut, Future):
                 raise ExecutionError(f"cannot execute: {op.name} of a value that is not a future", op)
@@ -456,16 +495,16 @@ class CommunicationFunctions(OpFunctions):
             raise ExecutionError(f"cannot execute: {op.name} without source_target_pairs (undefined behaviour)", op)
         return self.pair_maps(op)
 
-    @impl("stablehlo.send")
+    @impl("stablehlo.send", "hlo.send")
     def send(self, frame, op, args):
         payload = [a for a in args if a is not TOKEN]
         ch = channel_id(op)
         if self.interp.harness and flag(op, "is_host_transfer") and source_target_pairs(op) is None:
             # interpreter.run_parallel: its host queues carry host transfers between its processes
             self.world.mailboxes.setdefault(("host", ch), []).append(payload)
-            return [TOKEN]
+            return self.sent(op, payload)
         if self.external(op):  # to the host / another program: delivered outside this run
-            return [TOKEN]
+            return self.sent(op, payload)
         pairs = self._pairs(op)
         strat = strategy(op)
         me = frame.proc.pid
@@ -478,9 +517,34 @@ class CommunicationFunctions(OpFunctions):
             msg = Message(op, me, target, ch, payload)
             world.sent[("p2p", ch, me, target, n)] = msg
             frame.proc.obligations.append(msg)
+        return self.sent(op, payload)
+
+    def sent(self, op: Operation, payload: list) -> list:
+        """A send's results: its token (StableHLO), or HLO's `(data, u32[] context,
+        token[])`, the data handed on to its send-done."""
+        data = iter(payload)
+        out = []
+        for t in op.result_types:
+            if isinstance(t, TokenType):
+                out.append(TOKEN)
+            else:
+                v = next(data, None)
+                out.append(v if v is not None else self.interp.zeros_like_type(tensor_type(t, "send result")))
+        return out
+
+    @impl("hlo.recv")
+    def post_recv(self, frame, op, args):
+        """HLO's `recv` only posts the receive (its `(data, u32[], token[])` is a buffer
+        to be filled); the data arrives at its recv-done, which waits for it."""
+        return [TOKEN if isinstance(t, TokenType) else self.interp.zeros_like_type(tensor_type(t, "recv result"))
+                for t in op.result_types]
+
+    @impl("hlo.send-done")
+    def send_done(self, frame, op, args):
+        # a process finishes only once its sends were received (the interpreter's _main)
         return [TOKEN]
 
-    @impl("stablehlo.recv", blocking=True)
+    @impl("stablehlo.recv", "hlo.recv-done", blocking=True)
     def recv(self, frame, op, args):
         ch = channel_id(op)
         if self.interp.harness and flag(op, "is_host_transfer") and source_target_pairs(op) is None:

@@ -71,7 +71,8 @@ class RendezvousWait(Wait):
         text = world.text_cache.get(key)
         if text is None:
             group = pid_ranges([fmt_pid(p) for p in rv.members])
-            text = world.text_cache[key] = (f"{world.describe_peers(self.peers(me))} to {verb} this {rv.kind} "
+            text = world.text_cache[key] = (f"{world.describe_peers(self.peers(me))} to {verb} this "
+                                            f"{world.interp.label(mine, rv.kind)} "
                                             f"({world.interp.where(mine)}; process group [{group}])")
         return text
 
@@ -127,6 +128,7 @@ class DeliveryWait(Wait):
     def waits_for(self, world, me) -> str:
         what = "receive" if self.message.op.name.endswith("send") else "reach the collective_permute"
         return (f"{world.describe_peers([self.message.target])} to {what} (its "
-                f"{self.message.op.name.rsplit('.', 1)[1]} at {world.interp.where(self.message.op)}"
+                f"{world.interp.label(self.message.op, self.message.op.name.rsplit('.', 1)[1])} at "
+                f"{world.interp.where(self.message.op)}"
                 f"{'' if self.message.channel is None else f' on channel {self.message.channel}'} "
                 f"is never received; the program cannot finish until it is)")

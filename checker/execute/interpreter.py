@@ -23,15 +23,17 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..ir.catalog import COMMUNICATING, TERMINATORS
+from ..ir.catalog import COMMUNICATING, FORWARDING, TERMINATORS, base_kind
 from ..ir.core import Block, Module, Operation, Region, Value, func_type
 from ..analysis.semantics import Grid, grid_of
+from ..analysis.tracer.structure import op_label
 from ..ir.types import TensorType
 from .backends import NumpyBackend
 from .ops.quant import is_quantized_op, quantized_call
 from .op_registry import bind_impls, function_classes
 from .runtime import Frame, Process, Slot, SlotWait, compress_states, custom_call_target, fmt_pid, program_mode
-from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, nbytes, tensor_type)
+from .values import (TOKEN, ExecutionError, Future, Inputs, LimitExceeded, PendingGlobal, Unsupported, nbytes,
+                     tensor_type)
 
 
 # Errors of an op's implementation (ours); numpy's ValueError etc. come from odd data.
@@ -102,7 +104,8 @@ class World:
             elif proc.state == "finished":
                 parts.append(f"process {fmt_pid(p)} (finished)")
             elif proc.state == "blocked" and proc.op is not None:
-                parts.append(f"process {fmt_pid(p)} (blocked at {proc.op.name}, {self.interp.where(proc.op)})")
+                parts.append(f"process {fmt_pid(p)} (blocked at {self.interp.label(proc.op)}, "
+                             f"{self.interp.where(proc.op)})")
             else:
                 parts.append(f"process {fmt_pid(p)} ({proc.state})")
         return compress_states(parts)
@@ -119,6 +122,9 @@ class Blocked:
     waits_for: str
     stack: list[str] = field(default_factory=list)
     """"op at path:line" for each enclosing call/loop/branch, innermost last."""
+    kind: str | None = None
+    """What the op does, as the catalog says (`all_reduce`, `recv`), whatever an engine
+    calls the op (`stablehlo.all_reduce`, `all-reduce`): what `--engine both` compares."""
 
     def to_json(self) -> dict:
         return {"process": list(self.process), "op": self.op, "path": self.path, "line": self.line,
@@ -128,7 +134,7 @@ class Blocked:
 @dataclass
 class InterpResult:
     outcome: str
-    """completed | deadlock | error | timeout"""
+    """completed | deadlock | error | timeout | unsupported (an op or custom_call it does not run)"""
     grid: Grid
     mode: str
     """"global" (entry takes global arrays: shard_map/GSPMD exports) or "per_device"."""
@@ -243,6 +249,15 @@ class Interpreter:
             self.impls.update(bind_impls(cls(self)))
 
     # -- locations --------------------------------------------------------------
+    def label(self, op: Operation, default: str | None = None) -> str:
+        """How the run report names an op: in a module read from XLA's HLO text, the
+        opcode its line shows (`all-reduce`, `conditional`: analysis' op_label, which
+        the lint's messages use too); otherwise `default`, or the IR name as MLIR
+        writes it (`stablehlo.all_reduce`)."""
+        if self.module.front_end == "hlo":
+            return op_label(op)
+        return default if default is not None else op.name
+
     def where(self, op: Operation | None) -> str:
         if op is None:
             return "?"
@@ -296,7 +311,7 @@ class Interpreter:
                     target = custom_call_target(op)
                     if f"custom_call@{target}" not in self.impls:
                         known = sorted(k.split("@", 1)[1] for k in self.impls if k.startswith("custom_call@"))
-                        raise ExecutionError(
+                        raise Unsupported(
                             f"refused: custom_call @{target} at {self.where(op)}: the execution checker runs only "
                             f"the custom_calls it implements (@{', @'.join(known)}); it does not call native code "
                             f"it does not know", op)
@@ -336,7 +351,8 @@ class Interpreter:
             res.checks = self._checks_json()
             return res
         except ExecutionError as e:
-            return self._result("error", mode, t0, e.message, e.op, result_inputs)
+            return self._result("unsupported" if isinstance(e, Unsupported) else "error", mode, t0, e.message,
+                                e.op, result_inputs)
         except LimitExceeded as e:
             return self._result("timeout" if e.kind == "time" else "error", mode, t0, e.message, None, result_inputs)
         return self._result(outcome, mode, t0, message, None, result_inputs)
@@ -401,8 +417,9 @@ class Interpreter:
             for pid, p in world.procs.items():
                 if p.state == "blocked":
                     path, line, col = self.location(p.op)
-                    res.blocked.append(Blocked(pid, p.op.name, path, line, col, p.wait.waits_for(world, pid),
-                                               [f"{s.name} at {self.where(s)}" for s in p.stack if s is not p.op]))
+                    res.blocked.append(Blocked(pid, self.label(p.op), path, line, col, p.wait.waits_for(world, pid),
+                                               [f"{self.label(s)} at {self.where(s)}" for s in p.stack
+                                                if s is not p.op], base_kind(p.op.name)))
         if outcome == "completed":
             res.outputs = self._outputs(mode)
         res.checks = self._checks_json()
@@ -513,7 +530,7 @@ class Interpreter:
                 return [self.lookup(frame, v, op) for v in self.operands(op)]
             entry = self.impls.get(op.name)
             if entry is None:
-                raise ExecutionError(f"cannot execute: op {op.name}", op)
+                raise Unsupported(f"cannot execute: op {op.name}", op)
             fn, blocking = entry
             args = []
             for v in self.operands(op):
@@ -531,8 +548,8 @@ class Interpreter:
                         proc.stack.pop()
                     proc.op = op
                 else:
-                    for a in args:
-                        if type(a) is Future and op.name != "stablehlo.optimization_barrier":
+                    for a in args:  # an op that forwards its operands (the catalog's) passes a future on
+                        if type(a) is Future and op.name not in FORWARDING:
                             raise ExecutionError(f"{op.name} uses the future of {a.op.name} at {self.where(a.op)}; "
                                                  "only its done may use a future", op)
                     quantized = self._quantized.get(id(op))

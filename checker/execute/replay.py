@@ -17,7 +17,10 @@ matching completes and the run under the spec's matching deadlocks. SHLO503
 abort at a stuck collective (or a run the watchdog must kill) confirms a hang
 when the devices' progress markers put the predicted processes at the predicted
 lines, exactly as for the interpreter (xla/markers.py).
-The mark is a note, so every output format carries it.
+The mark is a note, so every output format carries it, and it says which
+processes the run saw blocked at which op (on XLA's HLO text, the instruction:
+`all-reduce %psum.6, line 41`), whichever engine ran: a file of HLO text is run
+by the interpreter on the module the front end lowered, and by XLA on the text.
 """
 from __future__ import annotations
 
@@ -142,7 +145,7 @@ def _confirm_one(d: Diagnostic, module, options: RunOptions, engine: str, cache:
         # no counterexample to replay (SHLO503 undecided): say what one concrete run did
         what = _describe(r)
         return d.note(_where(d, r, expected), f"execution ({engine}, inputs {report.inputs}): {what}")
-    ok, detail = _judge(r, expected)
+    ok, detail = _judge(r, expected, module)
     label = "confirmed by execution" if ok else "not reproduced by execution"
     return d.note(_where(d, r, expected), f"{label} ({engine}): {detail}")
 
@@ -166,7 +169,24 @@ def _describe(r) -> str:
     return f"{r.outcome}: {r.message}"
 
 
-def _judge(r, expected: dict) -> tuple[bool, str]:
+def _at(b, module) -> str:
+    """Where a run saw a process blocked, as the report names it: the op (its label:
+    `all-reduce` on HLO text, `stablehlo.all_reduce` on MLIR), on HLO text the
+    instruction of that line, and the line."""
+    ins = _instruction_at(module, b.line) if module is not None and module.front_end == "hlo" else None
+    return f"{b.op}{f' %{ins}' if ins else ''}, line {b.line}" if b.line else b.op
+
+
+def _instruction_at(module, line: int) -> str | None:
+    """The name of the HLO instruction written on `line` (one per line, as XLA prints)."""
+    src = module.source
+    for ins in module.hlo.instructions():
+        if src.line_col(ins.name_span.start)[0] == line:
+            return ins.name
+    return None
+
+
+def _judge(r, expected: dict, module=None) -> tuple[bool, str]:
     if r.outcome in ("deadlock", "aborted", "timeout"):
         blocked = {b.process: b for b in r.blocked}
         if r.outcome == "timeout" and not blocked:
@@ -182,12 +202,18 @@ def _judge(r, expected: dict) -> tuple[bool, str]:
         wrong = [p for p, line in expected.items() if line and blocked[p].line and blocked[p].line != line]
         if wrong:
             p = wrong[0]
-            return False, (f"process {fmt_pid(p)} blocked at line {blocked[p].line}, "
+            return False, (f"process {fmt_pid(p)} blocked at {_at(blocked[p], module)}, "
                            f"the counterexample says line {expected[p]}")
         procs = sorted(expected)
         how = f" ({r.message})" if r.outcome == "aborted" and r.message else ""
+        where: dict[str, list] = {}  # which devices at which op, as the run saw them
+        for p in procs:
+            where.setdefault(_at(blocked[p], module), []).append(p)
+        at = f"at {next(iter(where))}" if len(where) == 1 else \
+            "; ".join(f"{', '.join(fmt_pid(p) for p in ps[:8])}{' ...' if len(ps) > 8 else ''} at {w}"
+                      for w, ps in list(where.items())[:4]) + ("; ..." if len(where) > 4 else "")
         return True, (f"process{'es' if len(procs) > 1 else ''} {', '.join(fmt_pid(p) for p in procs[:8])}"
-                      f"{' ...' if len(procs) > 8 else ''} blocked as predicted{how}")
+                      f"{' ...' if len(procs) > 8 else ''} blocked as predicted ({at}){how}")
     if r.outcome == "completed":
         return False, "the run completed (with these inputs and this schedule)"
     if r.outcome == "unsupported":

@@ -38,7 +38,7 @@ from .runtime import fmt_pid
 from .values import ExecutionError, Inputs, summarize
 
 ENGINES = ("auto", "interp", "xla", "both", "xla-distributed")
-"""auto: the interpreter for StableHLO, XLA for HLO text (which the interpreter does not run yet)."""
+"""auto: the interpreter for StableHLO, XLA for HLO text (what XLA runs is the text itself)."""
 HANG_OUTCOMES = ("deadlock", "aborted", "timeout")
 
 
@@ -240,9 +240,7 @@ def run_paths(path: str, options: RunOptions | None = None) -> list[RunReport]:
 
     options = options or RunOptions()
     source, err = read_path(path)
-    if err is None and is_hlo_text(source.text):
-        return [run_hlo_source(source.path, source.text, options)]
-    if err is not None or not SPLIT_MARKER.search(source.text):
+    if err is not None or is_hlo_text(source.text) or not SPLIT_MARKER.search(source.text):
         return [run_path(path, options)]
     reports = []
     for line, chunk in split_chunks(source.text):
@@ -286,7 +284,7 @@ def run_module(module: Module, options: RunOptions | None = None) -> RunReport:
     options = options or RunOptions()
     if options.engine not in ENGINES:
         raise ExecutionError(f"unknown engine {options.engine!r} (auto, interp, xla, both or xla-distributed)")
-    hlo = is_hlo_text(module.source.text)
+    hlo = module.front_end == "hlo"
     if options.engine == "auto":
         options = replace(options, engine="xla" if hlo else "interp")
     from .interpreter import single_process_grid
@@ -331,8 +329,8 @@ class HloEngineRun:
 
 
 def run_hlo_engine(path: str, text: str, options: RunOptions) -> HloEngineRun:
-    """XLA on HLO text (xla/hlo_local.py)."""
-    from .xla.hlo_local import run_hlo
+    """XLA on HLO text (xla/hlo/engine.py)."""
+    from .xla.hlo.engine import run_hlo
     from .xla.local import XlaOptions
 
     run = run_hlo(path, text, options.inputs, XlaOptions(options.device, options.xla_timeout_s,
@@ -348,15 +346,15 @@ def run_hlo_engine(path: str, text: str, options: RunOptions) -> HloEngineRun:
                                      r.elapsed_s, list(r.notes)), run.grid, run.mode)
 
 
-HLO_NOT_INTERPRETED = ("the reference interpreter does not run XLA's HLO text yet (it runs StableHLO; HLO "
-                       "reaches it once the HLO front end lowers it to the same IR); --engine xla runs the "
-                       "text on XLA, the default for HLO")
-
-
 def run_hlo_source(path: str, text: str, options: RunOptions) -> RunReport:
-    """`shlo-lint run` on a file of HLO text: XLA runs it (the default engine for
-    HLO); the interpreter and the distributed engine do not run HLO yet, which is
-    outcome "unsupported" (exit 2) with the reason."""
+    """`shlo-lint run` on a file of HLO text: XLA runs the text itself (the
+    default engine for HLO); the interpreter runs the module the HLO front end
+    lowers it to (`--engine interp`, `both`), with the inputs XLA's devices get.
+    The distributed engine does not run HLO: outcome "unsupported" (exit 2)
+    with the reason."""
+    from ..frontend.read import read_module as read_source
+    from ..source.text import SourceFile
+
     engine = "xla" if options.engine == "auto" else options.engine
     if engine not in ENGINES:
         raise ExecutionError(f"unknown engine {engine!r} (auto, interp, xla, both or xla-distributed)")
@@ -368,11 +366,13 @@ def run_hlo_source(path: str, text: str, options: RunOptions) -> RunReport:
                "devices in one process")
         return RunReport(path, engine, None, "?", options.inputs.describe(),
                          {engine: EngineReport("unsupported", engine, options.device, message=why)})
-    report = RunReport(path, engine, None, "?", options.inputs.describe(),
-                       {"interp": EngineReport("unsupported", "interp", options.device, message=HLO_NOT_INTERPRETED)})
-    if engine == "both":
-        report.cross_check = {"status": "skipped", "reason": f"interp: {HLO_NOT_INTERPRETED}"}
-    return report
+    announce(f"reading {size(len(text))} of HLO")
+    module = read_source(SourceFile(path, text))
+    if module.syntax_errors:
+        message, span = module.syntax_errors[0]
+        line, col = module.source.line_col(span.start)
+        raise ExecutionError(f"cannot execute: the module does not read: {path}:{line}:{col}: {message}")
+    return run_module(module, replace(options, engine=engine))
 
 
 def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
@@ -382,6 +382,19 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
         backend = make_backend(options.device)
     except ExecutionError as e:
         return EngineReport("unsupported", "interp", options.device, message=e.message)
+    notes: list[str] = []
+    if module.front_end == "hlo" and module.hlo is not None and grid.known:
+        # the values XLA's devices get (a replicated flag is one value, a sharded
+        # parameter the shards of one), so that the two engines' runs compare
+        from .device_inputs import device_inputs
+        from .xla.hlo.reading import HloModuleError
+
+        try:
+            arrays = device_inputs(module.hlo, options.inputs, grid, notes)
+        except (ExecutionError, HloModuleError) as e:
+            where = f"{module.source.path}:{e.line}:{e.column}: " if isinstance(e, HloModuleError) else ""
+            return EngineReport("error", "interp", backend.describe(), message=where + e.message)
+        options = replace(options, inputs=Inputs.from_arrays(arrays, options.inputs.describe()))
     reorder = options.reorder
     if reorder is None and options.issue_order == "scheduler" and options.matching == "xla":
         from .issue_order import scheduler_order
@@ -403,7 +416,7 @@ def run_interp(module: Module, grid: Grid, options: RunOptions) -> EngineReport:
 
         r.notes.insert(0, describe(interp.where, reorder))
     return EngineReport(r.outcome, "interp", r.backend, r.blocked, r.states, r.outputs, r.message, r.elapsed_s,
-                        r.notes, r.checks, r.printed)
+                        notes + r.notes, r.checks, r.printed)
 
 
 def _processes(grid: Grid) -> str:
@@ -449,6 +462,13 @@ def blocked_at(r: EngineReport) -> dict:
     return {b.process: (b.op, b.line) for b in r.blocked}
 
 
+def blocked_kinds(r: EngineReport) -> dict:
+    """process → (the op's kind as the catalog says it, line) where an engine saw it
+    blocked: like with like whatever each engine calls the op (the interpreter the
+    IR's `stablehlo.all_reduce`, XLA on HLO text the instruction's `all-reduce`)."""
+    return {b.process: (b.kind or b.op, b.line) for b in r.blocked}
+
+
 def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
     """Compare the interpreter (a) with XLA (b): outcomes; for a hang, which processes
     are blocked at which op; else outputs numerically."""
@@ -456,7 +476,7 @@ def cross_check(a: EngineReport, b: EngineReport, options: RunOptions) -> dict:
         who = b if b.outcome == "unsupported" else a
         return {"status": "skipped", "reason": f"{who.engine} could not run: {who.message}"}
     if a.outcome in HANG_OUTCOMES and b.outcome in HANG_OUTCOMES:
-        pa, pb = blocked_at(a), blocked_at(b)
+        pa, pb = blocked_kinds(a), blocked_kinds(b)
         if not pb:  # the watchdog killed a run with no progress record
             return {"status": "match", "reason": f"both hang ({a.outcome} / {b.outcome}); "
                                                  f"{b.engine} names no blocked process"}

@@ -29,7 +29,12 @@ def custom_call_target(op: Operation) -> str | None:
 def program_mode(module: Module) -> str:
     """"global" when the entry takes global arrays that a shard_map region
     (sdy.manual_computation, or GSPMD's @SPMDFullToShardShape) splits per device;
-    "per_device" for a hand-written program every process runs on its own inputs."""
+    "per_device" for a hand-written program every process runs on its own inputs.
+    A module read from XLA's HLO text says which it is: a scheduled one is past
+    SPMD partitioning (one device's program), an unscheduled one is the global
+    program XLA partitions."""
+    if module.front_end == "hlo":
+        return "per_device" if module.per_device else "global"
     for op in module.walk():
         if op.name == "sdy.manual_computation":
             return "global"

@@ -29,6 +29,13 @@ class ExecutionError(Exception):
         self.op = op
 
 
+class Unsupported(ExecutionError):
+    """The interpreter does not run this program: an op it does not implement, a
+    custom_call it refuses to call. Outcome "unsupported" (exit 2), as for an XLA
+    engine that cannot run a program: `--engine both` then skips its cross-check
+    with this reason instead of reporting a mismatch."""
+
+
 @contextmanager
 def sharding_errors() -> Iterator[None]:
     """A sharding the engines cannot run is an ExecutionError here (the analyses
@@ -194,10 +201,11 @@ def _literal_values(tokens: list[str], dt: np.dtype) -> np.ndarray:
 class Inputs:
     """What the entry function's arguments are bound to.
 
-    kind: "random" (seeded), "zeros", "npz" (path) or "values" (`values`, one
+    kind: "random" (seeded), "zeros", "npz" (path), "values" (`values`, one
     array per argument: what StableHLO's `stablehlo-translate --interpret
-    --args=[dense<...> : tensor<...>, ...]` passes). For a program whose entry
-    takes global arrays (shard_map / GSPMD exports) every process sees the same
+    --args=[dense<...> : tensor<...>, ...]` passes) or "arrays" (arrays already
+    made, keyed as an .npz: `from_arrays`). For a program whose entry takes
+    global arrays (shard_map / GSPMD exports) every process sees the same
     arguments; for a hand-written per-device program each process gets its own."""
 
     kind: str = "random"
@@ -214,7 +222,16 @@ class Inputs:
             return Inputs("npz", seed, spec)
         raise ExecutionError(f"--inputs must be random, zeros or a FILE.npz, not {spec!r}")
 
+    @staticmethod
+    def from_arrays(arrays: dict, described: str) -> "Inputs":
+        """Arrays already made, keyed as in an .npz (`arg{i}_{r}_{p}` for one process,
+        `arg{i}` for all): what both engines give a module read from HLO text
+        (device_inputs.py). `described`: how they were made (`random (seed 0)`)."""
+        return Inputs("arrays", path=described, _npz=dict(arrays))
+
     def describe(self) -> str:
+        if self.kind == "arrays":
+            return self.path or "given arrays"
         if self.kind == "values":
             return f"{len(self.values or [])} given arrays"
         return {"random": f"random (seed {self.seed})", "zeros": "zeros"}.get(self.kind, f"from {self.path}")

@@ -8,7 +8,7 @@ from typing import Any
 from ...ir.core import Module, Operation
 from ..semantics import Grid
 from ..tracer.trace import Step, Trace
-from ..tracer.structure import Structure, collective_kind, structure
+from ..tracer.structure import Structure, collective_kind, op_label, structure
 from ..tracer.tracer import TraceLimit, trace
 from .explain import counterexamples, process_list
 from .meets import meetings
@@ -348,7 +348,7 @@ def _unres_reason(model: Model, unres: list[int]) -> str:
     for p in unres:
         e = model.events[p][[k for k, ev in enumerate(model.events[p]) if ev[0] == UNRES][0]]
         step = tr.steps[e[1]]
-        where = f"{step.op.name.rsplit('.', 1)[-1]} at line {line_of(step.op)}"
+        where = f"{op_label(step.op)} at line {line_of(step.op)}"
         reasons.setdefault(f"{where}: {e[2]}", []).append(p)
     parts = [f"{text} ({process_list([divmod(p, model.grid.num_partitions) for p in ps])})"
              for text, ps in reasons.items()]

@@ -260,7 +260,7 @@ class _Waits:
             if at is not None:
                 where = self.where.get(id(at.op))
                 if where is None:
-                    where = self.where[id(at.op)] = (at.op.name.rsplit(".", 1)[-1], line_of(at.op))
+                    where = self.where[id(at.op)] = (op_label(at.op), line_of(at.op))
             groups.setdefault((state, where), []).append(divmod(q, P))
             if state in ("finished", "never"):
                 never.append(divmod(q, P))
@@ -386,7 +386,7 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
         op = send_step.op
         sent = ev[spos]
         channel = f" on channel {sent[3]}" if sent[0] == SEND else ""
-        name = _lit(send_step.op.name.rsplit('.', 1)[-1])
+        name = _lit(op_label(send_step.op))
         what_phrase = (Phrase(f"{name} to {{0:bare}}{channel}, never received", ((divmod(unmet[0][1], P),),))
                        if unmet else Phrase(f"{name}{channel}, never received"))
         step = send_step
@@ -454,7 +454,7 @@ def _event_phrase(model: Model, p: int, e: tuple) -> Phrase:
         return Phrase(f"{kind} (channel {inst.info.channel}, group of {inst.size})")
     if t == DONE:
         start = tr.steps[e[2][1]]
-        return Phrase(f"{kind} of the {_lit(start.op.name.rsplit('.', 1)[-1])} at line {line_of(start.op)}")
+        return Phrase(f"{kind} of the {_lit(op_label(start.op))} at line {line_of(start.op)}")
     return Phrase(kind)
 
 
@@ -480,5 +480,5 @@ def _wait_text(model: Model, p: int, e: tuple, q: int, j: int | None, state: str
     if state == "unresolved" and at is not None:
         return f"{goal}; it stopped being followed at line {line_of(at.op)}"
     if at is not None:
-        return f"{goal}; it is blocked at {at.op.name.rsplit('.', 1)[-1]} (line {line_of(at.op)})"
+        return f"{goal}; it is blocked at {op_label(at.op)} (line {line_of(at.op)})"
     return goal

@@ -14,7 +14,7 @@ from ..semantics import (CROSS_PARTITION, CROSS_REPLICA_AND_PARTITION, FLATTENED
                          process_groups, replica_groups, source_target_pairs, strategy)
 from ...ir import catalog
 from ...ir.catalog import GROUP_KINDS
-from ..tracer.structure import Structure, collective_kind, collective_op
+from ..tracer.structure import Structure, collective_kind, collective_op, op_label
 from ..tracer.trace import Step, Trace
 from ..tracer.tracer import TraceLimit
 
@@ -155,7 +155,7 @@ class Facts:
 
     def _pairs(self, op: Operation, info: CommInfo) -> None:
         pairs = source_target_pairs(op)
-        where = f"{op.name.rsplit('.', 1)[-1]} at line {line_of(op)}"
+        where = f"{op_label(op)} at line {line_of(op)}"
         if pairs is None:
             info.invalid = f"the source_target_pairs of the {where} are malformed"
             return
@@ -229,7 +229,7 @@ class Facts:
         axis = grid.axis_size(strat) or 0
         ids = [i for row in rows for i in row]
         if len(set(ids)) != len(ids) or any(not (0 <= i < axis) for i in ids) or (ids and len(ids) != axis):
-            info.invalid = (f"the replica_groups of the {inner.name.rsplit('.', 1)[-1]} at line {line_of(inner)} "
+            info.invalid = (f"the replica_groups of the {op_label(inner)} at line {line_of(inner)} "
                             f"repeat, miss or exceed process ids")
             return
         # The groups in a canonical order (by their first member), so that two ops

@@ -22,6 +22,7 @@ from .. import uniform as U
 from ...ir.core import Block, Operation, Region, Value
 from ...ir.types import ScalarType, TensorType, Type
 from ..uniform import Uni
+from .structure import op_label
 
 class Unknown:
     """A value the tracer cannot compute per process (data, an unsupported op)."""
@@ -184,7 +185,7 @@ def name_of(v: Value | None) -> str:
     owner = v.owner
     if isinstance(owner, Block):
         return f"the argument {v.name}"
-    return f"the {short_name(owner.name)} at line {line_of(owner)}"
+    return f"the {op_label(owner)} at line {line_of(owner)}"
 
 
 def same_value(a, b) -> bool:
@@ -220,10 +221,6 @@ def join(vals: list, decided_by: Uni):
 
 def line_of(op: Operation) -> int:
     return op.module.source.line_col(op.span.start)[0]
-
-
-def short_name(name: str) -> str:
-    return name.rsplit(".", 1)[-1]
 
 
 def merge(parts: Iterable[tuple[np.ndarray, object]]):

@@ -108,8 +108,15 @@ def collective_kind(op: Operation) -> str:
 
 
 def op_label(op: Operation) -> str:
-    """How messages name an op: the name after its dialect (`all_reduce`, `send`),
-    but a collective custom_call by the collective it runs (`ragged_all_to_all`)."""
+    """How messages, traces and pictures name an op: the name after its dialect
+    (`all_reduce`, `send`), but a collective custom_call by the collective it runs
+    (`ragged_all_to_all`), and an op read from XLA's HLO text by the opcode the
+    line shows (`all-reduce`, `conditional`, `while`, `recv-done`). A label is for
+    the reader; what an op does is asked of the catalog by its name (base_kind)."""
+    if op.module.front_end == "hlo":
+        ins = getattr(op, "instruction", None)
+        if ins is not None:
+            return ins.opcode
     if op.name == "stablehlo.custom_call":
         return collective_kind(op)
     return op.name.rsplit(".", 1)[-1]

@@ -12,6 +12,7 @@ from ...ir.core import Operation
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 from ..semantics import Grid
 from ..uniform import Divergence, UniformDecision
+from .structure import op_label
 
 
 # --------------------------------------------------------------------------- steps
@@ -45,7 +46,7 @@ class Step:
         src = self.op.module.source
         for op, label in reversed(self.context):
             line = src.line_col(op.span.start)[0]
-            parts.append(f"{label} of the {op.name.rsplit('.', 1)[-1]} at line {line}")
+            parts.append(f"{label} of the {op_label(op)} at line {line}")
         return ", ".join(parts)
 
 

@@ -48,10 +48,10 @@ from ..semantics import Grid, known_trip_count
 from ..uniform import Divergence, Uni, UniformDecision
 from .process_values import (BINARY_FOLDS, COMPARE_UFUNCS, MISSING, NONCOMM_FUTURE, PASS_THROUGH_OPS, PER_PROCESS_OPS,
                              TABLE_LIMIT, UNIFORM_WIDEN, Frame, FutureVal, Table, Unknown, as_np, join, line_of, merge,
-                             name_of, norm, region_of, same_value, scalar_element, short_name, truncating_divide,
+                             name_of, norm, region_of, same_value, scalar_element, truncating_divide,
                              uniform_value, wrap)
 from .structure import (CALL_OPS, CASE_OPS, INLINE_OPS, RETURN_OPS, WHILE_OPS, Structure, collective_kind,
-                        collective_op, comm_role, structure)
+                        collective_op, comm_role, op_label, structure)
 from .trace import Alternative, LoopSummary, ProcessClass, Step, Trace
 
 SUMMARISE_AFTER = 64
@@ -1006,7 +1006,7 @@ class Tracer:
         if name == "stablehlo.custom_call":
             return self._custom_call(op, frame, depth)
         if name in PER_PROCESS_OPS:
-            return [U.per_process(self.n, f"the {short_name(name)} at line {line_of(op)}", op)] * max(n, 1)
+            return [U.per_process(self.n, f"the {op_label(op)} at line {line_of(op)}", op)] * max(n, 1)
         args = []
         all_int = True  # every argument a Python int (the memo below)
         shared = False  # some argument a Uni or a Table (only uniformity is folded)
@@ -1045,7 +1045,7 @@ class Tracer:
             with np.errstate(all="ignore"):
                 out = self._apply(op, name, args, elem)
         except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
-            return [Unknown(f"{short_name(name)} at line {line_of(op)} ({e})")]
+            return [Unknown(f"{op_label(op)} at line {line_of(op)} ({e})")]
         if isinstance(out, Unknown):
             return [U.combine(args)]
         got = norm(wrap(out, elem))
@@ -1110,7 +1110,7 @@ class Tracer:
         called the process id the same everywhere (a missed deadlock, XLA:CPU
         aborts)."""
         if not op.regions or not op.regions[0].blocks or depth > 120:
-            return [Unknown(f"the {short_name(op.name)} at line {line_of(op)}")] * op.num_results
+            return [Unknown(f"the {op_label(op)} at line {line_of(op)}")] * op.num_results
         return self._region_returns(op.regions[0], frame, self._inline_args(op, frame, depth + 1))
 
     def _inline_args(self, op: Operation, frame: Frame, depth: int = 0) -> list:
@@ -1298,7 +1298,7 @@ class Tracer:
             return as_np(args[0])
         if name in PASS_THROUGH_OPS and args:
             return as_np(args[0])
-        return Unknown(f"{short_name(name)} at line {line_of(op)}", op)
+        return Unknown(f"{op_label(op)} at line {line_of(op)}", op)
 
     def _region_returns(self, region: Region, frame: Frame, args: list) -> list:
         """What `region` returns (folded, nothing executed) when its entry block

@@ -2,5 +2,5 @@
 this package registers every class (registry.py); the interpreter does that."""
 from __future__ import annotations
 
-from . import (batch_norm, check, chlo, control, custom_calls, elementwise, indexing, lapack, linalg,  # noqa: F401
-               quant, random, reduce, shape, spmd)
+from . import (batch_norm, check, chlo, control, custom_calls, elementwise, hlo, indexing, lapack,  # noqa: F401
+               linalg, quant, random, reduce, shape, spmd)

@@ -37,12 +37,22 @@ class ControlFlowFunctions(OpFunctions):
         n = len(op.regions)
         if not 0 <= i < n:
             i = n - 1  # out-of-range index runs the last branch (spec)
-        return (yield from self.interp.run_region(frame, op.regions[i], []))
+        return (yield from self.interp.run_region(frame, op.regions[i], self._branch_args(op, i, args)))
 
     @impl("stablehlo.if", blocking=True)
     def if_(self, frame, op, args):
-        branch = op.regions[0] if self._scalar(args[0]) else op.regions[1]
-        return (yield from self.interp.run_region(frame, branch, []))
+        i = 0 if self._scalar(args[0]) else 1
+        return (yield from self.interp.run_region(frame, op.regions[i], self._branch_args(op, i, args)))
+
+    @staticmethod
+    def _branch_args(op, i: int, args) -> list:
+        """The operands branch `i` takes. StableHLO's branches take none (they capture);
+        HLO's `conditional` passes operand k+1 to branch k (the catalog's
+        `branch_operands`), lowered to its leaves: each branch takes as many of the
+        operands after the index as its region declares arguments, in branch order."""
+        start = 1 + sum(len(r.blocks[0].arguments) for r in op.regions[:i] if r.blocks)
+        region = op.regions[i]
+        return list(args[start:start + (len(region.blocks[0].arguments) if region.blocks else 0)])
 
     @impl("func.call", "call", blocking=True)
     def call(self, frame, op, args):

@@ -83,14 +83,17 @@ def read_progress(path: str) -> dict[tuple[int, int], tuple[str, int, int]]:
 
 
 def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worker_ops: list[str] | None,
-                          processes: list[tuple[int, int]], path: str, engine: str = "XLA"):
+                          processes: list[tuple[int, int]], path: str, engine: str = "XLA",
+                          kinds: list[str] | None = None):
     """(blocked, states) of a run that did not complete, from the devices' own records.
 
     blocked: one Blocked per process whose last record is an enter marker, at that
     op (with its line when the worker's op list matches ours); states: "blocked",
     or "finished" for a process with no collective pending. An entry of `ops` may
     carry a fifth element, a label the report shows with the op (the HLO engine's
-    instruction name)."""
+    instruction name). `kinds`: each op's kind as the catalog says it (default:
+    the kind of the op names, which are IR names)."""
+    from ...ir.catalog import base_kind
     from ..interpreter import Blocked
     from ..runtime import fmt_pid
 
@@ -107,10 +110,11 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
             states[proc] = "finished"
             continue
         k = rec[1]
-        wait, label = None, None
+        wait, label, kind_of = None, None, None
         if trusted and k < len(ops):
             name, line, col, wait = ops[k][:4]
             label = ops[k][4] if len(ops[k]) > 4 else None
+            kind_of = kinds[k] if kinds is not None else base_kind(name)
         else:
             name, line, col = (worker_ops[k] if worker_ops and k < len(worker_ops) else "collective"), 0, 0
         kind = name.rsplit(".", 1)[-1]
@@ -120,10 +124,11 @@ def blocked_from_progress(progress: dict, ops: list[tuple[str, int, int]], worke
         what = f"this {kind}" if wait is None else f"the {kind} at line {line} (started asynchronously)"
         if label:
             what += f" ({label})"
-        if wait is not None:
+        if wait is not None:  # reported at the async_start, as the interpreter reports it
             name, line, col = wait
+            kind_of = base_kind(name)
         blocked.append(Blocked(proc, name, path, line, col,
-                               f"the participants of {what} that never arrived ({engine}{with_})", []))
+                               f"the participants of {what} that never arrived ({engine}{with_})", [], kind_of))
         states[proc] = "blocked"
     return blocked, states
 

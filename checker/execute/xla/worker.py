@@ -2,15 +2,16 @@
 grid and run it once. `python -m shlo_lint.checker.execute.xla.worker DIR`.
 
 DIR holds module.mlir (a copy of the user's text; module.hlo for XLA's HLO
-text, spec "format": "hlo", compiled by hlo_compile.py), spec.json and inputs.npz;
+text, spec "format": "hlo", compiled by hlo/compiler.py), spec.json and inputs.npz;
 the worker writes result.json (+ outputs.npz). It runs in its own process
 because a program that deadlocks hangs XLA's threads (XLA:CPU then aborts the
 whole process) and because the device count is fixed when jax starts. The parent
-(xla.py) watches it with a timeout and classifies what happened.
+(local.py; hlo/engine.py for HLO text) watches it with a timeout and classifies
+what happened.
 
 Per-device programs (no sharding anywhere) are compiled with SPMD partitioning
-and every op, argument and result marked `mhlo.sharding = "{manual}"`, so the
-partitioner leaves them as written; the marking is done on the in-memory copy.
+and every op, argument and result marked `mhlo.sharding = "{manual}"`
+(manual.py), so the partitioner leaves them as written.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import json
 import os
 import sys
 import traceback
+
+from shlo_lint.checker.execute.xla.manual import SIDE_EFFECTS, mark_manual, mark_manual_signatures
 
 
 def _phase(name: str) -> None:
@@ -27,53 +30,6 @@ def _phase(name: str) -> None:
 def _write(out_dir: str, result: dict) -> None:
     with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
         json.dump(result, f)
-
-
-SIDE_EFFECTS = ("stablehlo.send", "stablehlo.recv", "stablehlo.create_token", "stablehlo.after_all")
-
-
-def mark_manual(module, per_device: bool, overwrite: bool = False) -> None:
-    """Give ops `mhlo.sharding = "{manual}"` (an MLIR module of jax's bindings; call
-    inside its context): every op with results when per_device, else only
-    send/recv. An op's own sharding is kept unless `overwrite`."""
-    from jax._src.lib.mlir import ir
-
-    manual = ir.StringAttr.get("{manual}")
-
-    def sharding(n: int):
-        return manual if n == 1 else ir.StringAttr.get("{" + ", ".join(["{manual}"] * n) + "}")
-
-    def walk(op) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    o = child.operation
-                    n = len(o.results)
-                    # not on while: XLA's while-loop passes drop tuple elements but keep
-                    # an explicit tuple sharding (RET_CHECK "has 3 leaf nodes while this
-                    # sharding has 4"); propagation gives the loop {manual} anyway.
-                    if n and o.name not in ("func.func", "stablehlo.while") and \
-                            (overwrite or "mhlo.sharding" not in o.attributes):
-                        if per_device or o.name in SIDE_EFFECTS:
-                            o.attributes["mhlo.sharding"] = sharding(n)
-                    walk(o)
-
-    walk(module.operation)
-
-
-def mark_manual_signatures(module) -> None:
-    """Every function's arguments and results `{manual}` (a per-device program)."""
-    from jax._src.lib.mlir import ir
-
-    manual = ir.StringAttr.get("{manual}")
-    for f in module.body.operations:
-        if f.operation.name != "func.func":
-            continue
-        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-        f.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.inputs])
-        f.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"mhlo.sharding": manual}) for _ in ftype.results])
 
 
 def prepare(text: str, mode: str, recorder=None, platform: str = "cpu"):
@@ -201,7 +157,7 @@ def compile_with_markers(text: str, spec: dict, devices: list, recorder, compile
     the program does not compile. When only the instrumented copy fails, the
     program runs without markers and the note says why (blocked processes are
     then unknown rather than guessed). `compile(text, spec, devices, recorder)`
-    -> (executable, names): compile_program for StableHLO, hlo_compile's for HLO."""
+    -> (executable, names): compile_program for StableHLO, hlo/compiler.py's for HLO."""
     try:
         exe, names = compile(text, spec, devices, recorder)
         return exe, names, None
@@ -264,17 +220,17 @@ def main(out_dir: str) -> int:
     recorder = Recorder(os.path.join(out_dir, "progress.txt")) if spec.get("markers", True) else None
     order = None
     if hlo:
-        from shlo_lint.checker.execute.xla.hlo_compile import check_parses, compile_hlo, order_kept
-        from shlo_lint.checker.execute.xla.hlo_text import HloTextError
+        from shlo_lint.checker.execute.xla.hlo.compiler import check_parses, compile_hlo, order_of_compiled
+        from shlo_lint.checker.execute.xla.hlo.reading import HloModuleError
 
         try:
             check_parses(text)
-        except HloTextError as e:
+        except HloModuleError as e:
             _write(out_dir, {"status": "compile_error", "message": e.message, "line": e.line, "column": e.column})
             return 0
         exe, names, note = compile_with_markers(text, spec, devices, recorder, compile_hlo)
         if not isinstance(exe, dict) and spec["mode"] == "per_device":
-            order = order_kept(text, exe.hlo_modules()[0].to_string())
+            order = order_of_compiled(text, exe.hlo_modules()[0].to_string())
     else:
         exe, names, note = compile_with_markers(text, spec, devices, recorder)
     if isinstance(exe, dict):

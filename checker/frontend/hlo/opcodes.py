@@ -60,6 +60,14 @@ STABLEHLO: dict[str, str] = {
     "reshape": "stablehlo.reshape",
     "broadcast": "stablehlo.broadcast_in_dim",
     "dynamic-slice": "stablehlo.dynamic_slice",
+    "dynamic-update-slice": "stablehlo.dynamic_update_slice",
+    "after-all": "stablehlo.after_all",
+    # element-wise math: StableHLO's op of the same meaning, operands and no attribute
+    # spelled otherwise (what the interpreter runs them as)
+    **{opcode: "stablehlo." + opcode.replace("-", "_") for opcode in (
+        "atan2", "cbrt", "ceil", "complex", "cosine", "count-leading-zeros", "exponential", "exponential-minus-one",
+        "floor", "imag", "is-finite", "log", "log-plus-one", "logistic", "popcnt", "power", "real",
+        "round-nearest-afz", "round-nearest-even", "rsqrt", "sine", "sqrt", "tan", "tanh")},
     "opt-barrier": "stablehlo.optimization_barrier",
     "custom-call": "stablehlo.custom_call",
     "infeed": "stablehlo.infeed",

@@ -4,7 +4,7 @@ jaxlib 0.10.2 has no Python entry point that compiles an HloModule:
 `Client.compile_and_load` takes MLIR only (an `ir.Module`, MLIR text or
 bytecode; an XlaComputation is refused). So the text goes
 
-    text --hlo_rewrite.prepare--> text XLA can take back
+    text --rewrite.prepare--> text XLA can take back
          --xla_client.hlo.hlo_module_from_text--> HloModule (XLA's own parser)
          --_jax.mlir.hlo_to_stablehlo--> StableHLO (XLA's importer)
          --compile_and_load(MLIR, DeviceList, CompileOptions)--> executable
@@ -26,9 +26,14 @@ from __future__ import annotations
 
 import re
 
-from .hlo_rewrite import ORDER, host_callbacks, label_of, prepare
-from .hlo_text import (DONE_OPCODES, HloTextError, callees, communicating, communicating_instrs, computations,
-                       COLLECTIVE_OPCODES, read_header)
+from ....frontend.hlo import read_hlo
+from ....frontend.hlo.ir_types import element_type
+from ....ir.types import OpaqueType
+from .communication import order_kept
+from .reading import HloModuleError
+from .rewrite import ORDER, host_callbacks, label_of, label_of_instruction, prepare
+
+__all__ = ["check_parses", "host_callables", "compile_hlo", "order_of_compiled"]
 
 _PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
 
@@ -36,7 +41,7 @@ _PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
 def check_parses(text: str) -> None:
     """XLA's HLO parser on the user's own text, so that a syntax error is reported
     at its line and column (the rewritten text's lines are not the user's):
-    HloTextError with the parser's first complete message."""
+    HloModuleError with the parser's first complete message."""
     from jax._src.lib import xla_client as xc
 
     try:
@@ -48,9 +53,9 @@ def check_parses(text: str) -> None:
             # introduces the next one ("cannot parse as an instruction name ...:", then
             # "instruction does not exist: param.9", then "expects ')' ...")
             line, col, msg = next((f for f in found if not f[2].rstrip().endswith(":")), found[0])
-            raise HloTextError(f"XLA's HLO parser: {msg.strip()}", int(line), int(col)) from None
+            raise HloModuleError(f"XLA's HLO parser: {msg.strip()}", int(line), int(col)) from None
         first = str(e).strip().splitlines()
-        raise HloTextError(f"XLA's HLO parser: {first[0] if first else type(e).__name__}") from None
+        raise HloModuleError(f"XLA's HLO parser: {first[0] if first else type(e).__name__}") from None
 
 
 def host_callables(prepared: str) -> list:
@@ -61,14 +66,13 @@ def host_callables(prepared: str) -> list:
     noted by the engine for the others."""
     import numpy as np
 
-    from ..values import dtype_of
-    from .hlo_text import element_type
+    from ...values import dtype_of
 
     def zeros(results):
         dtypes = []
         for element, dims in results:
             t = element_type(element)
-            if t is None:
+            if isinstance(t, OpaqueType):
                 raise ValueError(f"a host callback returns element type {element}")
             dtypes.append((dims, dtype_of(t)))
         return lambda *args: tuple(np.zeros(dims, dt) for dims, dt in dtypes)
@@ -88,17 +92,18 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     """(executable, the HLO instruction name of each marked op) for HLO text on
     `devices` (the grid's, in flattened order). With a recorder, progress
     markers go around every collective of the imported MLIR; they know their
-    instruction from the label hlo_rewrite put into its metadata."""
+    instruction from the label the rewrites put into its metadata."""
     import numpy as np
     from jax._src.interpreters import mlir as jm
     from jax._src.lib import _jax, xla_client as xc
     from jax._src.lib.mlir import ir
 
-    from .markers import instrument
-    from .worker import mark_manual, mark_manual_signatures
+    from ..manual import mark_manual, mark_manual_signatures
+    from ..markers import instrument
 
-    header = read_header(text)
-    prepared = prepare(text, header.is_scheduled, spec["platform"])
+    module_text = read_hlo(text)
+    scheduled = module_text.is_scheduled
+    prepared = prepare(text, scheduled, spec["platform"])
     try:
         hlo = xc.hlo.hlo_module_from_text(prepared)
     except Exception as e:  # noqa: BLE001
@@ -113,7 +118,8 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     build.num_replicas, build.num_partitions = R, P
     build.device_assignment = xc.DeviceAssignment.create(np.array([d.id for d in devices]).reshape(R, P))
     build.use_spmd_partitioning = P > 1
-    build.use_shardy_partitioner = header.sdy
+    # Shardy meshes or calls in the text (a before_optimizations dump of a Shardy program)
+    build.use_shardy_partitioner = "xla.sdy." in text
     callbacks = host_callables(prepared)
     if recorder is not None:
         recorder.callbacks[:0] = callbacks  # the text's own indices first; markers are appended after
@@ -121,14 +127,14 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     names: list[str] = []
     with jm.make_ir_context(), ir.Location.unknown():
         module = ir.Module.parse(bytecode)
-        if header.is_scheduled:
+        if scheduled:
             # the imported ops keep the text's global shardings (`sharding={devices=[8,1]<=[8]}`
             # on parameters): in a per-device module they would be partitioned again
             mark_manual(module, per_device=True, overwrite=True)
         if recorder is not None:
             names = instrument(module, recorder, spec["platform"],
                                label=lambda op: label_of(str(op.location)) or op.name)
-        if header.is_scheduled:
+        if scheduled:
             mark_manual_signatures(module)
         device_list = xc.DeviceList(tuple(devices))
         if callbacks:  # the overload that takes callables wants an MLIR module, not text
@@ -141,40 +147,7 @@ def compile_hlo(text: str, spec: dict, devices: list, recorder=None):
     return exe, names
 
 
-def communication_order(text: str, labelled: bool = False) -> list[list[str]]:
-    """Per computation, its communicating instructions in text order: each
-    collective by name (in a compiled module, `labelled`, by the label
-    hlo_rewrite put into its metadata), each while / conditional / call that
-    runs one by opcode. An asynchronous pair counts once, at its start, and the
-    computation a generic async-start wraps not at all: XLA:CPU compiles each
-    pair into one synchronous collective there, labelled as the start. Sorted:
-    compiling renames and merges computations."""
-    comps = computations(text)
-    comm = communicating(comps)
-    wrapped = {c for comp in comps.values() for i in comp.instrs if i.opcode == "async-start" for c in callees(i)}
-
-    def key(i) -> str:
-        if i.opcode not in COLLECTIVE_OPCODES:
-            return i.opcode
-        return (label_of(i.attr("metadata") or "") or i.name) if labelled else i.name
-
-    orders = ([key(i) for i in communicating_instrs(c, comm) if i.opcode not in DONE_OPCODES]
-              for c in comps.values() if c.name not in wrapped)
-    return sorted(seq for seq in orders if seq)
-
-
-def order_kept(text: str, compiled: str) -> str | None:
-    """None when the compiled module issues the text's collectives in the text's
-    order in every computation, else what differs. The rewrites promise that
-    order (it is what decides whether a scheduled module deadlocks); this checks
-    the promise on every run."""
-    before, after = communication_order(text), communication_order(compiled, labelled=True)
-    if before == after:
-        return None
-    flat_before = sorted(x for seq in before for x in seq if x not in ("while", "conditional", "call"))
-    flat_after = sorted(x for seq in after for x in seq if x not in ("while", "conditional", "call"))
-    if flat_before != flat_after:
-        return (f"XLA's compiled module does not have the text's collectives ({len(flat_after)} compiled, "
-                f"{len(flat_before)} in the text): the run may not be the text's program")
-    return ("XLA's compiled module issues the text's collectives in another order or nesting than the text "
-            "in some computation: a hang or its absence may not be the text's")
+def order_of_compiled(text: str, compiled: str) -> str | None:
+    """communication.order_kept for the text and the executable's module, whose
+    collectives carry the labels the rewrites gave them."""
+    return order_kept(text, compiled, label_of_instruction)
