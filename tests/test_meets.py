@@ -148,3 +148,37 @@ def test_the_editor_does_not_keep_a_finding_an_edit_of_a_constant_removes():
     codes_two = [d.code for d in lint_source(SourceFile("p.mlir", two), Config()).diagnostics]
     codes_same = [d.code for d in lint_source(SourceFile("p.mlir", same), Config()).diagnostics]
     assert "SHLO507" in codes_two and "SHLO507" not in codes_same, (codes_two, codes_same)
+
+
+MANUAL = """module @m attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2xf32> {
+    %0 = sdy.manual_computation(%a, %b) in_shardings=[<@mesh, [{"x"}]>, <@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>, %arg2: tensor<2xf32>) {
+      %1 = stablehlo.negate %ARG : tensor<2xf32>
+      %2 = "stablehlo.all_reduce"(%1) ({
+      ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+        %s = stablehlo.add %x, %y : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+      sdy.return %2 : tensor<2xf32>
+    } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+"""
+
+
+def _print_of(arg: str, headers: bool) -> str:
+    from shlo_lint.checker.analysis.process_model.meets import Fingerprints
+    module = read_module(SourceFile("m.mlir", MANUAL.replace("%ARG", arg)))
+    op = next(o for o in module.walk() if o.name == "stablehlo.all_reduce")
+    return Fingerprints(headers=headers).of(op)
+
+
+def test_fingerprint_of_a_region_argument_is_its_place_read_either_way():
+    """A signature reads a manual computation's argument names from the text before
+    its region, a lint from the parsed header: the same place, the same print; two
+    places, two prints."""
+    for arg in ("%arg1", "%arg2"):
+        assert _print_of(arg, headers=False) == _print_of(arg, headers=True)
+    assert _print_of("%arg1", headers=False) != _print_of("%arg2", headers=False)
