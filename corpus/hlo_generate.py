@@ -266,7 +266,7 @@ DUMP_PROGRAMS = ["psum", "fori_pipeline", "auto_tp_mlp", "auto_fsdp_step"]
 # --------------------------------------------------------------------------
 
 # (imported here, below the builders, which keep their line numbers)
-from shlo_lint.checker.execute.xla.hlo.communication import (communicating_instructions, halves,  # noqa: E402
+from shlo_lint.checker.execute.xla.hlo.communicating import (communicating_instructions, halves,  # noqa: E402
                                                              talking_computations)
 from shlo_lint.checker.execute.xla.hlo.compiler import compile_hlo, order_of_compiled  # noqa: E402
 from shlo_lint.checker.execute.xla.manual import mark_manual, mark_manual_signatures  # noqa: E402

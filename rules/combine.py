@@ -40,7 +40,7 @@ from shlo_lint.checker.lint.registry import Reuse, rule
 from shlo_lint.checker.analysis.semantics import BlockFlow
 from shlo_lint.checker.source.text import Span
 
-from .support.combining import block_combining, key_words
+from .support.combiner_groups import block_combining, key_words
 from .support.overlap_work import flow
 from .support.shapes import op_label
 

@@ -2,8 +2,8 @@
 
 A multi-controller JAX job runs one program per host, each traced and compiled
 by its host. `shlo-lint hosts FILE[:DEVICES] ...` and `shlo_lint.check_hosts`
-decide them together (checker/analysis/process_model/hosts.py, reading each
-host's signature; checker/lint/hosts.py makes the diagnostics), so these codes
+decide them together (checker/analysis/process_model/merge_hosts.py, reading each
+host's signature; checker/lint/host_programs.py makes the diagnostics), so these codes
 are raised by that decision, not by the per-file walk: their status is
 "builtin". docs/hosts.md says what is compared and what the runtimes did.
 """

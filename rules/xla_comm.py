@@ -8,7 +8,7 @@ XLA did, where a StableHLO program says what the user wrote (SHLO601-605, SHLO63
 hint at that). Each reuses the StableHLO hints' notions, so the two never disagree:
 
 * combining: checker/analysis/combining.py, the keys and the grouping of
-  SHLO631-633 (rules/support/combining.py runs it), with the thresholds and keys of
+  SHLO631-633 (rules/support/combiner_groups.py runs it), with the thresholds and keys of
   the backend that compiled the module (checker/analysis/xla_backend.py `COMBINERS`);
 * overlap: rules/support/overlap_work.py `hides`, the work SHLO601-603 count as overlap (not a
   constant, a process-id read, a scalar computation, a tuple / get-tuple-element /
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from shlo_lint.checker.analysis.combining import Combining, Group, Split
-from shlo_lint.checker.analysis.communication import group_size, payload_bytes
+from shlo_lint.checker.analysis.comm_counts import group_size, payload_bytes
 from shlo_lint.checker.analysis.semantics import BlockFlow, known_trip_count
 from shlo_lint.checker.analysis.tracer.structure import collective_kind, collective_op, op_label
 from shlo_lint.checker.analysis.xla_backend import (ASYNC_KINDS, COMBINERS, CPU, DISABLE_ASYNC_NAMES, GPU, Backend,
@@ -36,7 +36,7 @@ from shlo_lint.checker.lint.context import Context
 from shlo_lint.checker.lint.registry import rule
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location
 
-from .support.combining import THRESHOLD_BYTES, THRESHOLD_COUNT, block_combining, key_words
+from .support.combiner_groups import THRESHOLD_BYTES, THRESHOLD_COUNT, block_combining, key_words
 from .support.overlap_work import flow, hides
 
 SHOW = 3

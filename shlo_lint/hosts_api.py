@@ -13,7 +13,7 @@ each class of its devices runs, with what they compute and their Python lines:
 checker/analysis/process_model/signature.py; not the program text), the
 processes exchange them through the coordination service's key-value store
 that `jax.distributed.initialize` started, and every process decides the same
-merged system (process_model/hosts.py, the decision the `shlo-lint hosts`
+merged system (process_model/merge_hosts.py, the decision the `shlo-lint hosts`
 command makes from files) and returns the same findings: empty when the hosts
 agree. A process that does not answer within `timeout` seconds is a finding
 that names it (SHLO514), never a hang.
@@ -43,7 +43,7 @@ import time
 from typing import Any
 
 from shlo_lint.checker.lint import registry
-from shlo_lint.checker.lint.hosts import (HostProgram, HostsVerdict, Signature, SignatureError, decide, diagnostics,
+from shlo_lint.checker.lint.host_programs import (HostProgram, HostsVerdict, Signature, SignatureError, decide, diagnostics,
                                           not_checked, program_digest, python_locator, restrict, sign_text)
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Severity
 from shlo_lint.jax_api import mlir_text

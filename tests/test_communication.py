@@ -1,4 +1,4 @@
-"""The communication table (analysis/communication.py): per kind and group size, the
+"""The communication table (analysis/comm_counts.py): per kind and group size, the
 collectives one step runs and the bytes they move, as `--statistics`, the JSON and the
 HTML reports show it. The expected numbers are computed here from the shapes written in
 the modules (elements x bytes per element)."""

@@ -15,7 +15,7 @@ from shlo_lint.checker.analysis.semantics import Grid
 from shlo_lint.checker.execute.values import Inputs
 from shlo_lint.checker.execute.xla.hlo import rewrite as rw
 from shlo_lint.checker.execute.xla.hlo.blocked import abort_notes, call_stack
-from shlo_lint.checker.execute.xla.hlo.communication import order_kept
+from shlo_lint.checker.execute.xla.hlo.communicating import order_kept
 from shlo_lint.checker.execute.device_inputs import device_inputs
 from shlo_lint.checker.execute.xla.hlo.engine import callback_notes, worker_arrays
 from shlo_lint.checker.execute.xla.hlo.reading import (HloModuleError, callers_of, entry_parameters, position,

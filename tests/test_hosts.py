@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from shlo_lint.checker.analysis.process_model.hosts import HostProgram, decide
+from shlo_lint.checker.analysis.process_model.merge_hosts import HostProgram, decide
 from shlo_lint.checker.analysis.process_model.signature import Signature, restrict, signature_of
 from shlo_lint.checker.analysis.semantics import grid_of
-from shlo_lint.checker.lint.hosts import (HostArg, HostsInputError, check_host_files, diagnostics, file_locator,
+from shlo_lint.checker.lint.host_programs import (HostArg, HostsInputError, check_host_files, diagnostics, file_locator,
                                           parse_devices, parse_host_arg)
 from shlo_lint.checker.lint import registry
 from shlo_lint.checker.frontend.read import read_module

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from ..ir.attributes import DenseElementsAttr, ReplicaGroupsAttr
 from ..ir.core import Operation
 from ..ir.types import TensorType
-from .communication import collective_results, type_bytes
+from .comm_counts import collective_results, type_bytes
 from .semantics import BlockFlow, channel_id, flag, int_attr, replica_groups
 from .tracer.structure import collective_kind, collective_op
 

@@ -1,5 +1,5 @@
 """`shlo-lint hosts FILE[:DEVICES] ...`: every host's program of a multi-controller
-job, checked together (checker/lint/hosts.py; docs/hosts.md).
+job, checked together (checker/lint/host_programs.py; docs/hosts.md).
 
 Registered lazily on the main command group (commands.py), like `run`."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import click
 from ..lint import options as _options
 from ..lint import registry
 from ..lint.config import ConfigError
-from ..lint.hosts import HostsInputError, check_host_files, exit_code, parse_host_arg, run_diagnostics
+from ..lint.host_programs import HostsInputError, check_host_files, exit_code, parse_host_arg, run_diagnostics
 from ..report import FORMATS
 from ..source.diagnostics import Severity
 from .settings import parse_options, project_config

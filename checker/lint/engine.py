@@ -48,7 +48,7 @@ class FileResult:
     failed: bool = False
     """True when the file could not be read or did not parse (exit code 2)."""
     communication: "CommTable | None" = None
-    """The module's communication per step (analysis/communication.py), when the
+    """The module's communication per step (analysis/comm_counts.py), when the
     configuration asks for it (`Config.communication`: `--statistics`, the JSON and
     HTML reports) and the file was read."""
 
@@ -261,7 +261,7 @@ def _lint_source(source: SourceFile, config: Config, read_error: Diagnostic | No
         if config.communication:
             where.stage = "counting the communication"
             announce("communication table")
-            from ..analysis.communication import communication_table
+            from ..analysis.comm_counts import communication_table
             from ..analysis.tracer.structure import structure_of
 
             try:

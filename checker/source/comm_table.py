@@ -1,5 +1,5 @@
 """The communication table as a value: what one module communicates per step, per
-kind of collective and group size (analysis/communication.py counts it; the
+kind of collective and group size (analysis/comm_counts.py counts it; the
 reporters show it, report/comm_report.py). Plain data: it travels from worker
 processes with the file's findings."""
 from __future__ import annotations

@@ -20,7 +20,7 @@ compute can differ:
 
 What the runtimes then do (measured in corpus/meets and corpus/hosts, see
 docs/hosts.md) is worded by the rules that read these (rules/meets.py, the
-hosts decision in hosts.py).
+hosts decision in merge_hosts.py).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A host's communication signature: what one host's program communicates, per
 class of its devices, small enough to exchange between the processes of a job
-(issue 23; the decision that reads it is hosts.py).
+(issue 23; the decision that reads it is merge_hosts.py).
 
 A multi-controller job runs one program per host: each host traces and
 compiles its own, and each of its devices runs it. `signature_of(module,
@@ -23,7 +23,7 @@ devices)` traces the module over the host's devices only (the tracer's
   metadata left out): hosts with the same digest run the same program.
 
 `shape_digest()` is the digest of everything but the devices: hosts with the
-same shape share one set of steps in the merged model (hosts.py), so a job of
+same shape share one set of steps in the merged model (merge_hosts.py), so a job of
 identical hosts is decided on the classes of one program, whatever its size.
 The JSON form (`to_json` / `from_json`) is what `shlo_lint.check_hosts` puts
 into the coordination service's key-value store.

@@ -7,7 +7,7 @@ worker subprocess (xla/worker.py) compiles and runs. Modules:
 
 * reading.py: what the engine reads of a module (the checks running needs,
   positions, the entry's parameters, callers) — both sides;
-* communication.py: which instructions communicate and in which order, and the
+* communicating.py: which instructions communicate and in which order, and the
   check that the compiled module kept that order — both sides;
 * rewrite.py: the text-to-text rewrites that let jaxlib compile a scheduled
   module as XLA ran it — both sides (the parent reads the host callbacks);

@@ -29,7 +29,7 @@ import re
 from ....frontend.hlo import read_hlo
 from ....frontend.hlo.ir_types import element_type
 from ....ir.types import OpaqueType
-from .communication import order_kept
+from .communicating import order_kept
 from .reading import HloModuleError
 from .rewrite import ORDER, host_callbacks, label_of, label_of_instruction, prepare
 

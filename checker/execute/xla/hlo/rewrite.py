@@ -9,7 +9,7 @@ optimized and ordered, and the round trip loses what it relies on; each rewrite
 below fixes one failure measured on corpus/hlo with jaxlib 0.10.2 (the message
 is in its docstring). None changes what a device computes or which collectives
 it issues in which order: the engine checks the compiled module kept the text's
-collectives, in the text's order, per computation (communication.py).
+collectives, in the text's order, per computation (communicating.py).
 
 `label_collectives` is the engine's own: it names each collective in its
 metadata so that the progress markers inserted into the imported MLIR know which
@@ -28,7 +28,7 @@ import re
 from ....frontend.hlo import HloText, Instruction, MeshAxesGroups, read_hlo
 from ....frontend.hlo.shapes import Shape
 from ..markers import CALLBACK_TARGET
-from .communication import ISSUE, FINISH, communicating_instructions, halves, talking_computations
+from .communicating import ISSUE, FINISH, communicating_instructions, halves, talking_computations
 from .reading import is_array, minor_to_major
 
 __all__ = ["LABEL", "ORDER", "prepare", "label_collectives", "label_of", "label_of_instruction", "explicit_groups",

@@ -5,7 +5,7 @@ One path for both, so they cannot disagree: each host's program is read into
 the IR (StableHLO or HLO, or the module of an `--xla_dump_to` directory chosen
 by name), signed (analysis/process_model/signature.py: its communication per
 class of its devices), and the signatures are decided together
-(process_model/hosts.py). `diagnostics()` turns the decision's findings into
+(process_model/merge_hosts.py). `diagnostics()` turns the decision's findings into
 Diagnostics with a `Locator`: the command line points at each host's file,
 `check_hosts` at the Python lines (a host whose text it never saw has no other
 place).
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ..analysis.process_model.hosts import (CODES, HostFinding, HostProgram, HostsInputError, HostsVerdict, Lane,
+from ..analysis.process_model.merge_hosts import (CODES, HostFinding, HostProgram, HostsInputError, HostsVerdict, Lane,
                                             decide)
 from ..analysis.process_model.signature import (SigOp, Signature, SignatureError, program_digest, restrict,
                                                  signature_of)
