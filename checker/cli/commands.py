@@ -22,7 +22,7 @@ from .parallel import auto_jobs, is_auto, lint_files, resolve_jobs
 from .progress import Progress
 from ..lint.stages import listening
 from ..source.text import Span
-from .settings import parse_options, project_config
+from .settings import grid_options, parse_options, project_config
 
 _FORMATS = tuple(FORMATS)
 
@@ -181,10 +181,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               help="Count diagnostics per code instead of listing them, and show each file's communication per "
                    "step: collectives per kind and group size, runs and bytes (with -f json: `statistics` and "
                    "`communication` lists).")
-@click.option("--num-partitions", type=click.IntRange(min=1), default=None,
-              help="Process grid: partitions (overrides mhlo.num_partitions).")
-@click.option("--num-replicas", type=click.IntRange(min=1), default=None,
-              help="Process grid: replicas (overrides mhlo.num_replicas).")
+@grid_options
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Read settings from this pyproject.toml / TOML file.")
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")

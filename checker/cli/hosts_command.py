@@ -16,7 +16,7 @@ from ..lint.config import ConfigError
 from ..lint.host_programs import HostsInputError, check_host_files, exit_code, parse_host_arg, run_diagnostics
 from ..report import FORMATS
 from ..source.diagnostics import Severity
-from .settings import parse_options, project_config
+from .settings import grid_options, parse_options, project_config
 
 
 @click.command("hosts")
@@ -26,8 +26,7 @@ from .settings import parse_options, project_config
 @click.option("--output-format", "-f", type=click.Choice(tuple(FORMATS)), default="text", show_default=True)
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report here instead of standard output.")
-@click.option("--num-partitions", type=click.IntRange(min=1), default=None, help="Override mhlo.num_partitions.")
-@click.option("--num-replicas", type=click.IntRange(min=1), default=None, help="Override mhlo.num_replicas.")
+@grid_options
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (still 2 if a file could not be read).")

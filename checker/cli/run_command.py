@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from .settings import grid_options
+
 
 def _size(value: str) -> int:
     """`4096` (MiB), `512M`, `4G`."""
@@ -48,8 +50,7 @@ def _size(value: str) -> int:
               help="Watchdog for the XLA subprocess (start, compile, run), seconds.")
 @click.option("--xla-stuck-timeout", type=click.IntRange(min=1), default=10, show_default=True,
               help="Seconds XLA:CPU waits at a collective some participants never reach before aborting.")
-@click.option("--num-partitions", type=click.IntRange(min=1), default=None, help="Override mhlo.num_partitions.")
-@click.option("--num-replicas", type=click.IntRange(min=1), default=None, help="Override mhlo.num_replicas.")
+@grid_options
 @click.option("--num-processes", "-n", type=click.IntRange(min=1), default=None,
               help="xla-distributed: OS processes (each holds grid size / N devices; default: one per grid "
                    "process up to 4).")

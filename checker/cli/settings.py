@@ -37,3 +37,16 @@ def project_config(paths, config_path, isolated) -> Config:
     start = Path(first) if first and os.path.exists(first) else Path.cwd()
     found = find_pyproject(start) or find_pyproject(Path.cwd())
     return load_config(found) if found else Config()
+
+
+def grid_options(command):
+    """`--num-partitions` / `--num-replicas`, as every command that reads a program takes
+    them: the process grid, over what the module says (`mhlo.num_partitions` /
+    `mhlo.num_replicas` in StableHLO, `num_partitions` / `replica_count` in an HLO
+    module's header)."""
+    command = click.option("--num-replicas", type=click.IntRange(min=1), default=None,
+                           help="Process grid: replicas (overrides mhlo.num_replicas, or an HLO "
+                                "module's replica_count).")(command)
+    return click.option("--num-partitions", type=click.IntRange(min=1), default=None,
+                        help="Process grid: partitions (overrides mhlo.num_partitions, or an HLO "
+                             "module's num_partitions).")(command)
