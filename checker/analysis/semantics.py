@@ -381,11 +381,7 @@ class BlockFlow:
     def def_index(self, name: str) -> int | None:
         """Which op of the block defines `name` (None: a block argument or a value from outside)."""
         if self._defs is None:
-            table: dict[str, int] = {}
-            for i, o in enumerate(self.ops):
-                for g, _n in o.result_names:
-                    table[g] = i
-            self._defs = table
+            self._defs = {g: i for i, o in enumerate(self.ops) for g, _n in o.result_names}
         return self._defs.get(name)
 
     def mentions(self, i: int) -> list[str]:
@@ -401,14 +397,18 @@ class BlockFlow:
         order (its operands)."""
         m = self._header.get(i)
         if m is None:
-            op = self.ops[i]
-            start = op.span.start
-            if op.result_names:
-                eq = self.text.find("=", start, op.span.end)
-                start = eq + 1 if eq >= 0 else start
-            end = op.header_end if op.regions and op.header_end >= 0 else op.span.end
-            m = self._header[i] = _SSA_NAME.findall(self.text, start, end)
+            m = self._header[i] = self.operand_names(self.ops[i])
         return m
+
+    def operand_names(self, op: Operation) -> list[str]:
+        """`header_mentions` of an op of this block, found without its position (which
+        costs a table of the block's ops: a step's block has 300k of them)."""
+        start = op.span.start
+        if op.result_names:
+            eq = self.text.find("=", start, op.span.end)
+            start = eq + 1 if eq >= 0 else start
+        end = op.header_end if op.regions and op.header_end >= 0 else op.span.end
+        return _SSA_NAME.findall(self.text, start, end)
 
     def depends(self, sources: Iterable[int], lo: int, hi: int) -> list[int]:
         """Indices in [lo, hi) of the ops that depend, through ops of this block, on

@@ -197,9 +197,7 @@ class Fingerprints:
         block = target.parent
         if block is None:
             return [target.name]
-        flow = self._flow(block)
-        i = flow.index(target)
-        return [self._value(n, block, depth) for n in flow.header_mentions(i)[:count]]
+        return [self._value(n, block, depth) for n in self._flow(block).operand_names(target)[:count]]
 
     def _value(self, name: str, block: Block, depth: int) -> str:
         key = (id(block), name, depth)
