@@ -23,6 +23,17 @@ from .runner import shared_builder, lark_parser, syntax_problem, parse_rule
 from .pieces import CANON, REGION_TOKEN, known_op, top_level
 
 
+def _typeless_result(module, op, h: OpHeader) -> None:
+    """`%1 = stablehlo.add` and nothing else: every StableHLO op's custom form that
+    defines results writes its operands or attributes and a `: type` after its name
+    (MLIR's parser: "expected SSA operand"); the grammar takes an empty custom body,
+    as other dialects' ops may have one, so it is caught here."""
+    if (op.result_names and not h.generic and op.name.startswith("stablehlo.")
+            and not h.operands and not h.result_types and not h.attributes and not op.regions):
+        module.syntax_errors.append((f"expected operands and a ': type' after {op.name}, got the end of the op",
+                                     Span(h.name_span.end, h.name_span.end)))
+
+
 def _comma_errors(module, name: str, body: str, ctx: ParseCtx) -> None:
     """The commas of a pretty form that MLIR rejects (commas.py), as syntax errors."""
     for message, start, end in comma_problems(body, name):
@@ -108,6 +119,7 @@ class LarkParser:
                 h = parse_rule("op", ctx)
             if isinstance(h, OpHeader):  # (before _store: a comma error makes the layout unclean)
                 _comma_errors(module, op.name, body, ctx)
+                _typeless_result(module, op, h)
             if key is not None and hit is None and isinstance(h, OpHeader):
                 cache_store(module, key, h, body, ctx, clean=error_count(module) == errors, shared=self.fast)
         except UnexpectedInput as err:
