@@ -11,12 +11,12 @@ through values.typed_text in both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 
 from ...source.text import Span
+from ..lark_grammar import build_lark, terminal_names, unexpected
 from .frames import FileLocation, StackFrame, StackFrameTables
 from .groups import ExplicitGroups, iota_from, mesh_from
 from .model import Attribute, Body, OperandRef, Parameter, SyntaxIssue
@@ -47,21 +47,9 @@ def lark_instance() -> Lark:
     """The one Lark instance (LALR, contextual lexer), built on first use."""
     global _LARK
     if _LARK is None:
-        text = resources.files("shlo_lint.grammar").joinpath("hlo.lark").read_text("utf-8")
-        kwargs = dict(parser="lalr", lexer="contextual", start=STARTS, propagate_positions=True,
-                      maybe_placeholders=True)
-        try:
-            lark = Lark(text, cache=True, **kwargs)
-        except Exception:  # pragma: no cover - an unwritable cache directory and the like
-            lark = Lark(text, **kwargs)
-        for term in lark.terminals:
-            if term.name in _DISPLAY_NAMES:
-                _DISPLAY[term.name] = _DISPLAY_NAMES[term.name]
-            elif term.pattern.type == "str":
-                _DISPLAY[term.name] = f"'{term.pattern.value}'"
-            else:
-                _DISPLAY[term.name] = term.name.lower()
-        _DISPLAY["$END"] = "end of input"
+        lark = build_lark("hlo.lark", parser="lalr", lexer="contextual", start=STARTS, propagate_positions=True,
+                          maybe_placeholders=True)
+        _DISPLAY.update(terminal_names(lark, _DISPLAY_NAMES))
         _LARK = lark
     return _LARK
 
@@ -625,28 +613,7 @@ def parse(text: str, start: str, base: int = 0):
 
 
 def _issue(err: UnexpectedInput, text: str, base: int) -> SyntaxIssue:
-    if isinstance(err, UnexpectedToken):
-        tok = err.token
-        try:  # `accepts` replays the parser: exact, where `expected` is LALR's merged look-ahead
-            expected = set(err.accepts or err.expected or ())
-        except Exception:  # pragma: no cover - defensive
-            expected = set(err.expected or ())
-        if tok.type == "$END":
-            got = "end of input"
-            start = end = len(text.rstrip())
-        else:
-            v = str(tok.value)
-            got = f"'{v if len(v) <= 40 else v[:37] + '...'}'"
-            start, end = tok.start_pos, tok.end_pos
-    elif isinstance(err, UnexpectedCharacters):
-        start = err.pos_in_stream
-        end = start + 1
-        got = f"'{text[start]}'" if start < len(text) else "end of input"
-        expected = set(err.allowed or ())
-    else:  # pragma: no cover - UnexpectedEOF (not raised by LALR in practice)
-        start = end = len(text)
-        got = "end of input"
-        expected = set(getattr(err, "expected", ()) or ())
+    expected, got, start, end = unexpected(err, text)
     shown = sorted({_DISPLAY.get(n, n.lower()) for n in expected}, key=lambda s: (not s.startswith("'"), s))
     if len(shown) > 8:
         shown = shown[:8] + ["..."]

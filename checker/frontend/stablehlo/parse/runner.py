@@ -4,12 +4,11 @@ a `ParseCtx`), and `syntax_problem` (Lark's error -> a located "expected ..., go
 SyntaxProblem, in words: expected.py)."""
 from __future__ import annotations
 
-from importlib import resources
-
 from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 
 from ....source.text import Span
+from ...lark_grammar import build_lark, shown_token, terminal_names, unexpected
 from .builder import Builder
 from .ctx import SyntaxProblem, ParseCtx
 from .expected import describe
@@ -39,25 +38,10 @@ def lark_parser() -> Lark:
     """The one Lark instance (built on first use, analysis cached on disk by Lark)."""
     global _LARK, _BUILDER
     if _LARK is None:
-        text = resources.files("shlo_lint.grammar").joinpath("stablehlo.lark").read_text("utf-8")
         _BUILDER = Builder(parse_rule)
-        try:
-            lark = Lark(text, parser="lalr", lexer="contextual", start=_STARTS,
-                        transformer=_BUILDER, maybe_placeholders=True, cache=True)
-        except Exception:  # pragma: no cover - unwritable cache directory and the like
-            lark = Lark(text, parser="lalr", lexer="contextual", start=_STARTS,
-                        transformer=_BUILDER, maybe_placeholders=True)
-        for term in lark.terminals:
-            pattern = term.pattern
-            if term.name in _TYPE_TERMINALS:
-                _DISPLAY[term.name] = "a type"
-            elif term.name in _NAMED_DISPLAY:
-                _DISPLAY[term.name] = _NAMED_DISPLAY[term.name]
-            elif pattern.type == "str":
-                _DISPLAY[term.name] = f"'{pattern.value}'"
-            else:
-                _DISPLAY[term.name] = term.name.lower()
-        _DISPLAY["$END"] = "end of input"
+        lark = build_lark("stablehlo.lark", parser="lalr", lexer="contextual", start=_STARTS,
+                          transformer=_BUILDER, maybe_placeholders=True)
+        _DISPLAY.update(terminal_names(lark, {**{t: "a type" for t in _TYPE_TERMINALS}, **_NAMED_DISPLAY}))
         _LARK = lark
     return _LARK
 
@@ -83,30 +67,7 @@ def parse_rule(start: str, ctx: ParseCtx):
 def syntax_problem(err: UnexpectedInput, ctx: ParseCtx) -> SyntaxProblem:
     b = shared_builder()
     text = ctx.text
-    if isinstance(err, UnexpectedToken):
-        tok = err.token
-        try:  # `accepts` replays the parser: exact, where `expected` is LALR's merged lookahead
-            expected = set(err.accepts or err.expected or ())
-        except Exception:  # pragma: no cover - defensive
-            expected = set(err.expected or ())
-        if tok.type == "$END":
-            got = "end of input"
-            pos = len(text.rstrip())
-            start = end = pos
-        else:
-            got = _show_token(tok)
-            start, end = tok.start_pos, tok.end_pos
-            if start is None:
-                start = end = len(text)
-    elif isinstance(err, UnexpectedCharacters):
-        start = err.pos_in_stream
-        end = start + 1
-        got = f"'{text[start]}'" if start < len(text) else "end of input"
-        expected = set(err.allowed or ())
-    else:  # pragma: no cover - UnexpectedEOF (not raised by LALR in practice)
-        start = end = len(text)
-        got = "end of input"
-        expected = set(getattr(err, "expected", ()) or ())
+    expected, got, start, end = unexpected(err, text, _show_token)
     msg = describe({_DISPLAY.get(name, name.lower()) for name in expected}, got, text[:start])
     saved = b.ctx
     b.ctx = ctx
@@ -118,9 +79,4 @@ def syntax_problem(err: UnexpectedInput, ctx: ParseCtx) -> SyntaxProblem:
 
 
 def _show_token(tok: Token) -> str:
-    if tok.type == "REGION":
-        return "a region"
-    v = str(tok.value)
-    if len(v) > 40:
-        v = v[:37] + "..."
-    return f"'{v}'"
+    return "a region" if tok.type == "REGION" else shown_token(tok)
