@@ -33,7 +33,7 @@ from ...ir.core import callee
 from ..op_registry import impl, register
 from ..values import ExecutionError, dtype_of, is_float
 from .common import ComputeFunctions
-from .indexing import operand_index
+from .indexing import gathered
 from .reduce import COMBINE, binary_kind_region
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -185,11 +185,5 @@ class HloFunctions(ComputeFunctions):
         index_map = dims_attr(op, "start_index_map", ())
         ivd = ins.attr("index_vector_dim", indices.ndim)
         sizes = dims_attr(op, "slice_sizes")
-        out_shape = tuple(self.interp.result_type(op).shape)
-        batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
-        index = operand_index(out_shape, batch_dims, offset_dims, indices, ivd, index_map, op_batch, idx_batch,
-                              set(collapsed), tuple(operand.shape), sizes)
-        if 0 in operand.shape:
-            return [self.cast(op, np.zeros(out_shape, operand.dtype))]
-        return [self.cast(op, operand[tuple(self.backend.asarray(i) for i in index)]
-                          if self.backend.name != "numpy" else operand[tuple(index)])]
+        return gathered(self, op, operand, indices, offset_dims, collapsed, op_batch, idx_batch, index_map, ivd,
+                        sizes)

@@ -24,6 +24,21 @@ def _start_vectors(indices: np.ndarray, ivd: int) -> tuple[np.ndarray, int]:
     return np.moveaxis(indices, ivd, -1), ivd
 
 
+def gathered(fns: ComputeFunctions, op, operand, indices, offset_dims, collapsed, op_batch, idx_batch, index_map,
+             ivd: int, sizes) -> list:
+    """A gather's result, from its dimension numbers however its dialect spells them
+    (StableHLO's `dimension_numbers`, HLO's attributes): the operand read at every
+    index of the result."""
+    out_shape = tuple(fns.interp.result_type(op).shape)
+    batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
+    index = operand_index(out_shape, batch_dims, offset_dims, indices, ivd, index_map, op_batch, idx_batch,
+                          set(collapsed), tuple(operand.shape), sizes)
+    if 0 in operand.shape:
+        return [fns.cast(op, np.zeros(out_shape, operand.dtype))]
+    return [fns.cast(op, operand[tuple(fns.backend.asarray(i) for i in index)]
+                     if fns.backend.name != "numpy" else operand[tuple(index)])]
+
+
 def operand_index(out_shape, batch_dims, window_dims, indices, ivd, index_map, operand_batching,
                   indices_batching, skipped, operand_shape, sizes=None):
     """For every element of a gather result / scatter update: the operand index
@@ -79,14 +94,8 @@ class IndexingFunctions(ComputeFunctions):
             from .common import ints
 
             sizes = ints(op, "slice_sizes")
-        out_shape = tuple(self.interp.result_type(op).shape)
-        batch_dims = [d for d in range(len(out_shape)) if d not in offset_dims]
-        index = operand_index(out_shape, batch_dims, offset_dims, indices, ivd, index_map, op_batch, idx_batch,
-                              set(collapsed), tuple(operand.shape), sizes)
-        if 0 in operand.shape:
-            return [self.cast(op, np.zeros(out_shape, operand.dtype))]
-        return [self.cast(op, operand[tuple(self.backend.asarray(i) for i in index)]
-                          if self.backend.name != "numpy" else operand[tuple(index)])]
+        return gathered(self, op, operand, indices, offset_dims, collapsed, op_batch, idx_batch, index_map, ivd,
+                        sizes)
 
     @impl("stablehlo.scatter")
     def scatter(self, frame, op, args):
