@@ -362,18 +362,7 @@ def _blocked(model: Model, p: int, final: list[int], lens: list[int], need, stuc
     waits = []
     for q, j in need:
         qe = model.events[q]
-        cur = qe[final[q]] if final[q] < lens[q] else None
-        at = tr.steps[cur[1]] if cur is not None and cur[0] != EXIT else None
-        if j is None:
-            state = "unresolved" if model.truncated[q] else "never" if final[q] < lens[q] else "finished"
-        elif q in stuck_set:
-            state = "blocked"
-        elif cur is not None and cur[0] == UNRES:
-            state = "unresolved"
-        else:
-            state = "blocked"
-        if cur is None:
-            at = None
+        state, at = _state(model, q, j, final, lens, stuck_set)
         need_op = tr.steps[qe[j][1]].op if j is not None and j < len(qe) and qe[j][0] != EXIT else None
         waits.append(Wait(divmod(q, P), state, at, need_op, _wait_text(model, p, e, q, j, state, at)))
     unmet: list = []
