@@ -48,6 +48,14 @@ CHUNK = 1 << 16
 MAX_HEADER_BLOCK = 8192
 
 
+def _fileno(raw: BinaryIO) -> int | None:
+    """The stream's file descriptor; None for one without (a test's BytesIO, a closed stream)."""
+    try:
+        return raw.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 class FramedStdin:
     """A blocking reader (readline/read, as pygls' StdinAsyncReader calls them in its
     thread pool) that yields only `Content-Length: N\\r\\n\\r\\n<N bytes of JSON>`."""
@@ -55,10 +63,7 @@ class FramedStdin:
     def __init__(self, raw: BinaryIO, log: Callable[[str], None], body_wait_s: float = 1.0,
                  max_body: int = 1 << 30):
         self.raw = raw
-        try:
-            self.fd: int | None = raw.fileno()
-        except (AttributeError, OSError, ValueError):
-            self.fd = None
+        self.fd = _fileno(raw)
         self.log = log
         self.body_wait_s = body_wait_s
         self.max_body = max_body
@@ -282,10 +287,7 @@ class ClientOutput:
 
     def __init__(self, raw: BinaryIO, log: Callable[[str], None], on_lost: Callable[[], None]):
         self.raw = raw
-        try:
-            self.fd: int | None = raw.fileno()
-        except (AttributeError, OSError, ValueError):
-            self.fd = None
+        self.fd = _fileno(raw)
         self.log = log
         self.on_lost = on_lost
         self.lost = False
