@@ -46,8 +46,8 @@ from ...ir.core import Module
 from ...analysis.semantics import Grid
 from ..runtime import fmt_pid, program_mode
 from ..values import ExecutionError, Inputs, sharding_errors
-from .arrays import load_arrays, save_arrays
-from .local import XlaResult, worker_inputs, last_phase, log_tail, preflight, worker_env
+from .arrays import load_arrays
+from .local import XlaResult, worker_inputs, last_phase, log_tail, preflight, worker_env, write_program
 from .markers import blocked_from_progress, comm_ops, read_progress
 
 
@@ -117,9 +117,7 @@ def run_distributed(module: Module, grid: Grid, inputs: Inputs, options: DistOpt
             arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
-        save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
-        with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
-            f.write(module.source.text)
+        write_program(tmp, arrays, module.source.text)
         for attempt in range(2):
             coordinator = options.coordinator or f"127.0.0.1:{free_port()}"
             with open(os.path.join(tmp, "spec.json"), "w", encoding="utf-8") as f:

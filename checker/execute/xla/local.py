@@ -146,9 +146,7 @@ def run_xla(module: Module, grid: Grid, inputs: Inputs, options: XlaOptions | No
             arrays = worker_inputs(inputs, list(ftype.inputs), grid, mode)
         except ExecutionError as e:
             return XlaResult("error", {}, [], e.message, 0.0, device)
-        save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
-        with open(os.path.join(tmp, "module.mlir"), "w", encoding="utf-8") as f:
-            f.write(module.source.text)
+        write_program(tmp, arrays, module.source.text)
         platform = "cpu" if options.device == "cpu" else "gpu"
         spec = {"num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
                 "num_args": len(ftype.inputs), "markers": True}
@@ -254,6 +252,13 @@ def log_tail(log: str, n: int = 4000) -> str:
 def last_phase(log: str) -> str:
     phases = re.findall(r"shlo-lint-xla: (\w+)", log)
     return phases[-1] if phases else "start"
+
+
+def write_program(tmp: str, arrays: dict, text: str, name: str = "module.mlir") -> None:
+    """What a worker reads from its folder: its inputs (inputs.npz) and the program's text."""
+    save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
+    with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def worker_inputs(inputs: Inputs, types, grid: Grid, mode: str) -> dict:

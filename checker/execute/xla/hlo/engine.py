@@ -13,19 +13,16 @@ the worker shards by the executable's parameter shardings.
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import dataclass
-
-import numpy as np
 
 from ....analysis.semantics import Grid
 from ....frontend.hlo import HloText
 from ...device_inputs import device_inputs
 from ...values import ExecutionError, Inputs
-from ..arrays import save_arrays
-from ..local import CPU_DEVICES_PER_PROCESS, XlaOptions, XlaResult, classify, jax_available, launch_worker, outputs_of
+from ..local import (CPU_DEVICES_PER_PROCESS, XlaOptions, XlaResult, classify, jax_available, launch_worker, outputs_of,
+                     write_program)
 from .blocked import abort_notes, progress
 from .reading import HloModuleError, position, read_module
 from .rewrite import host_callbacks
@@ -83,9 +80,7 @@ def run_hlo(path: str, text: str, inputs: Inputs, options: XlaOptions | None = N
     spec = {"format": "hlo", "num_replicas": R, "num_partitions": P, "platform": platform, "mode": mode,
             "num_args": len({k.split("_")[0] for k in arrays}), "markers": True}
     with tempfile.TemporaryDirectory(prefix="shlo-lint-xla-hlo-") as tmp:
-        save_arrays(os.path.join(tmp, "inputs.npz"), arrays)
-        with open(os.path.join(tmp, "module.hlo"), "w", encoding="utf-8") as f:
-            f.write(text)
+        write_program(tmp, arrays, text, "module.hlo")
         run = launch_worker(tmp, spec, options, t0)
         if run.result is not None and "line" in run.result:  # XLA's parser on the user's text
             run.result["message"] = f"{path}:{run.result['line']}:{run.result['column']}: {run.result['message']}"
