@@ -390,18 +390,22 @@ class Reader:
     def read_header(self, module: HloText) -> dict[str, Attribute]:
         if self.header is not None:  # read by the grammar with the whole module
             return self.header
-        span = module.header_attrs_span
+        out: dict[str, Attribute] = {}
+        for a in self._attributes(module.header_attrs_span, module.issues):
+            out.setdefault(a.name, a)
+        return out
+
+    def _attributes(self, span: Span | None, issues: list) -> tuple[Attribute, ...]:
+        """The `name=value` list at `span` (the fast path, else the grammar); its syntax
+        issues go to `issues`."""
         if span is None:
-            return {}
+            return ()
         got = fast.read_attributes(self.text, span.start, span.end, 0)
         if got is None:
             parsed = _parse("header_attrs", self.text[span.start:span.end], span.start)
             got = ((), (parsed,)) if isinstance(parsed, SyntaxIssue) else parsed
-        module.issues.extend(got[1])
-        out: dict[str, Attribute] = {}
-        for a in got[0]:
-            out.setdefault(a.name, a)
-        return out
+        issues.extend(got[1])
+        return got[0]
 
     def read_signature(self, comp: Computation):
         span = comp.signature_span
@@ -418,15 +422,7 @@ class Reader:
         return got
 
     def read_trailing(self, comp: Computation) -> dict[str, Attribute]:
-        span = comp.attributes_span
-        if span is None:
-            return {}
-        got = fast.read_attributes(self.text, span.start, span.end, 0)
-        if got is None:
-            parsed = _parse("header_attrs", self.text[span.start:span.end], span.start)
-            got = ((), (parsed,)) if isinstance(parsed, SyntaxIssue) else parsed
-        self.module.issues.extend(got[1])
-        return {a.name: a for a in got[0]}
+        return {a.name: a for a in self._attributes(comp.attributes_span, self.module.issues)}
 
 
 def _offsets_of(p) -> tuple:
