@@ -33,6 +33,17 @@ class _AliasCache:
         found = _alias_text(module, name)
         if found is None:
             return None
+        return self._resolve(module, name, found, run, "type_only", OpaqueType(name))
+
+    def attr_alias(self, module, name: str, run) -> Attribute | None:
+        found = _alias_text(module, name)
+        if found is None or found[0].lstrip().startswith("loc("):
+            return None
+        return self._resolve(module, name, found, run, "attr_only", None)
+
+    def _resolve(self, module, name: str, found: tuple[str, int], run, rule: str, unreadable):
+        """The definition `found` of alias `name` read from `rule` (`unreadable` where it
+        does not parse), once per module; None inside a cycle or past 16 levels."""
         table = self._table(module)
         if name in table:
             return table[name]
@@ -41,33 +52,13 @@ class _AliasCache:
         self._depth += 1
         table[name] = None  # cycle guard
         try:
-            t = run("type_only", ParseCtx(found[0], found[1], module))
+            got = run(rule, ParseCtx(found[0], found[1], module))
         except UnexpectedInput:
-            t = OpaqueType(name)
+            got = unreadable
         finally:
             self._depth -= 1
-        table[name] = t
-        return t
-
-    def attr_alias(self, module, name: str, run) -> Attribute | None:
-        found = _alias_text(module, name)
-        if found is None or found[0].lstrip().startswith("loc("):
-            return None
-        table = self._table(module)
-        if name in table:
-            return table[name]
-        if self._depth > 16:
-            return None
-        self._depth += 1
-        table[name] = None
-        try:
-            a = run("attr_only", ParseCtx(found[0], found[1], module))
-        except UnexpectedInput:
-            a = None
-        finally:
-            self._depth -= 1
-        table[name] = a
-        return a
+        table[name] = got
+        return got
 
 
 def _alias_text(module, name: str) -> tuple[str, int] | None:
