@@ -50,6 +50,7 @@ from ..lint.config import ConfigError
 from ..source.diagnostics import Diagnostic, Location, Severity
 from ..frontend.hlo.scan import looks_like_hlo
 from ..frontend.read import header_parser
+from ..ir.memory import gc_paused
 from ..lint.engine import internal_error, lint_source
 from ..lint.fixes import apply_fixes
 from ..lint.paths import program_file
@@ -286,14 +287,11 @@ def lint(text: str, path: str, version: int | None = None, document: Document | 
         # the cyclic GC walks them again and again after each edit (~10 ms of a 25 ms
         # keystroke, and a full collection every few edits): moved to the permanent
         # generation instead (gc.freeze), they are still freed by reference counting.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            result = document.lint(source, config)
-        finally:
-            gc.freeze()
-            if enabled:
-                gc.enable()
+        with gc_paused():
+            try:
+                result = document.lint(source, config)
+            finally:
+                gc.freeze()
     full = document is not None and document.last is not None and document.last.prev is None
     return Linted(version, source, result.diagnostics, resolved, full)
 

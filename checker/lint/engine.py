@@ -4,7 +4,6 @@ Nothing here formats output; nothing here knows a rule by name.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import sys
@@ -19,6 +18,7 @@ from .context import STRUCTURE_KEY, Context
 from .hooks import NO_HOOKS, LintHooks
 from ..source.diagnostics import Diagnostic, Location, Note, Severity, positioned
 from ..ir.core import Module, Operation, release
+from ..ir.memory import gc_paused
 from .stages import announce, size
 from .registry import RuleSpec
 from ..frontend.read import header_parser
@@ -111,18 +111,14 @@ def lint_source(source: SourceFile, config: Config, read_error: Diagnostic | Non
     type hands out the previous version's header parses and rule findings where
     they are exactly what this text would give; the CLI's NO_HOOKS parses and
     runs everything."""
-    enabled = gc.isenabled()
-    gc.disable()
     where = _Where()
-    try:
-        result = _lint_source(source, config, read_error, where, hooks)
-    except _FileAborted as e:
-        result = FileResult(source, None, [e.diagnostic], failed=True)
-    except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
-        result = FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
-    finally:
-        if enabled:
-            gc.enable()
+    with gc_paused():
+        try:
+            result = _lint_source(source, config, read_error, where, hooks)
+        except _FileAborted as e:
+            result = FileResult(source, None, [e.diagnostic], failed=True)
+        except Exception as e:  # noqa: BLE001 - the one per-file guard (internal_error never raises)
+            result = FileResult(source, None, [internal_error(source, e, where.stage)], failed=True)
     _position(result)
     return result
 
@@ -542,14 +538,9 @@ def lint_released(source: SourceFile, config: Config, read_error: Diagnostic | N
     only inside lint_source, the collector came back with the whole IR counted as
     new objects (hundreds of thousands for a big module), so the first allocation
     after it traversed them all before the release freed them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         result = lint_source(source, config, read_error)
         release_ir(result)
-    finally:
-        if enabled:
-            gc.enable()
     return result
 
 

@@ -30,7 +30,6 @@ into the coordination service's key-value store.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import re
@@ -40,6 +39,7 @@ from typing import Any
 from ..lazy_numpy import np  # imported on first use (lazy_numpy.py)
 
 from ...ir.core import LocAlias, Module, Operation, python_frames
+from ...ir.memory import gc_paused
 from ..semantics import BlockFlow, Grid, control_predecessors, grid_of
 from ..tracer.structure import CALL_OPS, Structure, collective_kind, comm_role, op_label, structure
 from ..tracer.tracer import TraceLimit, trace
@@ -311,13 +311,8 @@ def signature_of(module: Module, devices, options: dict[str, Any] | None = None,
     # The signature makes ~10^5 small objects and frees none until it returns; with a
     # 30 MB module's IR alive, every collection they trigger re-walks millions of
     # objects (measured: a third of the signature's time on corpus/big's step).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _fill(sig, module, grid, struct, devs, opts)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _fill(sig: Signature, module: Module, grid: Grid, struct: Structure, devs, opts: dict[str, Any]) -> Signature:

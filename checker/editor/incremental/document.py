@@ -58,13 +58,13 @@ edit that the result equals a full lint of the same text.
 """
 from __future__ import annotations
 
-import gc
 import logging
 from typing import Any, Callable, Iterable, Iterator
 
 from ...frontend.read import read_module
 from ...ir import catalog
 from ...ir.core import Block, Module, Operation, release
+from ...ir.memory import gc_paused
 from ...lint import registry
 from ...lint.config import Config
 from ...lint.context import CacheKey, Context
@@ -847,31 +847,28 @@ class Document:
             prev = None
         self.version = None  # a failure below leaves nothing half-made to reuse
         memo = Memo(prev, source, config)
-        enabled = gc.isenabled()
-        gc.disable()  # lint_source pauses it too; here until the IR is taken apart
-        try:
-            result = lint_source(source, config, hooks=memo)
+        with gc_paused():  # lint_source pauses it too; here until the IR is taken apart
             try:
-                walked, memo.version.walked = memo.version.walked, None
-                self.version = memo.finish(result)
-                self.last = memo
-                if not keep_ir and result.module is not None:
-                    module = result.module
-                    result.module = None
-                    v = self.version
-                    if v is not None and v is not prev and not module.syntax_errors \
-                            and not module.internal_errors and not module.structurally_broken:
-                        v.skeleton, v.walked = module, walked  # the next scan may copy it (and then releases it)
-                    else:
-                        release(module, walked)
-            except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
-                log.exception("shlo-lint: keeping this version for the next re-lint failed")
-                self.version = None
-        finally:
-            if prev is not None and prev is not self.version:
-                _drop_skeleton(prev)  # not copied (an early return): freed now, not by the cyclic GC
-            if enabled:
-                gc.enable()
+                result = lint_source(source, config, hooks=memo)
+                try:
+                    walked, memo.version.walked = memo.version.walked, None
+                    self.version = memo.finish(result)
+                    self.last = memo
+                    if not keep_ir and result.module is not None:
+                        module = result.module
+                        result.module = None
+                        v = self.version
+                        if v is not None and v is not prev and not module.syntax_errors \
+                                and not module.internal_errors and not module.structurally_broken:
+                            v.skeleton, v.walked = module, walked  # the next scan may copy it (and then releases it)
+                        else:
+                            release(module, walked)
+                except Exception:  # noqa: BLE001 - the result stands; only what the next lint could reuse is lost
+                    log.exception("shlo-lint: keeping this version for the next re-lint failed")
+                    self.version = None
+            finally:
+                if prev is not None and prev is not self.version:
+                    _drop_skeleton(prev)  # not copied (an early return): freed now, not by the cyclic GC
         return result
 
     def close(self) -> None:

@@ -51,12 +51,12 @@ lowering itself raises on an op (a shlo-lint bug) is `module.internal_errors`
 """
 from __future__ import annotations
 
-import gc
 import re
 from typing import Iterator
 
 from ...ir.attributes import ArrayAttr, BoolAttr, DictAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ...ir.core import Block, Module, OpHeader, Operation, Region
+from ...ir.memory import gc_paused
 from ...ir.types import FunctionType, ScalarType
 from ...source.text import SourceFile, Span
 from .ir_attrs import attributes_of
@@ -181,13 +181,8 @@ def lower_hlo(source: SourceFile) -> HloModule:
     """The IR of an HLO module's text. Never raises on bad input: see the module docstring."""
     hlo = read_hlo(source.text, source.path)
     lowering = _Lowering(hlo, source)
-    enabled = gc.isenabled()
-    gc.disable()  # an object per instruction and none freed: the cyclic GC would only re-walk them
-    try:
+    with gc_paused():  # an object per instruction and none freed: the cyclic GC would only re-walk them
         lowering.run()
-    finally:
-        if enabled:
-            gc.enable()
     return lowering.module
 
 

@@ -16,10 +16,10 @@ reads everything and returns every issue.
 """
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
+from ...ir.memory import gc_paused
 from ...source.text import SourceFile, Span
 from .frames import PythonFrame, StackFrameTables, frames_of
 from .shapes import Shape, ShapeError, parse_shape
@@ -404,9 +404,7 @@ class HloText:
         """Read every header, signature and instruction body; every syntax issue, in file order."""
         # As in the structural pass: a million objects made and none freed, so the
         # cyclic GC would only re-walk the heap.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             self.header
             for comp in self.computations.values():
                 comp.parameters
@@ -414,9 +412,6 @@ class HloText:
                 for ins in comp.instructions:
                     if ins._body is None:
                         ins.body
-        finally:
-            if enabled:
-                gc.enable()
         return sorted(set(self.issues), key=lambda i: (i.span.start, i.message))
 
     def snippet(self, span: Span) -> str:

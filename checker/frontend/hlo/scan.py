@@ -12,9 +12,9 @@ is a SyntaxIssue, and reading goes on at the next line.
 """
 from __future__ import annotations
 
-import gc
 import re
 
+from ...ir.memory import gc_paused
 from ...source.text import SourceFile, Span
 from . import body as fast
 from .frames import FileLocation, StackFrame, StackFrameTables
@@ -64,13 +64,8 @@ def read_hlo(text: str, path: str = "<hlo>") -> HloText:
     module.reader = reader
     # The pass allocates an object per instruction and frees nothing: the cyclic GC
     # would only re-walk the growing heap (half the time on big modules), so pause it.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         reader.scan()
-    finally:
-        if enabled:
-            gc.enable()
     if module.issues and len(text) <= _WHOLE_MODULE_FALLBACK_LIMIT \
             and not any(c.instructions for c in module.computations.values()):
         reader.whole_module_fallback()

@@ -15,11 +15,11 @@ scanning carries on, so the rest of the file is still checked.
 """
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Mapping
 
 from ...ir.core import Block, Module, OpHeader, Operation, Region
+from ...ir.memory import gc_paused
 from ...source.text import SourceFile, Span
 
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(){}\[\]]|//')
@@ -100,13 +100,8 @@ def scan(source: SourceFile, parser) -> Module:
     """Build the op/region/block skeleton of a file."""
     # The scan allocates one object per op and frees nothing: the cyclic GC would
     # only re-walk the growing heap (30-50% of the time on big modules), so pause it.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _Scanner(source, parser).run()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # MLIR's lexer takes non-ASCII characters only inside string literals and `//`
