@@ -40,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from shlo_lint.checker.frontend.hlo import looks_like_hlo
+from shlo_lint.checker.frontend.read import looks_like_hlo
 from shlo_lint.checker.lint.config import Config, find_pyproject, load_config
 from shlo_lint.checker.source.diagnostics import Diagnostic, Location, Note, Severity
 from shlo_lint.checker.lint.engine import lint_source

@@ -20,7 +20,8 @@ from shlo_lint.checker.execute.device_inputs import device_inputs
 from shlo_lint.checker.execute.xla.hlo.engine import callback_notes, worker_arrays
 from shlo_lint.checker.execute.xla.hlo.reading import (HloModuleError, callers_of, entry_parameters, position,
                                                        read_module)
-from shlo_lint.checker.frontend.hlo import looks_like_hlo, read_hlo
+from shlo_lint.checker.frontend.hlo import read_hlo
+from shlo_lint.checker.frontend.read import looks_like_hlo
 
 from conftest import CORPUS, run_cli
 

@@ -7,7 +7,8 @@ import pytest
 
 from shlo_lint.checker.frontend.hlo import (BackendConfig, ComputationLayout, ExplicitGroups, FrontendAttributes, IotaGroups,
                                    Literal, MeshAxesGroups, Metadata, NameRef, Opaque, Shape, SliceRanges,
-                                   SourceTargetPairs, Word, looks_like_hlo, read_hlo)
+                                   SourceTargetPairs, Word, read_hlo)
+from shlo_lint.checker.frontend.read import looks_like_hlo
 
 from hlo_helpers import ALL, HLO, by_opcode, instr, module
 

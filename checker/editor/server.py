@@ -48,8 +48,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..lint import registry
 from ..lint.config import ConfigError
 from ..source.diagnostics import Diagnostic, Location, Severity
-from ..frontend.hlo.scan import looks_like_hlo
-from ..frontend.read import header_parser
+from ..frontend.read import header_parser, looks_like_hlo
 from ..ir.memory import gc_paused
 from ..lint.engine import internal_error, lint_source
 from ..lint.fixes import apply_fixes

@@ -229,7 +229,7 @@ def split_chunks(text: str) -> list[tuple[int, str]]:
 def is_hlo_text(text: str) -> bool:
     """Whether a file holds XLA's HLO text (its first token is `HloModule`) rather
     than StableHLO: the HLO front end's test, the one `check` uses too."""
-    from ..frontend.hlo import looks_like_hlo
+    from ..frontend.read import looks_like_hlo
 
     return looks_like_hlo(text)
 

@@ -1,6 +1,6 @@
 """Source text into the IR: the front end a file is read with, chosen by its content.
 
-XLA's HLO text (its first token `HloModule`: frontend/hlo/scan.py looks_like_hlo)
+XLA's HLO text (its first token `HloModule`: `looks_like_hlo`)
 is lowered by frontend/hlo/lower.py; everything else is read as StableHLO (MLIR
 text, what JAX lowers to): `scan` builds every op's structure at once and the
 header parser reads an op's header when something first asks for it. Both build
@@ -8,18 +8,26 @@ the same `ir.core.Module` (`Module.front_end` says which read it).
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..ir.core import Module
 from ..source.text import SourceFile
-from .hlo.lower import lower_hlo
-from .hlo.scan import looks_like_hlo
 from .stablehlo.scan import scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from .stablehlo.parse import LarkParser
 
 _parser: "LarkParser | None" = None
+
+_FIRST_TOKEN = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+"""Blanks and comments (XLA's lexer skips `//` and `/* */` ones) before a text's first token."""
+
+
+def looks_like_hlo(text: str) -> bool:
+    """Is `text` HLO text: is its first token (past blanks and comments) `HloModule`?"""
+    pos = _FIRST_TOKEN.match(text).end()
+    return text.startswith("HloModule", pos) and not re.match(r"[\w.\-]", text[pos + 9:pos + 10])
 
 
 def header_parser() -> "LarkParser":
@@ -42,8 +50,10 @@ def read_module(source: SourceFile, parser=None) -> Module:
     access: through `parser`, by default `header_parser()`, for StableHLO; built
     from the instruction for HLO, which needs no parser)."""
     if looks_like_hlo(source.text):
+        from .hlo.lower import lower_hlo  # on first use: a StableHLO run does not load the HLO reader
+
         return lower_hlo(source)
     return scan(source, parser if parser is not None else header_parser())
 
 
-__all__ = ["header_parser", "read_module"]
+__all__ = ["header_parser", "looks_like_hlo", "read_module"]

@@ -50,7 +50,7 @@ PROGRAM_FILES = ("*.mlir", "*.hlo", "*.hlo.txt", "*after_optimizations*.txt", "*
 (`*.hlo`, `*.hlo.txt`, and the modules `XLA_FLAGS=--xla_dump_to=DIR` writes:
 `module_0000.jit_f.before_optimizations.txt`, `...cpu_after_optimizations.txt`).
 A file named on the command line is read whatever its name; what it holds is
-told by its content (frontend/hlo/scan.py looks_like_hlo)."""
+told by its content (frontend/read.py looks_like_hlo)."""
 
 _DUMP_SIDE_FILES = ("-buffer-assignment", "-memory-usage-report", "-live-range")
 """What --xla_dump_to writes next to an `*after_optimizations.txt` module that is no

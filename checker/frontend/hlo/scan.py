@@ -22,7 +22,7 @@ from .model import Attribute, Body, Computation, HloText, Instruction, Parameter
 from .shapes import SHAPE_PATTERN, ShapeError, parse_shape
 from .values import unescape
 
-__all__ = ["read_hlo", "looks_like_hlo", "Reader"]
+__all__ = ["read_hlo", "Reader"]
 
 _NAME = r"[A-Za-z_][\w.\-]*"
 # Every line: an instruction's head when it is one (groups 1-4), then the rest
@@ -42,17 +42,9 @@ _STRINGS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _PARAM = re.compile(r"(" + _NAME + r"):[ \t]*(" + SHAPE_PATTERN + r")")
 _SIGNATURE_ALL = re.compile(r"\(((?:[ \t]*" + _NAME + r":[ \t]*" + SHAPE_PATTERN + r"[ \t]*,)*(?:[ \t]*" + _NAME
                             + r":[ \t]*" + SHAPE_PATTERN + r")?)[ \t]*\)[ \t]*->[ \t]*(" + SHAPE_PATTERN + r")[ \t]*\Z")
-_FIRST_TOKEN = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
-
 # A text in which the structural pass found no instruction at all (a module on one
 # line) is handed whole to the grammar, up to this size (beyond, it would take minutes).
 _WHOLE_MODULE_FALLBACK_LIMIT = 2_000_000
-
-
-def looks_like_hlo(text: str) -> bool:
-    """Is `text` HLO text: is its first token (past blanks and comments) `HloModule`?"""
-    pos = _FIRST_TOKEN.match(text).end()
-    return text.startswith("HloModule", pos) and not re.match(r"[\w.\-]", text[pos + 9:pos + 10])
 
 
 def read_hlo(text: str, path: str = "<hlo>") -> HloText:

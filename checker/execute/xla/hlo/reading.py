@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....frontend.hlo import HloText, Instruction, looks_like_hlo, read_hlo
+from ....frontend.hlo import HloText, Instruction, read_hlo
+from ....frontend.read import looks_like_hlo
 from ....frontend.hlo.shapes import Shape
 
 __all__ = ["HloModuleError", "read_module", "position", "EntryParameter", "entry_parameters", "callers_of",
