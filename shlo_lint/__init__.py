@@ -11,7 +11,16 @@ from shlo_lint.checker.source.diagnostics import Diagnostic, Fix, Note, Severity
 from shlo_lint.checker.cli.files import lint_paths
 from shlo_lint.checker.lint.engine import FileResult, lint_text
 from shlo_lint.jax_api import assert_clean, check_lowered
-from shlo_lint.hosts_api import assert_same_on_hosts, check_hosts
+
+
+def __getattr__(name: str):
+    # check_hosts / assert_same_on_hosts load the hosts decision (the process model over
+    # many programs): on first use, not on every `shlo-lint` start (~15 ms of it).
+    if name in ("check_hosts", "assert_same_on_hosts"):
+        from shlo_lint import hosts_api
+
+        return getattr(hosts_api, name)
+    raise AttributeError(f"module 'shlo_lint' has no attribute {name!r}")
 
 
 def parse(text: str, path: str = "<string>"):
