@@ -10,18 +10,23 @@ still frees what it can meanwhile.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
-from typing import Iterator
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic GC off for the block, and back on after it if it was on before
-    (nested pauses leave it to the outermost)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+class gc_paused:  # noqa: N801 - used as a function: `with gc_paused():`, like contextlib.suppress
+    """The cyclic GC off for the `with` block, and back on after it if it was on
+    before (nested pauses leave it to the outermost).
+
+    A class, not a @contextmanager generator: leaving a generator allocates after
+    the collector is back on, and everything made while it was paused is still in
+    the youngest generation, so that one allocation would start a collection over
+    all of it (tests/test_release_ir.py)."""
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc) -> None:
+        if self.enabled:
             gc.enable()
