@@ -107,3 +107,20 @@ def test_value_types_and_def_use_across_regions():
     from shlo_lint.checker.analysis.semantics import reachable_funcs
 
     assert reachable_funcs(module, "main")[0] == "main" and len(reachable_funcs(module, "main")) >= 2
+
+
+def test_line_col_read_forward_is_the_line_index_read():
+    # `line_col` counts the newlines it passes while it is asked for ever later
+    # offsets, and indexes the lines when it is asked for an earlier one: both
+    # must name the same line and column, at line ends, blank lines and the end.
+    from shlo_lint.checker.source.text import SourceFile
+
+    text = "a\n\nbc\r\n  d\n\n\nlast line"
+    indexed = SourceFile("t", text)
+    indexed.line_starts  # noqa: B018 - the index, built first
+    expected = [indexed.line_col(k) for k in range(-2, len(text) + 3)]
+    forward = SourceFile("t", text)
+    assert [forward.line_col(k) for k in range(-2, len(text) + 3)] == expected
+    jumping = SourceFile("t", text)
+    order = [9, 3, 14, 0, len(text), 5, 5, 12]
+    assert [jumping.line_col(k) for k in order] == [indexed.line_col(k) for k in order]

@@ -325,7 +325,7 @@ class BlockFlow:
     which keeps every question asked here conservative.
     """
 
-    __slots__ = ("ops", "text", "_mentions", "_pos", "_header", "_defs", "_deps", "_starts")
+    __slots__ = ("ops", "text", "_mentions", "_pos", "_header", "_defs", "_definers", "_deps", "_starts")
 
     def __init__(self, block):
         self.ops = block.operations
@@ -335,6 +335,7 @@ class BlockFlow:
         self._header: dict[int, list[str]] = {}
         self._pos: dict[int, int] | None = None
         self._defs: dict[str, int] | None = None
+        self._definers: dict[str, Operation] | None = None
         self._deps: list[list[int] | None] = [None] * len(self.ops)
         self._starts: list[int] | None = None
 
@@ -380,9 +381,21 @@ class BlockFlow:
 
     def def_index(self, name: str) -> int | None:
         """Which op of the block defines `name` (None: a block argument or a value from outside)."""
+        return self.definitions().get(name)
+
+    def definitions(self) -> dict[str, int]:
+        """Each result name (`%0` for `%0:2`) → the position of the op that defines it."""
         if self._defs is None:
             self._defs = {g: i for i, o in enumerate(self.ops) for g, _n in o.result_names}
-        return self._defs.get(name)
+        return self._defs
+
+    def definers(self) -> dict[str, Operation]:
+        """Each result name → the op that defines it: `definitions` for a reader that
+        wants the ops, not their positions (it costs no int per op: a 300k-op block
+        makes, and later frees, 300k of them)."""
+        if self._definers is None:
+            self._definers = {g: o for o in self.ops for g, _n in o.result_names}
+        return self._definers
 
     def mentions(self, i: int) -> list[str]:
         """Every SSA name op `i` mentions, its regions included."""
@@ -427,11 +440,7 @@ class BlockFlow:
         """Positions of the ops of this block whose results op `i` mentions, latest first."""
         d = self._deps[i]
         if d is None:
-            table = self._defs
-            if table is None:
-                self.def_index("")
-                table = self._defs
-            get = table.get  # type: ignore[union-attr]
+            get = self.definitions().get
             d = []
             for name in self.mentions(i):
                 k = get(name)

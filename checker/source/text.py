@@ -28,15 +28,20 @@ class SourceFile:
     """One input text with its display path.
 
     Lines and columns are 1-based; columns count characters (not bytes).
-    The line index is built on first use, so a file nobody reports on pays nothing.
+    The line index is built on first use, so a file nobody reports on pays nothing;
+    until then `line_col` asked for ever later offsets counts the newlines it passes
+    (a reader going forward through a 30 MB file, as the hosts signature does, never
+    indexes its 300k lines).
     """
 
-    __slots__ = ("path", "text", "_starts")
+    __slots__ = ("path", "text", "_starts", "_cursor")
 
     def __init__(self, path: str, text: str):
         self.path = path
         self.text = text
         self._starts: list[int] | None = None
+        self._cursor = (0, 1, 0)
+        """(offset, its line, that line's start) the forward reader has reached."""
 
     @property
     def line_starts(self) -> list[int]:
@@ -51,7 +56,17 @@ class SourceFile:
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
         offset = max(0, min(offset, len(self.text)))
-        starts = self.line_starts
+        starts = self._starts
+        if starts is None:
+            at, line, start = self._cursor
+            if offset >= at:
+                passed = self.text.count("\n", at, offset)
+                if passed:
+                    line += passed
+                    start = self.text.rfind("\n", at, offset) + 1
+                self._cursor = (offset, line, start)
+                return line, offset - start + 1
+            starts = self.line_starts
         i = bisect.bisect_right(starts, offset) - 1
         return i + 1, offset - starts[i] + 1
 

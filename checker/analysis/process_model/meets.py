@@ -155,6 +155,24 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+class _Scope:
+    """One block as the fingerprints read it: its def-use (semantics.BlockFlow),
+    the names its ops define, and what was read there, per depth."""
+
+    __slots__ = ("block", "flow", "defs", "values", "ops", "places")
+
+    def __init__(self, block: Block, depths: int) -> None:
+        self.block = block
+        self.flow = BlockFlow(block)
+        self.defs = self.flow.definers()
+        self.values: list[dict[str, str]] = [{} for _ in range(depths)]
+        """Per depth: `%name` → where it comes from."""
+        self.ops: list[dict[Operation, str]] = [{} for _ in range(depths)]
+        """Per depth: an op of the block → what it is, read that deep."""
+        self.places: dict[str, int] | None = None
+        """Each argument name → its place among the block's arguments (read once)."""
+
+
 class Fingerprints:
     """Operand fingerprints of the ops of one module, read from the text (no header
     parse): each op's operands are the `%names` of its header, resolved in its
@@ -167,15 +185,13 @@ class Fingerprints:
 
     def __init__(self, headers: bool = True) -> None:
         self.headers = headers
-        self._flows: dict[int, BlockFlow] = {}
-        self._memo: dict[tuple[int, int], str] = {}
-        self._values: dict[tuple[int, str, int], str] = {}
-        self._declared: dict[int, list[str] | None] = {}
+        self._scopes: dict[int, _Scope] = {}
+        self._depths = FINGERPRINT_DEPTH + 1
 
-    def _flow(self, block: Block) -> BlockFlow:
-        got = self._flows.get(id(block))
+    def _scope(self, block: Block) -> _Scope:
+        got = self._scopes.get(id(block))
         if got is None:
-            got = self._flows[id(block)] = BlockFlow(block)
+            got = self._scopes[id(block)] = _Scope(block, self._depths)
         return got
 
     def of(self, op: Operation, depth: int = FINGERPRINT_DEPTH) -> str:
@@ -197,65 +213,93 @@ class Fingerprints:
         block = target.parent
         if block is None:
             return [target.name]
-        return [self._value(n, block, depth) for n in self._flow(block).operand_names(target)[:count]]
+        if depth >= self._depths:
+            self._depths = depth + 1
+            for s in self._scopes.values():
+                s.values.extend({} for _ in range(self._depths - len(s.values)))
+                s.ops.extend({} for _ in range(self._depths - len(s.ops)))
+        scope = self._scope(block)
+        value = self._value
+        return [value(n, scope, depth) for n in scope.flow.operand_names(target)[:count]]
 
-    def _value(self, name: str, block: Block, depth: int) -> str:
-        key = (id(block), name, depth)
-        got = self._values.get(key)
-        if got is not None:
-            return got
-        base, _, index = name.partition("#")
-        b: Block | None = block
-        got = "outer " + name  # an argument of the function (or a name from outside)
-        while b is not None:
-            k = self._flow(b).def_index(base)
-            if k is not None:
-                got = self._op(b, k, depth) + (f"#{index}" if index else "")
-                break
-            owner = b.parent.parent if b.parent is not None else None
-            if isinstance(owner, Operation) and owner.name != "func.func":
-                # an argument of a region's block: by its place (two branches, or two
-                # hosts, name their arguments apart; a function's are %argN anyway)
-                place = self._argument_place(b, base)
-                if place is not None:
-                    got = f"argument {place} of a {owner.name} region"
-                    break
-            b = owner.parent if isinstance(owner, Operation) else None
-        self._values[key] = got
+    def _value(self, name: str, scope: _Scope, depth: int) -> str:
+        """Where `name`, mentioned in `scope`'s block, comes from, read `depth` deep."""
+        op = scope.defs.get(name)
+        if op is not None:
+            return self._op(scope, op, depth)
+        memo = scope.values[depth]
+        got = memo.get(name)
+        if got is None:
+            got = memo[name] = self._outside(name, scope, depth)
         return got
 
-    def _argument_place(self, block: Block, name: str) -> int | None:
-        """Where `name` is among `block`'s arguments. A signature reads the names where
+    def _outside(self, name: str, scope: _Scope, depth: int) -> str:
+        """`_value` of a name the block's ops do not define: one result of several
+        (`%0#1`), an argument of the block, or a value of a block around it."""
+        base, _, index = name.partition("#")
+        while True:
+            op = scope.defs.get(base)
+            if op is not None:
+                got = self._op(scope, op, depth)
+                return got + "#" + index if index else got
+            region = scope.block.parent
+            owner = region.parent if region is not None else None
+            if not isinstance(owner, Operation):
+                break
+            if owner.name != "func.func":
+                # an argument of a region's block: by its place (two branches, or two
+                # hosts, name their arguments apart; a function's are %argN anyway)
+                place = self._argument_place(scope, base)
+                if place is not None:
+                    return f"argument {place} of a {owner.name} region"
+            if owner.parent is None:
+                break
+            scope = self._scope(owner.parent)
+        return "outer " + name  # an argument of the function (or a name from outside)
+
+    def _argument_place(self, scope: _Scope, name: str) -> int | None:
+        """Where `name` is among the block's arguments. A signature reads the names where
         the op declares them (`_declared_arguments`): the header of an op with a
         sharding per argument for thousands of them is then not parsed for a
         position (on the 30 MB training step that parse was three quarters of the
         signature's time). A lint reads the parsed arguments, on the record."""
-        names = None
-        if not self.headers:
-            if id(block) not in self._declared:
-                self._declared[id(block)] = _declared_arguments(block, self._flow(block).text)
-            names = self._declared[id(block)]
-        if names is None:
-            names = [a.name for a in block.arguments]
-        return names.index(name) if name in names else None
+        if scope.places is None:
+            names = _declared_arguments(scope.block, scope.flow.text) if not self.headers else None
+            if names is None:
+                names = [a.name for a in scope.block.arguments]
+            scope.places = {}
+            for i, n in enumerate(names):
+                scope.places.setdefault(n, i)
+        return scope.places.get(name)
 
-    def _op(self, block: Block, k: int, depth: int) -> str:
-        key = (id(block.operations[k]), depth)
-        got = self._memo.get(key)
+    def _op(self, scope: _Scope, op: Operation, depth: int) -> str:
+        """An op of the block read `depth` deep: its name and, nested, what its
+        operands are (digested once, by `join`, where a fingerprint is asked for)."""
+        flow = scope.flow
+        name = op.name
+        if depth <= 0 and name not in _CONSTANTS:
+            return name
+        memo = scope.ops[depth]
+        got = memo.get(op)
         if got is not None:
             return got
-        op = block.operations[k]
-        flow = self._flow(block)
-        if op.name in _CONSTANTS:
+        if name in _CONSTANTS:
             if self.headers:
                 op.attr("value")  # on the record (see the class docstring)
-            got = "const " + _constant_digest(flow.text, op)
-        elif depth <= 0:
-            got = op.name
+            got = memo[op] = "const " + _constant_digest(flow.text, op)
         else:
-            args = ",".join(self._value(n, block, depth - 1) for n in flow.header_mentions(k))
-            got = _digest(f"{op.name}({args})")
-        self._memo[key] = got
+            d = depth - 1
+            names = flow.operand_names(op)
+            if d == 0:  # (what `_value` says at depth 0, without its memo: most of the lookups)
+                defs = scope.defs
+                parts = []
+                for n in names:
+                    o = defs.get(n)
+                    part = o.name if o is not None else None
+                    parts.append(part if part is not None and part not in _CONSTANTS else self._value(n, scope, 0))
+            else:
+                parts = [self._value(n, scope, d) for n in names]
+            got = memo[op] = name + "(" + ",".join(parts) + ")"
         return got
 
 
@@ -275,15 +319,18 @@ def _declared_arguments(block: Block, text: str) -> list[str] | None:
         j -= 1
     if text[j] != ")":
         return None
-    depth, k = 0, j
-    while k > lo:
-        if text[k] == ")":
+    # Back to the matching "(", from bracket to bracket (a header can be 100k characters).
+    depth, k = 1, j
+    opening, closing = text.rfind("(", lo, j), text.rfind(")", lo, j)
+    while depth:
+        if opening < 0:
+            return None
+        if opening > closing:
+            depth, k = depth - 1, opening
+            opening = text.rfind("(", lo, opening)
+        else:
             depth += 1
-        elif text[k] == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        k -= 1
+            closing = text.rfind(")", lo, closing)
     return _ARGUMENT_DECL.findall(text, k, j) or None
 
 

@@ -57,7 +57,7 @@ class SignatureError(ValueError):
     """A signature that cannot be read (another version, malformed JSON)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class SigOp:
     """One communication op of a host's program (or one element of a variadic
     all_reduce), as the hosts decision reads it. Stands where the process model
@@ -134,7 +134,7 @@ class SigOp:
                      width=int(d.get("width", 1)))
 
 
-@dataclass
+@dataclass(slots=True)
 class SigStep:
     """One execution: which op, in which run of its block, where."""
 
@@ -267,7 +267,7 @@ def program_digest(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- building
-@dataclass
+@dataclass(slots=True)
 class _Exec:
     """One execution the builder signs: op, role, block run, where (from the
     tracer's Step, or the straight walk of a uniform program)."""
@@ -351,7 +351,8 @@ def _walk(struct: Structure) -> list[_Exec]:
     communicate (nothing else can hold communication in a uniform program)."""
     out: list[_Exec] = []
     runs = [0]
-    comm = {id(op) for op in struct.comm_ops}  # (a set test per op: a step has 300k of them)
+    comm = set(struct.comm_ops)
+    skeleton = struct.skeleton
 
     def walk(region, depth: int) -> None:
         if depth > 64:
@@ -359,8 +360,8 @@ def _walk(struct: Structure) -> list[_Exec]:
         runs[0] += 1
         run = runs[0]
         for block in region.blocks:
-            for op in block.operations:
-                if id(op) in comm:
+            for op in skeleton.get(id(block), ()):
+                if op in comm:
                     role = comm_role(op)
                     if role is not None and role != "done":
                         out.append(_Exec(op, role, run))
@@ -400,12 +401,13 @@ class _Builder:
 
     def __init__(self, sig: Signature, facts: Facts, module: Module):
         self.sig, self.facts, self.module = sig, facts, module
-        self.op_index: dict[int, list[int]] = {}
+        self.op_index: dict[Operation, list[int]] = {}
         self.group_index: dict[tuple, int] = {}
         self.prints = Fingerprints(headers=False)
         self.frontiers: dict[int, dict[int, tuple[int, int]]] = {}
         self.digests: dict[int, str] = {}
         self.by_text: dict[str, dict] = {}
+        self.by_op: dict[Operation, dict] = {}
 
     def fill(self, execs: list[_Exec], classes: list[tuple[np.ndarray, list[int]]]) -> None:
         sig = self.sig
@@ -451,10 +453,14 @@ class _Builder:
     def _facts_of(self, op: Operation) -> dict:
         """What an op computes and how it meets, read once per distinct op text
         (value names, locations and metadata aside)."""
+        got = self.by_op.get(op)
+        if got is not None:
+            return got
         src = self.module.source.text
         key = normalized(src[op.span.start:op.span.end])
         got = self.by_text.get(key)
         if got is not None:
+            self.by_op[op] = got
             return got
         info = self.facts.info(op)
         kind = collective_kind(op)
@@ -469,8 +475,9 @@ class _Builder:
             if info.source is not None else None
         silent = bool(info.grouped and not info.problem and not info.invalid and info.group_of is not None
                       and len(info.groups) == self.facts.n)
-        got = self.by_text[key] = {"kind": kind, "computes": c, "channel": info.channel, "groups": groups,
-                                   "pairs": pairs, "problem": problem, "external": info.external, "silent": silent}
+        got = self.by_op[op] = self.by_text[key] = {
+            "kind": kind, "computes": c, "channel": info.channel, "groups": groups, "pairs": pairs,
+            "problem": problem, "external": info.external, "silent": silent}
         return got
 
     def _where_written(self, op: Operation) -> tuple[int, int, int]:
@@ -503,39 +510,39 @@ class _Builder:
         return f"{frames[0].file}:{frames[0].line}" if frames else None
 
     def _ops(self, op: Operation, role: str, movable: set[int]) -> list[int]:
-        got = self.op_index.get(id(op))
+        got = self.op_index.get(op)
         if got is not None:
             return got
         f = self._facts_of(op)
         c: Computes = f["computes"]
         line, col, width = self._where_written(op)
         problem = f["problem"]
-        base = dict(kind=f["kind"], role=role, channel=f["channel"], line=line, column=col, width=width,
-                    python=self._python(op), problem=problem, external=f["external"])
-        if f["groups"] is not None and not problem:
-            gi = self.group_index.get(f["groups"])
-            if gi is None:
-                gi = self.group_index[f["groups"]] = len(self.sig.groups)
-                self.sig.groups.append(f["groups"])
-            base["groups"] = gi
-        if f["pairs"] is not None and not problem:
-            base["pairs"] = f["pairs"]
-        if id(op) in movable and op.parent is not None:
-            base.update(self._schedule_facts(op))
-        elements = len(c.operands) if c.kind == "all_reduce" and len(c.operands) > 1 else 1
-        prints = self.prints.operands(op, len(c.operands))
-        out = []
-        for e in range(elements):
-            one = c.element(e) if elements > 1 else c
-            label = op_label(op) + (f" (element {e + 1} of {elements})" if elements > 1 else "")
-            operand = Fingerprints.join(prints[e:e + 1]) if elements > 1 else Fingerprints.join(prints)
-            so = SigOp(len(self.sig.ops), computes=one, label=label, operand=operand, **base)
-            self.sig.ops.append(so)
-            out.append(so.index)
-        self.op_index[id(op)] = out
+        groups = pairs = None
+        if not problem:
+            pairs = f["pairs"]
+            if f["groups"] is not None:
+                groups = self.group_index.get(f["groups"])
+                if groups is None:
+                    groups = self.group_index[f["groups"]] = len(self.sig.groups)
+                    self.sig.groups.append(f["groups"])
+        block, pos, dep = self._schedule_facts(op) if id(op) in movable and op.parent is not None else ("", -1, -1)
+        python, label, n = self._python(op), op_label(op), len(c.operands)
+        prints = self.prints.operands(op, n)
+        if c.kind == "all_reduce" and n > 1:
+            elements = [(c.element(e), f"{label} (element {e + 1} of {n})", Fingerprints.join(prints[e:e + 1]))
+                        for e in range(n)]
+        else:
+            elements = [(c, label, Fingerprints.join(prints))]
+        ops = self.sig.ops
+        out = self.op_index[op] = []
+        for one, name, operand in elements:
+            out.append(len(ops))
+            ops.append(SigOp(len(ops), f["kind"], role, f["channel"], one, operand, line, col, name, python, groups,
+                             pairs, block, pos, dep, problem, f["external"], width))
         return out
 
-    def _schedule_facts(self, op: Operation) -> dict:
+    def _schedule_facts(self, op: Operation) -> tuple[str, int, int]:
+        """(digest of its computation, its position there, the position it depends on)."""
         block = op.parent
         table = self.frontiers.get(id(block))
         if table is None:
@@ -544,7 +551,7 @@ class _Builder:
         if digest is None:
             digest = self.digests[id(block)] = computation_digest(block)
         pos, dep = table.get(id(op), (-1, -1))
-        return {"block": digest, "pos": pos, "dep": dep}
+        return digest, pos, dep
 
 
 def frontiers(block) -> dict[int, tuple[int, int]]:

@@ -180,6 +180,11 @@ class Structure:
     transfer (a channel declared external is the deadlock model's business)."""
     external: list[Operation] = field(default_factory=list)
     """send / recv ops that talk to the host (host transfers)."""
+    skeleton: dict[int, list[Operation]] = field(default_factory=dict)
+    """id(block) → the block's communication ops, calls and ops with regions, in
+    order (blocks with none are absent): what a walk of the program's
+    communication visits, without stepping over the block's other ops (a
+    training step's block has 300k of them, a few thousand of these)."""
 
     @property
     def uniform(self) -> bool:
@@ -202,6 +207,7 @@ def structure(module: Module) -> Structure:
     visibility: dict[str, str | None] = {}
     comm: list[tuple[Operation, str | None, int]] = []
     calls: list[tuple[Operation, str | None, int]] = []
+    skeleton: dict[int, list[Operation]] = {}
     if module.root is None:
         return Structure({}, [], [], set(), {}, set(), [], [], [], [])
     # Only ops with regions are pushed; leaf ops are checked by name in place
@@ -225,6 +231,7 @@ def structure(module: Module) -> Structure:
             flag = _OPAQUE
         for region in op.regions:
             for block in region.blocks:
+                kept: list[Operation] | None = None
                 for child in block.operations:
                     cname = child.name
                     if cname in names and comm_role(child) is not None:
@@ -233,6 +240,11 @@ def structure(module: Module) -> Structure:
                         calls.append((child, fn, flag))
                     elif child.regions:
                         stack.append((child, fn, flag))
+                    else:
+                        continue
+                    if kept is None:
+                        kept = skeleton[id(block)] = []
+                    kept.append(child)
 
     callees: dict[int, str] = {}
     edges: dict[str | None, list[str]] = {}
@@ -291,7 +303,8 @@ def structure(module: Module) -> Structure:
             if anc.name == "func.func" or id(anc) in relevant:
                 break
             relevant.add(id(anc))
-    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external)
+    return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external,
+                     skeleton)
 
 
 def structure_of(module: Module, cache: dict | None = None, key: object = None) -> Structure:
