@@ -278,6 +278,23 @@ def test_programs_that_differ_outside_communication_say_where(tmp_path):
     assert f"host0.mlir:{line}:1: host 0's program first differs from host 1's on this line" in proc.stdout
 
 
+def test_a_grid_past_max_processes_is_undecided_not_out_of_memory():
+    # 2^31 devices: a list of them would take 16 GB (this ran out of memory)
+    huge = str(CORPUS / "valid" / "grid_huge_in_i64.mlir")
+    proc = run_cli("hosts", "--no-source", huge, huge, cwd=ROOT)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    assert "info[SHLO515] the hosts decision is undecided: the grid has 2147483648 devices, more than " \
+           "max-processes = 1048576" in proc.stdout
+    case = HOSTS / "extra_collective"
+    args = [HostArg(str(case / "host0.mlir")), HostArg(str(case / "host1.mlir"))]
+    assert [f.code for f in check_host_files(args).verdict.findings] == ["SHLO510"]
+    (f,) = check_host_files(args, options={"max-processes": 4}).verdict.findings
+    assert (f.code, f.severity) == ("SHLO515", "info") and "the grid has 8 devices" in f.message
+    sig = signature_of(read_module(SourceFile("h.mlir", (case / "host0.mlir").read_text())), None,
+                       {"max-processes": 4})
+    assert sig.status == "the grid has 8 devices, more than max-processes = 4" and not len(sig.devices)
+
+
 def test_a_host_program_that_cannot_be_followed_is_undecided(tmp_path):
     src = (CORPUS / "deadlock" / "data_dependent_branch.mlir").read_text()
     a, b = tmp_path / "h0.mlir", tmp_path / "h1.mlir"
@@ -293,7 +310,7 @@ def test_devices_argument_forms():
     assert parse_devices("0-3") == [0, 1, 2, 3]
     assert parse_devices("0,2,4,6") == [0, 2, 4, 6]
     assert parse_devices("0-1,8-9") == [0, 1, 8, 9]
-    for bad in ("3-0", "a", "0,0", "1-"):
+    for bad in ("3-0", "a", "0,0", "1-", "0-2147483647", "0-9999999,10000000-19999999"):
         with pytest.raises(HostsInputError):
             parse_devices(bad)
     existing = str(HOSTS / "identical" / "host0.mlir")

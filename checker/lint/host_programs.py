@@ -27,6 +27,7 @@ from ..analysis.process_model.merge_hosts import (CODES, HostFinding, HostProgra
                                             decide)
 from ..analysis.process_model.signature import (SigOp, Signature, SignatureError, program_digest, restrict,
                                                  signature_of)
+from ..analysis.process_model.decide import options_of
 from ..analysis.semantics import grid_of
 from ..frontend.read import read_module
 from ..ir.core import Module
@@ -53,6 +54,10 @@ class HostArg:
 _DEVICES = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 
 
+MAX_LISTED = 1 << 24
+"""The most devices one host's DEVICES may name (the list is kept in memory)."""
+
+
 def parse_devices(text: str) -> list[int]:
     """`0-3` → [0, 1, 2, 3]; `0,2,4,6`; `0-3,8-11`. Raises HostsInputError."""
     spec = text.replace(" ", "")
@@ -64,6 +69,8 @@ def parse_devices(text: str) -> list[int]:
         a, b = int(lo), int(hi) if hi else int(lo)
         if b < a:
             raise HostsInputError(f"DEVICES {text!r}: the range {part} runs backwards")
+        if len(out) + b - a + 1 > MAX_LISTED:
+            raise HostsInputError(f"DEVICES {text!r} names more than {MAX_LISTED} devices")
         out.extend(range(a, b + 1))
     if len(set(out)) != len(out):
         raise HostsInputError(f"DEVICES {text!r} names a device twice")
@@ -151,7 +158,10 @@ def check_host_files(args: list[HostArg], module: str | None = None, options: di
         if n % k:
             raise HostsInputError(f"the {n} devices of the module cannot be split evenly over {k} hosts: give "
                                   f"each host its DEVICES (FILE:0-3)")
-        devices = [list(range(i * n // k, (i + 1) * n // k)) for i in range(k)]
+        if n > options_of(options)["max-processes"]:
+            devices = [[] for _ in range(k)]  # not listed: the decision says the grid is past its limit
+        else:
+            devices = [list(range(i * n // k, (i + 1) * n // k)) for i in range(k)]
     # One signature per distinct program (over every device), restricted to each host's.
     full: dict[str, Signature] = {}
     for i, ((path, source), mod) in enumerate(zip(texts, run.modules)):

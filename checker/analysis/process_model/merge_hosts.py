@@ -224,7 +224,7 @@ class Merged:
     """(computation digest, position) → the ops there, every shape (twins)."""
 
 
-def _check_inputs(hosts: list[HostProgram]) -> tuple[Grid, np.ndarray] | list[HostFinding]:
+def _check_inputs(hosts: list[HostProgram], limit: int) -> tuple[Grid, np.ndarray] | list[HostFinding]:
     problems: list[HostFinding] = []
     grids = {tuple(h.signature.grid) for h in hosts if not h.signature.status or h.signature.grid != (0, 0)}
     if len(grids) > 1:
@@ -239,6 +239,10 @@ def _check_inputs(hosts: list[HostProgram]) -> tuple[Grid, np.ndarray] | list[Ho
     if n <= 0:
         return [HostFinding(CODES["not-checked"], "error", "the hosts' device grid is unknown (the programs state "
                             "no num_partitions / num_replicas)", 0, None)]
+    if n > limit:  # (the decision keeps arrays over the grid's devices)
+        return [HostFinding(CODES["undecided"], "info", f"the hosts decision is undecided: the grid has {n} devices, "
+                            f"more than max-processes = {limit}", None, None,
+                            help="raise the limit with -O max-processes=N")]
     host_of = np.full(n, -1, dtype=np.int64)
     for i, h in enumerate(hosts):
         d = h.signature.devices
@@ -355,11 +359,11 @@ def decide(hosts: list[HostProgram], options: dict[str, Any] | None = None) -> H
     if not hosts:
         raise HostsInputError("no host given")
     if len({h.signature.program for h in hosts}) == 1 and not hosts[0].signature.status:
-        checked = _check_inputs(hosts)
+        checked = _check_inputs(hosts, opts["max-processes"])
         if isinstance(checked, list):
             return HostsVerdict("undecided", checked, _stats(t0))
         return HostsVerdict("same program", [], _stats(t0))
-    checked = _check_inputs(hosts)
+    checked = _check_inputs(hosts, opts["max-processes"])
     if isinstance(checked, list):
         return HostsVerdict("undecided", checked, _stats(t0))
     grid, host_of = checked

@@ -298,6 +298,10 @@ def signature_of(module: Module, devices, options: dict[str, Any] | None = None,
         return Signature(digest, name, module.front_end, (0, 0), np.zeros(0, np.int64),
                          status="the process grid is unknown (no num_partitions / num_replicas)")
     n = grid.size
+    if n > opts["max-processes"]:  # (a device list of that grid would not fit in memory)
+        return Signature(digest, name, module.front_end, (grid.num_replicas, grid.num_partitions),
+                         np.zeros(0, np.int64), status=f"the grid has {n} devices, more than max-processes = "
+                                                       f"{opts['max-processes']}")
     devs = np.arange(n, dtype=np.int64) if devices is None else np.unique(np.asarray(devices, dtype=np.int64))
     sig = Signature(digest, name, module.front_end, (grid.num_replicas, grid.num_partitions), devs,
                     scheduled=bool(module.schedule_fixed))
