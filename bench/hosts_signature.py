@@ -13,7 +13,7 @@ Prints, per file, the lint time (`lint_source`, warm) and as a share of it:
   walk that it needs when nothing else has read the module;
 * the signature's JSON size against the text's.
 
-Each number is the best of `--repeat` runs (default 3): this machine is shared.
+Each number is the best of `--repeat` runs (default 5): this machine is shared.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def best(fn, repeat: int) -> tuple[float, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", default=[str(ROOT / "corpus" / "big" / "transformer_30mb.mlir")])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     from shlo_lint.checker.analysis.process_model.signature import program_digest, signature_of
     from shlo_lint.checker.analysis.tracer.structure import structure
