@@ -356,7 +356,7 @@ def _walk(struct: Structure) -> list[_Exec]:
     out: list[_Exec] = []
     runs = [0]
     comm = set(struct.comm_ops)
-    skeleton = struct.skeleton
+    outline = struct.outline
 
     def walk(region, depth: int) -> None:
         if depth > 64:
@@ -364,7 +364,7 @@ def _walk(struct: Structure) -> list[_Exec]:
         runs[0] += 1
         run = runs[0]
         for block in region.blocks:
-            for op in skeleton.get(id(block), ()):
+            for op in outline.get(id(block), ()):
                 if op in comm:
                     role = comm_role(op)
                     if role is not None and role != "done":

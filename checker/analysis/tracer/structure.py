@@ -180,7 +180,7 @@ class Structure:
     transfer (a channel declared external is the deadlock model's business)."""
     external: list[Operation] = field(default_factory=list)
     """send / recv ops that talk to the host (host transfers)."""
-    skeleton: dict[int, list[Operation]] = field(default_factory=dict)
+    outline: dict[int, list[Operation]] = field(default_factory=dict)
     """id(block) → the block's communication ops, calls and ops with regions, in
     order (blocks with none are absent): what a walk of the program's
     communication visits, without stepping over the block's other ops (a
@@ -207,7 +207,7 @@ def structure(module: Module) -> Structure:
     visibility: dict[str, str | None] = {}
     comm: list[tuple[Operation, str | None, int]] = []
     calls: list[tuple[Operation, str | None, int]] = []
-    skeleton: dict[int, list[Operation]] = {}
+    outline: dict[int, list[Operation]] = {}
     if module.root is None:
         return Structure({}, [], [], set(), {}, set(), [], [], [], [])
     # Only ops with regions are pushed; leaf ops are checked by name in place
@@ -243,7 +243,7 @@ def structure(module: Module) -> Structure:
                     else:
                         continue
                     if kept is None:
-                        kept = skeleton[id(block)] = []
+                        kept = outline[id(block)] = []
                     kept.append(child)
 
     callees: dict[int, str] = {}
@@ -304,7 +304,7 @@ def structure(module: Module) -> Structure:
                 break
             relevant.add(id(anc))
     return Structure(funcs, entries, comm_ops, comm_funcs, callees, relevant, conditional, opaque, p2p, external,
-                     skeleton)
+                     outline)
 
 
 def structure_of(module: Module, cache: dict | None = None, key: object = None) -> Structure:
