@@ -259,6 +259,10 @@ def test_hosts_command_bad_input_is_a_message_not_a_traceback(tmp_path):
             assert proc.returncode == 2 and words in proc.stderr
     proc = run_cli("hosts", f"{a}:0-3", f"{b}:2-5", cwd=ROOT)
     assert proc.returncode == 1 and "SHLO514" in proc.stdout and "both run device(s) 2, 3" in proc.stdout
+    # jax.Device.id of process 1's CPU devices, not the program's ids: said so
+    proc = run_cli("hosts", f"{a}:0-3", f"{b}:2048-2051", cwd=ROOT)
+    assert proc.returncode == 1 and "host 1 runs devices outside the grid of 8: 2048-2051" in proc.stdout
+    assert "not jax.Device.id" in proc.stdout
     bad = tmp_path / "bad.mlir"
     bad.write_text(case.joinpath("host1.mlir").read_text().replace("stablehlo.add %arg2", "stablehlo.add %%"))
     proc = run_cli("hosts", a, str(bad), cwd=ROOT)

@@ -249,7 +249,10 @@ def _check_inputs(hosts: list[HostProgram], limit: int) -> tuple[Grid, np.ndarra
         bad = d[(d < 0) | (d >= n)]
         if len(bad):
             problems.append(HostFinding(CODES["not-checked"], "error", f"{h.name} runs devices outside the grid of "
-                                        f"{n}: {_ids(bad)}", i, None))
+                                        f"{n}: {_ids(bad)}", i, None,
+                                        help=f"devices are the program's device ids 0-{n - 1} (those of its "
+                                             f"replica_groups), not jax.Device.id: on XLA:CPU, process p's devices "
+                                             f"are p*2048+i there"))
             continue
         twice = d[host_of[d] >= 0]
         if len(twice):
