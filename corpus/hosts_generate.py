@@ -337,6 +337,69 @@ def v_local_extra(host):
     return v_psum()
 
 
+def v_gather_extra(host):
+    """psum over "hosts"; host 0 (the coordinator's process) also all-gathers x over
+    "hosts" into its output: an extra collective of another kind."""
+    jnp, lax = _ops()
+    if host == 0:
+        def f(x):
+            return jnp.concatenate([lax.psum(x, "hosts"), lax.all_gather(x, "hosts", tiled=True).reshape(1, -1)],
+                                   axis=1)
+
+        def e(v):
+            g = np_gather_hosts(v)
+            return np_cat(np_psum_hosts(v), g.reshape(g.shape[0], g.shape[1], 1, -1))
+        return Variant(f, e, "[psum(x, hosts), all_gather(x, hosts)]")
+    return v_psum()
+
+
+def np_scatter_hosts(v):
+    """psum_scatter(x, hosts, scatter_dimension=1, tiled): host h keeps columns
+    [h M/n, (h+1) M/n) of the sum over hosts."""
+    n = v.shape[0]
+    total = v.sum(axis=0)
+    w = v.shape[3] // n
+    return np.stack([total[..., h * w:(h + 1) * w] for h in range(n)])
+
+
+def v_scatter(host):
+    """Host 1 reduce-scatters over "hosts" (psum_scatter) where host 0 all-reduces
+    (psum): another kind, 8 bytes out of 16 in."""
+    jnp, lax = _ops()
+    if host == 1:
+        return Variant(lambda x: jnp.concatenate([lax.psum_scatter(x, "hosts", scatter_dimension=1, tiled=True)] * 2,
+                                                 axis=1),
+                       lambda v: np_cat(np_scatter_hosts(v), np_scatter_hosts(v)),
+                       "psum_scatter(x, hosts, dim 1, tiled), twice side by side")
+    return v_psum()
+
+
+def v_int_sum(host):
+    """Host 1 sums the same 16 bytes as int32 (bitcast): one size, another element type."""
+    jnp, lax = _ops()
+    if host == 1:
+        def f(x):
+            return lax.bitcast_convert_type(lax.psum(lax.bitcast_convert_type(x, jnp.int32), "hosts"), jnp.float32)
+
+        def e(v):
+            total = v.view(np.int32).sum(axis=0, keepdims=True, dtype=np.int32)
+            return np.broadcast_to(total, v.shape).copy().view(np.float32)
+        return Variant(f, e, "bitcast<f32>(psum(bitcast<i32>(x), hosts))")
+    return v_psum()
+
+
+def v_local_gather(host):
+    """psum over "hosts"; host 1 also all-gathers over the host-local axis."""
+    jnp, lax = _ops()
+    if host == 1:
+        def f(x):
+            g = lax.all_gather(x, "local", tiled=True)  # (k, M): every local device's block
+            return lax.psum(x, "hosts") + jnp.sum(g, axis=0, keepdims=True)
+        return Variant(f, lambda v: np_psum_hosts(v) + np_psum_local(v),
+                       "psum(x, hosts) + sum(all_gather(x, local))")
+    return v_psum()
+
+
 CASES = [
     Case("identical", 2, 4, "nothing: every host runs psum(x, hosts)", lambda h, n: v_psum(),
          "completes, every host the same sum"),
@@ -411,6 +474,16 @@ CASES = [
          replicated=False),
     Case("different_reduction_4p", 4, 2, "host 3 pmax, hosts 0-2 psum over hosts",
          lambda h, n: v_pmax() if h == 3 else v_psum(), "completes; results per host to be checked"),
+    Case("extra_all_gather_process0", 2, 4,
+         "host 0 (the coordinator's process) also all-gathers x over hosts into its output",
+         lambda h, n: v_gather_extra(h), "host 1 completes; host 0 waits in its all-gather", replicated=False),
+    Case("reduce_scatter_vs_psum", 2, 4, "host 0 psum(x, hosts), host 1 psum_scatter(x, hosts) (8 of 16 bytes out)",
+         lambda h, n: v_scatter(h), "different kinds at one key: hang or abort", replicated=False),
+    Case("different_dtype_same_bytes", 2, 4,
+         "host 0 sums x as f32, host 1 the same 16 bytes as int32 (bitcast)",
+         lambda h, n: v_int_sum(h), "completes; the sums are mixed", replicated=False),
+    Case("local_all_gather_only", 2, 4, "host 1 also all-gathers x over local (an axis inside the host)",
+         lambda h, n: v_local_gather(h), "completes; the cross-host psum agrees", replicated=False),
 ]
 BY_NAME = {c.name: c for c in CASES}
 
