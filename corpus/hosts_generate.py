@@ -400,6 +400,19 @@ def v_local_gather(host):
     return v_psum()
 
 
+def np_shift_hosts(v, step):
+    """ppermute over "hosts" by `step` (device at host h receives host h - step's block)."""
+    return np.roll(v, step, axis=0)
+
+
+def v_ring(host, n, step):
+    """ppermute(x, hosts) around the ring of hosts by `step`."""
+    _, lax = _ops()
+    perm = [(h, (h + step) % n) for h in range(n)]
+    return Variant(lambda x: lax.ppermute(x, "hosts", perm), lambda v: np_shift_hosts(v, step),
+                   f"ppermute(x, hosts, ring {'+' if step > 0 else '-'}1)")
+
+
 CASES = [
     Case("identical", 2, 4, "nothing: every host runs psum(x, hosts)", lambda h, n: v_psum(),
          "completes, every host the same sum"),
@@ -482,6 +495,11 @@ CASES = [
     Case("different_dtype_same_bytes", 2, 4,
          "host 0 sums x as f32, host 1 the same 16 bytes as int32 (bitcast)",
          lambda h, n: v_int_sum(h), "completes; the sums are mixed", replicated=False),
+    Case("ppermute_ring_4p", 4, 2, "nothing: every host sends x to the next host (ppermute over hosts, ring +1)",
+         lambda h, n: v_ring(h, n, 1), "completes, each host the previous host's block", replicated=False),
+    Case("ppermute_reversed_on_host3_4p", 4, 2, "hosts 0-2 send to the next host, host 3 to the previous one",
+         lambda h, n: v_ring(h, n, -1 if h == 3 else 1), "the pairs differ: hang, abort or wrong blocks",
+         replicated=False),
     Case("local_all_gather_only", 2, 4, "host 1 also all-gathers x over local (an axis inside the host)",
          lambda h, n: v_local_gather(h), "completes; the cross-host psum agrees", replicated=False),
 ]

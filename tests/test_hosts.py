@@ -65,6 +65,8 @@ EXPECTED = {
     "reduce_scatter_vs_psum": (("SHLO510",), ("SHLO510",)),
     "different_dtype_same_bytes": (("SHLO511",), ("SHLO511",)),
     "local_all_gather_only": (("SHLO513",), ("SHLO513",)),
+    "ppermute_ring_4p": ((), ()),
+    "ppermute_reversed_on_host3_4p": (("SHLO511",), ("SHLO511",)),
 }
 """What each host set gets. Every case of VERDICTS.json is here (checked below)."""
 
@@ -153,6 +155,17 @@ def test_words_name_hosts_ops_and_python_lines():
 
     (f,) = run("opposite_order_kinds", ".mlir").verdict.findings
     assert f.severity == "warning" and "XLA's scheduler may reconcile them" in f.message
+
+    # permutes whose pairs differ: who waits, as the run hung (p0, p2, p3) and p1 completed
+    (f,) = run("ppermute_reversed_on_host3_4p", ".hlo").verdict.findings
+    assert f.message.endswith("whose pairs differ: host 0, host 2, host 3 wait forever")
+    assert any(n.text.startswith("devices 0, 1, 4-7 wait") and n.text.endswith("host 1 completes") for n in f.notes)
+    assert any("waits forever, and the job never ends" in n.text for n in f.notes)
+
+    # the same 16 bytes summed as f32 and as int32: the measured mixture
+    (f,) = run("different_dtype_same_bytes", ".mlir").verdict.findings
+    assert f.message.endswith("the same bytes, read as other types")
+    assert any("each chunk reduced as one process's type" in n.text for n in f.notes)
 
 
 @pytest.mark.parametrize("case", ["different_reduction", "python_if_process0", "opposite_order_combinable",

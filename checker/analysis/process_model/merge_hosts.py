@@ -78,6 +78,11 @@ ABORT = ("on XLA:CPU over gloo (measured; docs/hosts.md): the process that recei
 CROSSED = ("on XLA:CPU over gloo (measured; docs/hosts.md): the "
            "collectives exchange their data and the job completes: host 0's a = psum(x) received host 1's 3x "
            "(a = x0 + 3 x1), and the hosts' results disagree")
+TYPES = ("on XLA:CPU over gloo (measured; docs/hosts.md): the job completes and every host holds the same "
+         "chunk-wise mixture, each chunk reduced as one process's type (for 4 elements on 2 hosts: 0-1 summed as "
+         "f32, 2-3 as int32), which neither program asks for")
+UNPAIRED = ("on XLA:CPU over gloo (measured; docs/hosts.md): a device whose send or receive the partner's program "
+            "does not pair with it waits forever, and the job never ends; devices whose pairs match complete")
 NOT_MEASURED = "what the runtimes do then was not measured"
 GPU = "on GPUs (NCCL): not run here (no GPU)"
 SCHEDULE = ("on XLA:CPU over gloo (measured; docs/hosts.md): XLA put the collectives in the same order on both hosts "
@@ -664,7 +669,7 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
                 what = (f"{A.label} of {', '.join(A.computes.operands)} at {_at(hosts, A)} meets {_named(hosts, hb)}'s "
                         f"{B.label} of {', '.join(B.computes.operands)} at {_at(hosts, B)}: the same bytes, read as "
                         f"other types")
-                runtime = NOT_MEASURED
+                runtime = TYPES if A.kind == B.kind == "all_reduce" else NOT_MEASURED
             else:
                 what = (f"{A.label} at {_at(hosts, A)} meets {_named(hosts, hb)}'s {B.label} at {_at(hosts, B)}, of another "
                         f"size{sizes}: gloo aborts")
@@ -679,17 +684,54 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
             what = f"{A.label} at {_at(hosts, A)} meets {_named(hosts, hb)}'s {B.label} at {_at(hosts, B)}, whose " + \
                 " and ".join(diff) + " differ"
             runtime = NOT_MEASURED
+            unpaired = _unpaired(a, b) if diff == ["pairs"] else None
+            if unpaired:
+                stuck = np.asarray(unpaired, dtype=np.int64)
+                waiting = sorted(set(m.host_of[stuck].tolist()))
+                what += f": {_named(hosts, waiting)} {'waits' if len(waiting) == 1 else 'wait'} forever"
+                rest = np.setdiff1d(np.concatenate([a.processes, b.processes]), stuck)
+                done = sorted(set(m.host_of[rest].tolist()) - set(waiting))
+                runtime = (f"devices {_ids(stuck)} wait: each sends to or receives from a device whose program does "
+                           f"not pair with it" + (f"; {_named(hosts, done)} "
+                                                  f"{'completes' if len(done) == 1 else 'complete'}" if done else "")
+                           + "\n" + UNPAIRED)
         f = HostFinding(CODES["differ"], "error", f"hosts compute differently: {_named(hosts, ha)}'s {what}",
                         ha[0], A, help="every host must run the same collective at the same point: the same "
                                        "reduction, shapes and operands, in the same order")
-        f.notes.append(HostNote(hb[0], B, f"{_named(hosts, hb)} (devices {_ids(b.processes)}) run this {B.label} "
-                                          f"where {_named(hosts, ha)} (devices {_ids(a.processes)}) run the "
+        f.notes.append(HostNote(hb[0], B, f"{_named(hosts, hb)} (devices {_ids(b.processes)}) "
+                                          f"{'runs' if len(hb) == 1 else 'run'} this {B.label} "
+                                          f"where {_named(hosts, ha)} (devices {_ids(a.processes)}) "
+                                          f"{'runs' if len(ha) == 1 else 'run'} the "
                                           f"{A.label} at {_at(hosts, A)}; they meet (XLA matches kind, channel and "
                                           f"device group)"))
-        f.notes.append(HostNote(None, None, runtime))
+        for text in runtime.split("\n"):
+            f.notes.append(HostNote(None, None, text))
         f.notes.append(HostNote(None, None, GPU))
         found.append(f)
     return found
+
+
+def _unpaired(a, b) -> list[int] | None:
+    """Where two sides' permutes meet with other pairs: the devices that wait
+    forever, each running its own program's pairs (a send whose target does not
+    receive from it, or a receive whose source does not send to it); None when a
+    device pairs with one outside both sides (its program is not here)."""
+    own: dict[int, tuple[dict[int, int], dict[int, int]]] = {}
+    for side in (a, b):
+        pairs = side.op.pairs
+        if pairs is None:
+            return None
+        maps = ({s: t for s, t in pairs}, {t: s for s, t in pairs})
+        for d in side.processes.tolist():
+            own[d] = maps
+    stuck = []
+    for d, (send, recv) in own.items():
+        t, r = send.get(d), recv.get(d)
+        if (t is not None and t not in own) or (r is not None and r not in own):
+            return None
+        if (t is not None and own[t][1].get(t) != d) or (r is not None and own[r][0].get(r) != d):
+            stuck.append(d)
+    return stuck
 
 
 def _schedule_finding(hosts: list[HostProgram], m: Merged, out: _Outcome, fix: Reorder) -> HostFinding:
