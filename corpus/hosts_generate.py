@@ -413,6 +413,18 @@ def v_ring(host, n, step):
                    f"ppermute(x, hosts, ring {'+' if step > 0 else '-'}1)")
 
 
+def v_loop(trips):
+    """psum over "hosts" inside a fori_loop of `trips` iterations (x <- psum(x) / 2)."""
+    _, lax = _ops()
+
+    def e(v):
+        for _ in range(trips):
+            v = np_psum_hosts(v) / 2
+        return v
+    return Variant(lambda x: lax.fori_loop(0, trips, lambda i, y: lax.psum(y, "hosts") / 2, x), e,
+                   f"fori_loop({trips}): x = psum(x, hosts) / 2")
+
+
 CASES = [
     Case("identical", 2, 4, "nothing: every host runs psum(x, hosts)", lambda h, n: v_psum(),
          "completes, every host the same sum"),
@@ -500,6 +512,11 @@ CASES = [
     Case("ppermute_reversed_on_host3_4p", 4, 2, "hosts 0-2 send to the next host, host 3 to the previous one",
          lambda h, n: v_ring(h, n, -1 if h == 3 else 1), "the pairs differ: hang, abort or wrong blocks",
          replicated=False),
+    Case("loop_trips_differ", 2, 4, "a psum over hosts in a fori_loop: 2 iterations on host 0, 3 on host 1",
+         lambda h, n: v_loop(3 if h == 1 else 2), "host 0's loop ends first: host 1 waits in its 3rd psum",
+         replicated=False),
+    Case("loop_trips_same", 2, 4, "the same loop, 3 iterations on both hosts", lambda h, n: v_loop(3),
+         "completes"),
     Case("local_all_gather_only", 2, 4, "host 1 also all-gathers x over local (an axis inside the host)",
          lambda h, n: v_local_gather(h), "completes; the cross-host psum agrees", replicated=False),
 ]

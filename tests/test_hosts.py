@@ -66,6 +66,8 @@ EXPECTED = {
     "different_dtype_same_bytes": (("SHLO511",), ("SHLO511",)),
     "local_all_gather_only": (("SHLO513",), ("SHLO513",)),
     "ppermute_ring_4p": ((), ()),
+    "loop_trips_differ": (("SHLO510",), ("SHLO510",)),
+    "loop_trips_same": ((), ()),
     "ppermute_reversed_on_host3_4p": (("SHLO511",), ("SHLO511",)),
 }
 """What each host set gets. Every case of VERDICTS.json is here (checked below)."""
