@@ -425,6 +425,17 @@ def v_loop(trips):
                    f"fori_loop({trips}): x = psum(x, hosts) / 2")
 
 
+def v_unused_extra(host):
+    """Host 0 also computes psum(sum(x*x), hosts) and never uses it."""
+    jnp, lax = _ops()
+    if host == 0:
+        def f(x):
+            lax.psum(jnp.sum(x * x), "hosts")  # unused: does it reach the compiled program?
+            return lax.psum(x, "hosts")
+        return Variant(f, np_psum_hosts, "psum(x, hosts); psum(sum(x*x), hosts) unused [host 0 only]")
+    return v_psum()
+
+
 CASES = [
     Case("identical", 2, 4, "nothing: every host runs psum(x, hosts)", lambda h, n: v_psum(),
          "completes, every host the same sum"),
@@ -517,6 +528,8 @@ CASES = [
          replicated=False),
     Case("loop_trips_same", 2, 4, "the same loop, 3 iterations on both hosts", lambda h, n: v_loop(3),
          "completes"),
+    Case("unused_extra_process0", 2, 4, "host 0 also computes a scalar psum over hosts and never uses it",
+         lambda h, n: v_unused_extra(h), "if XLA removes the unused psum: completes"),
     Case("local_all_gather_only", 2, 4, "host 1 also all-gathers x over local (an axis inside the host)",
          lambda h, n: v_local_gather(h), "completes; the cross-host psum agrees", replicated=False),
 ]

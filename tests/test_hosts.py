@@ -68,6 +68,7 @@ EXPECTED = {
     "ppermute_ring_4p": ((), ()),
     "loop_trips_differ": (("SHLO510",), ("SHLO510",)),
     "loop_trips_same": ((), ()),
+    "unused_extra_process0": (("SHLO513",), ("SHLO513",)),
     "ppermute_reversed_on_host3_4p": (("SHLO511",), ("SHLO511",)),
 }
 """What each host set gets. Every case of VERDICTS.json is here (checked below)."""
