@@ -69,7 +69,7 @@ EXPECTED = {
     "loop_trips_differ": (("SHLO510",), ("SHLO510",)),
     "loop_trips_same": ((), ()),
     "unused_extra_process0": (("SHLO513",), ("SHLO513",)),
-    "ppermute_reversed_on_host3_4p": (("SHLO511",), ("SHLO511",)),
+    "ppermute_reversed_on_host3_4p": (("SHLO510",), ("SHLO510",)),
 }
 """What each host set gets. Every case of VERDICTS.json is here (checked below)."""
 
@@ -161,9 +161,16 @@ def test_words_name_hosts_ops_and_python_lines():
 
     # permutes whose pairs differ: who waits, as the run hung (p0, p2, p3) and p1 completed
     (f,) = run("ppermute_reversed_on_host3_4p", ".hlo").verdict.findings
-    assert f.message.endswith("whose pairs differ: host 0, host 2, host 3 wait forever")
+    assert f.code == "SHLO510" and f.message == (
+        "hosts deadlock: host 0, host 2, host 3 wait forever: host 0, host 1, host 2's collective-permute at "
+        "hosts_generate.py:412 and host 3's at hosts_generate.py:412 pair other devices")
     assert any(n.text.startswith("devices 0, 1, 4-7 wait") and n.text.endswith("host 1 completes") for n in f.notes)
     assert any("waits forever, and the job never ends" in n.text for n in f.notes)
+    assert [(lane.label, lane.waits) for lane in f.lanes] == [
+        ("host 0 (devices 0, 1)", "waits for host 3 (devices 6, 7)"),  # receives from host 3, which sends to host 2
+        ("host 2 (devices 4, 5)", "waits for host 3 (devices 6, 7)"),  # sends to host 3, which receives from host 0
+        ("host 3 (devices 6, 7)", "waits for host 0 (devices 0, 1)"),
+        ("host 1 (devices 2, 3)", "finished")]
 
     # the same 16 bytes summed as f32 and as int32: the measured mixture
     (f,) = run("different_dtype_same_bytes", ".mlir").verdict.findings

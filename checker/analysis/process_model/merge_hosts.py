@@ -658,6 +658,7 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
     for a, b, diff in out.crossings[:MAX_CROSSINGS]:
         ha, hb = _side_hosts(m, a), _side_hosts(m, b)
         A, B = a.op, b.op
+        code, headline, lanes = "differ", "hosts compute differently: ", []
         if "reduction" in diff:
             what = (f"{A.label} ({_detail(A.computes)}) at {_at(hosts, A)} meets {_named(hosts, hb)}'s {B.label} "
                     f"({_detail(B.computes)}) at {_at(hosts, B)}: every host gets one mixture of both")
@@ -686,16 +687,20 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
             runtime = NOT_MEASURED
             unpaired = _unpaired(a, b) if diff == ["pairs"] else None
             if unpaired:
-                stuck = np.asarray(unpaired, dtype=np.int64)
+                # a hang, not a difference in what is computed: SHLO510, with who waits
+                lanes = _unpaired_lanes(hosts, m, a, b, unpaired)
+                stuck = np.asarray(sorted(unpaired), dtype=np.int64)
                 waiting = sorted(set(m.host_of[stuck].tolist()))
-                what += f": {_named(hosts, waiting)} {'waits' if len(waiting) == 1 else 'wait'} forever"
+                code, headline = "deadlock", (f"hosts deadlock: {_named(hosts, waiting)} "
+                                              f"{'waits' if len(waiting) == 1 else 'wait'} forever: ")
+                what = f"{A.label} at {_at(hosts, A)} and {_named(hosts, hb)}'s at {_at(hosts, B)} pair other devices"
                 rest = np.setdiff1d(np.concatenate([a.processes, b.processes]), stuck)
                 done = sorted(set(m.host_of[rest].tolist()) - set(waiting))
                 runtime = (f"devices {_ids(stuck)} wait: each sends to or receives from a device whose program does "
                            f"not pair with it" + (f"; {_named(hosts, done)} "
                                                   f"{'completes' if len(done) == 1 else 'complete'}" if done else "")
                            + "\n" + UNPAIRED)
-        f = HostFinding(CODES["differ"], "error", f"hosts compute differently: {_named(hosts, ha)}'s {what}",
+        f = HostFinding(CODES[code], "error", f"{headline}{_named(hosts, ha)}'s {what}",
                         ha[0], A, help="every host must run the same collective at the same point: the same "
                                        "reduction, shapes and operands, in the same order")
         f.notes.append(HostNote(hb[0], B, f"{_named(hosts, hb)} (devices {_ids(b.processes)}) "
@@ -707,15 +712,17 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
         for text in runtime.split("\n"):
             f.notes.append(HostNote(None, None, text))
         f.notes.append(HostNote(None, None, GPU))
+        f.lanes.extend(lanes)
         found.append(f)
     return found
 
 
-def _unpaired(a, b) -> list[int] | None:
-    """Where two sides' permutes meet with other pairs: the devices that wait
-    forever, each running its own program's pairs (a send whose target does not
-    receive from it, or a receive whose source does not send to it); None when a
-    device pairs with one outside both sides (its program is not here)."""
+def _unpaired(a, b) -> dict[int, int] | None:
+    """Where two sides' permutes meet with other pairs: each device that waits
+    forever → the device it waits for, each running its own program's pairs (a
+    send whose target does not receive from it, or a receive whose source does
+    not send to it); None when a device pairs with one outside both sides (its
+    program is not here)."""
     own: dict[int, tuple[dict[int, int], dict[int, int]]] = {}
     for side in (a, b):
         pairs = side.op.pairs
@@ -724,14 +731,36 @@ def _unpaired(a, b) -> list[int] | None:
         maps = ({s: t for s, t in pairs}, {t: s for s, t in pairs})
         for d in side.processes.tolist():
             own[d] = maps
-    stuck = []
+    stuck: dict[int, int] = {}
     for d, (send, recv) in own.items():
         t, r = send.get(d), recv.get(d)
         if (t is not None and t not in own) or (r is not None and r not in own):
             return None
-        if (t is not None and own[t][1].get(t) != d) or (r is not None and own[r][0].get(r) != d):
-            stuck.append(d)
+        if r is not None and own[r][0].get(r) != d:
+            stuck[d] = r
+        elif t is not None and own[t][1].get(t) != d:
+            stuck[d] = t
     return stuck
+
+
+def _unpaired_lanes(hosts: list[HostProgram], m: Merged, a, b, stuck: dict[int, int]) -> list[Lane]:
+    """SHLO510's lanes for permutes that pair other devices: per side and host, the
+    devices that wait (and for whom), then those that complete."""
+    lanes, done = [], []
+    for side in (a, b):
+        for h in sorted(set(m.host_of[side.processes].tolist())):
+            devs = side.processes[m.host_of[side.processes] == h]
+            waiting = np.array([d for d in devs.tolist() if d in stuck], dtype=np.int64)
+            if len(waiting):
+                peers = sorted({stuck[d] for d in waiting.tolist()})
+                peer_hosts = sorted({int(m.host_of[q]) for q in peers})
+                lanes.append(Lane(_host_label(hosts, [h], m, waiting), [h], waiting, [], side.op, h, "blocked",
+                                  f"waits for {_named(hosts, peer_hosts)} (devices {_ids(peers)})"))
+            rest = np.setdiff1d(devs, waiting)
+            if len(rest):
+                done.append(Lane(_host_label(hosts, [h], m, rest), [h], rest, [(h, side.op, "")], None, h,
+                                 "finished", "finished"))
+    return lanes + done
 
 
 def _schedule_finding(hosts: list[HostProgram], m: Merged, out: _Outcome, fix: Reorder) -> HostFinding:
