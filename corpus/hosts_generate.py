@@ -530,6 +530,11 @@ CASES = [
          "completes"),
     Case("unused_extra_process0", 2, 4, "host 0 also computes a scalar psum over hosts and never uses it",
          lambda h, n: v_unused_extra(h), "if XLA removes the unused psum: completes"),
+    Case("different_reduction_2v2_4p", 4, 2, "hosts 0-1 psum, hosts 2-3 pmax over hosts (two programs, two hosts each)",
+         lambda h, n: v_pmax() if h >= 2 else v_psum(), "completes; one mixture on every host"),
+    Case("extra_collective_two_hosts_4p", 4, 2, "hosts 1 and 3 run a second psum over hosts",
+         lambda h, n: v_psum_twice() if h in (1, 3) else v_psum(),
+         "hosts 0, 2 complete; hosts 1, 3 wait (their extra psum's group spans all four hosts)", replicated=False),
     Case("local_all_gather_only", 2, 4, "host 1 also all-gathers x over local (an axis inside the host)",
          lambda h, n: v_local_gather(h), "completes; the cross-host psum agrees", replicated=False),
 ]

@@ -69,6 +69,8 @@ EXPECTED = {
     "loop_trips_differ": (("SHLO510",), ("SHLO510",)),
     "loop_trips_same": ((), ()),
     "unused_extra_process0": (("SHLO513",), ("SHLO513",)),
+    "different_reduction_2v2_4p": (("SHLO511",), ("SHLO511",)),
+    "extra_collective_two_hosts_4p": (("SHLO510",), ("SHLO510",)),
     "ppermute_reversed_on_host3_4p": (("SHLO510",), ("SHLO510",)),
 }
 """What each host set gets. Every case of VERDICTS.json is here (checked below)."""
@@ -152,6 +154,9 @@ def test_words_name_hosts_ops_and_python_lines():
 
     (f,) = run("extra_collective_4p", ".debug.mlir").verdict.findings
     assert f.message.endswith("host 2 waits in all_reduce at hosts_generate.py:139; host 0, host 1, host 3 finished")
+
+    (f,) = run("extra_collective_two_hosts_4p", ".mlir").verdict.findings
+    assert f.message.startswith("hosts deadlock: host 1, host 3 wait in all_reduce at host1.mlir:10; ")
 
     (f,) = run("local_axis_only", ".mlir").verdict.findings
     assert "host 1 also runs all_reduce at host1.mlir:10, among its own devices (4-7)" in f.message

@@ -585,9 +585,10 @@ def _deadlock_finding(hosts: list[HostProgram], m: Merged, out: _Outcome) -> Hos
         by_state.setdefault(state, []).append(h)
     peers_state = [f"{_named(hosts, hs)} {s}" for s, hs in by_state.items()]
     if op is not None:
-        msg = f"{who} waits in {op.label} at {_at(hosts, op)}" + (f"; {'; '.join(peers_state[:3])}" if peers_state else "")
+        msg = f"{who} {'waits' if len(first.hosts) == 1 else 'wait'} in {op.label} at {_at(hosts, op)}" + \
+            (f"; {'; '.join(peers_state[:3])}" if peers_state else "")
     else:
-        msg = f"{who} cannot finish: its sends are never received" + \
+        msg = f"{who} cannot finish: {'its' if len(first.hosts) == 1 else 'their'} sends are never received" + \
             (f"; {'; '.join(peers_state[:3])}" if peers_state else "")
     f = HostFinding(CODES["deadlock"], "error", f"hosts deadlock: {msg}", first.hosts[0], op,
                     help="every host must run the same collectives in the same order: run the collective on every "

@@ -1,0 +1,14 @@
+module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["hosts"=4, "local"=2]> {stablehlo.mesh = {axes = [{name = "hosts", size = 4 : i64}, {name = "local", size = 2 : i64}]}}
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"hosts", "local"}, {}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"hosts", "local"}, {}]>] out_shardings=[<@mesh, [{"hosts", "local"}, {}]>] manual_axes={"hosts", "local"} (%arg1: tensor<1x4xf32>) {
+      %1 = "stablehlo.all_reduce"(%arg1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2, 4, 6], [1, 3, 5, 7]]> : tensor<2x4xi64>, use_global_device_ids}> ({
+      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+        %2 = stablehlo.maximum %arg2, %arg3 : tensor<f32>
+        stablehlo.return %2 : tensor<f32>
+      }) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+      sdy.return %1 : tensor<1x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}
