@@ -261,8 +261,8 @@ class Fingerprints:
         """Where `name` is among the block's arguments. A signature reads the names where
         the op declares them (`_declared_arguments`): the header of an op with a
         sharding per argument for thousands of them is then not parsed for a
-        position (on the 30 MB training step that parse was three quarters of the
-        signature's time). A lint reads the parsed arguments, on the record."""
+        position (docs/performance.md, "What check_hosts costs"). A lint reads the
+        parsed arguments, on the record."""
         if scope.places is None:
             names = _declared_arguments(scope.block, scope.flow.text) if not self.headers else None
             if names is None:

@@ -314,7 +314,7 @@ def signature_of(module: Module, devices, options: dict[str, Any] | None = None,
         return sig
     # The signature makes ~10^5 small objects and frees none until it returns; with a
     # 30 MB module's IR alive, every collection they trigger re-walks millions of
-    # objects (measured: a third of the signature's time on corpus/big's step).
+    # objects (docs/performance.md, "What check_hosts costs").
     with gc_paused():
         return _fill(sig, module, grid, struct, devs, opts)
 
