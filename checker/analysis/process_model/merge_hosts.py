@@ -659,7 +659,7 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
     for a, b, diff in out.crossings[:MAX_CROSSINGS]:
         ha, hb = _side_hosts(m, a), _side_hosts(m, b)
         A, B = a.op, b.op
-        code, headline, lanes = "differ", "hosts compute differently: ", []
+        code, headline, lanes, who_waits = "differ", "hosts compute differently: ", [], None
         if "reduction" in diff:
             what = (f"{A.label} ({_detail(A.computes)}) at {_at(hosts, A)} meets {_named(hosts, hb)}'s {B.label} "
                     f"({_detail(B.computes)}) at {_at(hosts, B)}: every host gets one mixture of both")
@@ -695,12 +695,12 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
                 code, headline = "deadlock", (f"hosts deadlock: {_named(hosts, waiting)} "
                                               f"{'waits' if len(waiting) == 1 else 'wait'} forever: ")
                 what = f"{A.label} at {_at(hosts, A)} and {_named(hosts, hb)}'s at {_at(hosts, B)} pair other devices"
-                rest = np.setdiff1d(np.concatenate([a.processes, b.processes]), stuck)
-                done = sorted(set(m.host_of[rest].tolist()) - set(waiting))
-                runtime = (f"devices {_ids(stuck)} wait: each sends to or receives from a device whose program does "
-                           f"not pair with it" + (f"; {_named(hosts, done)} "
-                                                  f"{'completes' if len(done) == 1 else 'complete'}" if done else "")
-                           + "\n" + UNPAIRED)
+                done = sorted({ln.host for ln in lanes if ln.state == "finished"} - set(waiting))
+                who_waits = (f"devices {_ids(stuck)} wait: each sends to or receives from a device whose program "
+                             f"does not pair with it" + (f"; {_named(hosts, done)} "
+                                                         f"{'completes' if len(done) == 1 else 'complete'}"
+                                                         if done else ""))
+                runtime = UNPAIRED
         f = HostFinding(CODES[code], "error", f"{headline}{_named(hosts, ha)}'s {what}",
                         ha[0], A, help="every host must run the same collective at the same point: the same "
                                        "reduction, shapes and operands, in the same order")
@@ -710,8 +710,9 @@ def _crossing_findings(hosts: list[HostProgram], m: Merged, out: _Outcome) -> li
                                           f"{'runs' if len(ha) == 1 else 'run'} the "
                                           f"{A.label} at {_at(hosts, A)}; they meet (XLA matches kind, channel and "
                                           f"device group)"))
-        for text in runtime.split("\n"):
-            f.notes.append(HostNote(None, None, text))
+        if who_waits is not None:
+            f.notes.append(HostNote(None, None, who_waits))
+        f.notes.append(HostNote(None, None, runtime))
         f.notes.append(HostNote(None, None, GPU))
         f.lanes.extend(lanes)
         found.append(f)
