@@ -161,13 +161,13 @@ class _Scope:
 
     __slots__ = ("block", "flow", "defs", "values", "ops", "places")
 
-    def __init__(self, block: Block, depths: int) -> None:
+    def __init__(self, block: Block) -> None:
         self.block = block
         self.flow = BlockFlow(block)
         self.defs = self.flow.definers()
-        self.values: list[dict[str, str]] = [{} for _ in range(depths)]
+        self.values: list[dict[str, str]] = [{} for _ in range(FINGERPRINT_DEPTH + 1)]
         """Per depth: `%name` → where it comes from."""
-        self.ops: list[dict[Operation, str]] = [{} for _ in range(depths)]
+        self.ops: list[dict[Operation, str]] = [{} for _ in range(FINGERPRINT_DEPTH + 1)]
         """Per depth: an op of the block → what it is, read that deep."""
         self.places: dict[str, int] | None = None
         """Each argument name → its place among the block's arguments (read once)."""
@@ -186,41 +186,36 @@ class Fingerprints:
     def __init__(self, headers: bool = True) -> None:
         self.headers = headers
         self._scopes: dict[int, _Scope] = {}
-        self._depths = FINGERPRINT_DEPTH + 1
 
     def _scope(self, block: Block) -> _Scope:
         got = self._scopes.get(id(block))
         if got is None:
-            got = self._scopes[id(block)] = _Scope(block, self._depths)
+            got = self._scopes[id(block)] = _Scope(block)
         return got
 
-    def of(self, op: Operation, depth: int = FINGERPRINT_DEPTH) -> str:
+    def of(self, op: Operation) -> str:
         """The digest of where `op`'s operands come from."""
         inner = collective_op(op)
         target = inner if isinstance(inner, Operation) else op
-        return self.join(self.operands(op, len(target.header.operands), depth))
+        return self.join(self.operands(op, len(target.header.operands)))
 
     @staticmethod
     def join(parts: list[str]) -> str:
         """One digest of some operands' provenances (`operands`)."""
         return _digest("|".join(parts))
 
-    def operands(self, op: Operation, count: int, depth: int = FINGERPRINT_DEPTH) -> list[str]:
+    def operands(self, op: Operation, count: int) -> list[str]:
         """Where each of the first `count` `%name`s of `op`'s header comes from (its
-        operands, in order: HLO writes `to_apply=%f` after them)."""
+        operands, in order: HLO writes `to_apply=%f` after them), FINGERPRINT_DEPTH
+        ops deep."""
         inner = collective_op(op)
         target = inner if isinstance(inner, Operation) else op
         block = target.parent
         if block is None:
             return [target.name]
-        if depth >= self._depths:
-            self._depths = depth + 1
-            for s in self._scopes.values():
-                s.values.extend({} for _ in range(self._depths - len(s.values)))
-                s.ops.extend({} for _ in range(self._depths - len(s.ops)))
         scope = self._scope(block)
         value = self._value
-        return [value(n, scope, depth) for n in scope.flow.operand_names(target)[:count]]
+        return [value(n, scope, FINGERPRINT_DEPTH) for n in scope.flow.operand_names(target)[:count]]
 
     def _value(self, name: str, scope: _Scope, depth: int) -> str:
         """Where `name`, mentioned in `scope`'s block, comes from, read `depth` deep."""
